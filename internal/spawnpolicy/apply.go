@@ -1,0 +1,23 @@
+package spawnpolicy
+
+import (
+	"os/exec"
+	"slices"
+)
+
+// ApplyTo makes cmd run with c's working directory and exactly c's
+// environment: it sets cmd.Dir and replaces cmd.Env with c.Env as sorted
+// "name=value" entries. cmd.Env is never left nil (an empty environment is an
+// empty, non-nil slice), because an exec.Cmd with a nil Env inherits the whole
+// host environment. It does not touch cmd.Path or cmd.Args: how Command and
+// Args become a process (directly, or through a shell) is the spawner's
+// choice.
+func (c Context) ApplyTo(cmd *exec.Cmd) {
+	env := make([]string, 0, len(c.Env))
+	for name, value := range c.Env {
+		env = append(env, name+"="+value)
+	}
+	slices.Sort(env)
+	cmd.Dir = c.Cwd
+	cmd.Env = env
+}

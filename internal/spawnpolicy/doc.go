@@ -1,0 +1,20 @@
+// Package spawnpolicy decides the complete context (command, arguments,
+// working directory and environment) of every process started on the agent's
+// behalf (spec §1 to §3).
+//
+// A spawner describes what it wants in a [Request]; [Policy.Prepare] snapshots
+// the host environment, removes what the deny-list, the allow-list and the
+// known secret values reject, applies the request's explicit variables and
+// time zone, runs the host [Hook]s in order and returns the [Context] the
+// child gets. [Context.ApplyTo] copies it into an [os/exec.Cmd], whose Env is
+// then never nil, so a child never inherits the host environment untouched.
+//
+// Precedence, for every inherited variable: an explicit name in Deny removes
+// it; else a name or glob in Allow keeps it; else a glob in Deny removes it;
+// else a value listed in SecretValues removes it; else it is kept. Names and
+// globs match case-insensitively, and "*" is the only wildcard. Variables the
+// request sets explicitly are never filtered.
+//
+// Nothing in this package logs or returns a variable's value: removed names
+// are logged at Debug, values never.
+package spawnpolicy

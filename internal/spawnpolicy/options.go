@@ -1,0 +1,103 @@
+package spawnpolicy
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
+// MinimumSecretLength is the shortest SecretValues entry the policy uses;
+// shorter values (true, admin, a port number) are ignored. It is the
+// redactor's constant, so filtering and redaction can never disagree.
+const MinimumSecretLength = redactor.MinimumSecretLength
+
+// DefaultDeny is the default deny-list of the spec's §2, in its order: the
+// globs that catch API keys, tokens, secrets and passwords (with the "__"
+// forms of Section__Key configuration variables), then the host's and the
+// providers' own credentials by name, so that an Allow glob never re-admits
+// them.
+//
+// DefaultDeny is a copy for reading: [DefaultOptions] builds its Deny list
+// from its own fresh copy, so changing this variable changes nothing.
+var DefaultDeny = defaultDeny()
+
+// defaultDeny returns a fresh copy of the default deny-list.
+func defaultDeny() []string {
+	return []string{
+		"*_API_KEY", "*_APIKEY", "*__APIKEY",
+		"*_TOKEN", "*__*TOKEN",
+		"*_SECRET", "*__*SECRET",
+		"*_PASSWORD", "*__*PASSWORD",
+		"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "GOOGLE_CLIENT_SECRET",
+		"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+	}
+}
+
+// Options configures a [Policy].
+type Options struct {
+	// Deny lists names and globs removed from the inherited environment.
+	// An explicit name (no "*") wins over Allow; a glob loses to it.
+	Deny []string
+	// Allow lists names and globs kept even when a Deny glob matches them.
+	Allow []string
+	// SecretValues removes any inherited variable whose value equals one of
+	// them, whatever its name. Values shorter than [MinimumSecretLength]
+	// are ignored.
+	SecretValues []string
+	// Hooks run in order after the filter, on every spawn.
+	Hooks []Hook
+	// HardenHostProcess makes [New] harden the host process (Linux:
+	// not dumpable). Turn it off only to attach a debugger.
+	HardenHostProcess bool
+}
+
+// DefaultOptions returns the options a host starts from: Deny holds a fresh
+// copy of the default deny-list, and host hardening is on.
+func DefaultOptions() Options {
+	return Options{Deny: defaultDeny(), HardenHostProcess: true}
+}
+
+// Validate reports every configuration problem at once, joined with
+// [errors.Join], or nil when the options are valid: an empty Deny or Allow
+// entry, an entry with a character no variable name can hold ("*" aside),
+// a name both denied explicitly and allowed explicitly, and a nil hook.
+func (o Options) Validate() error {
+	var problems []error
+	problems = append(problems, validateEntries("deny", o.Deny)...)
+	problems = append(problems, validateEntries("allow", o.Allow)...)
+	for _, allowed := range o.Allow {
+		if isGlob(allowed) {
+			continue
+		}
+		for _, denied := range o.Deny {
+			if !isGlob(denied) && denied != "" && equalFold(denied, allowed) {
+				problems = append(problems, fmt.Errorf(
+					"spawnpolicy: %q is denied explicitly (deny entry %q) and also allowed; an explicit deny always wins, so remove it from one list", allowed, denied))
+				break
+			}
+		}
+	}
+	for i, h := range o.Hooks {
+		if h == nil {
+			problems = append(problems, fmt.Errorf("spawnpolicy: hooks[%d] is nil", i))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// validateEntries reports the empty and malformed entries of one list.
+func validateEntries(list string, entries []string) []error {
+	var problems []error
+	for i, entry := range entries {
+		if entry == "" {
+			problems = append(problems, fmt.Errorf("spawnpolicy: %s entry %d is empty", list, i))
+			continue
+		}
+		if bad, ok := invalidPatternChar(entry); ok {
+			problems = append(problems, fmt.Errorf(
+				"spawnpolicy: %s entry %d (%q) contains %q, which cannot be in a variable name", list, i, entry, bad))
+		}
+	}
+	return problems
+}

@@ -1,0 +1,66 @@
+package spawnpolicy
+
+// ruleSecretValue is the rule Explain names for a variable removed because
+// its value is a known secret.
+const ruleSecretValue = "secret value"
+
+// rules is the compiled filter of the spec's §2, built once by New.
+type rules struct {
+	// denyNames are the explicit names in Deny: they beat Allow.
+	denyNames []pattern
+	// allow are the names and globs in Allow: they beat the Deny globs.
+	allow []pattern
+	// denyGlobs are the globs in Deny.
+	denyGlobs []pattern
+	// secrets are the SecretValues long enough to count.
+	secrets map[string]struct{}
+}
+
+// compileRules compiles validated options.
+func compileRules(opts Options) rules {
+	r := rules{secrets: make(map[string]struct{}, len(opts.SecretValues))}
+	for _, entry := range opts.Deny {
+		p := compilePattern(entry)
+		if p.glob {
+			r.denyGlobs = append(r.denyGlobs, p)
+		} else {
+			r.denyNames = append(r.denyNames, p)
+		}
+	}
+	for _, entry := range opts.Allow {
+		r.allow = append(r.allow, compilePattern(entry))
+	}
+	for _, value := range opts.SecretValues {
+		if len(value) >= MinimumSecretLength {
+			r.secrets[value] = struct{}{}
+		}
+	}
+	return r
+}
+
+// removedBy applies the precedence of §2 to one inherited variable: an
+// explicit name in Deny removes it; else a name or glob in Allow keeps it;
+// else a glob in Deny removes it; else a secret value removes it; else it is
+// kept. It returns the rule that removes the variable (the Deny entry as
+// configured, or "secret value") and true, or "" and false when it is kept.
+func (r *rules) removedBy(name, value string) (string, bool) {
+	for i := range r.denyNames {
+		if r.denyNames[i].match(name) {
+			return r.denyNames[i].source, true
+		}
+	}
+	for i := range r.allow {
+		if r.allow[i].match(name) {
+			return "", false
+		}
+	}
+	for i := range r.denyGlobs {
+		if r.denyGlobs[i].match(name) {
+			return r.denyGlobs[i].source, true
+		}
+	}
+	if _, ok := r.secrets[value]; ok {
+		return ruleSecretValue, true
+	}
+	return "", false
+}
