@@ -104,6 +104,22 @@ func collect(stream *openai.ChatCompletionStream) (streamResult, error) {
 	}
 }
 
+// streamAll streams req from srv and assembles the whole answer, failing
+// the test on any error.
+func streamAll(t *testing.T, srv *openaitest.Server, req openai.ChatCompletionRequest) streamResult {
+	t.Helper()
+	stream, err := newClient(srv).CreateChatCompletionStream(testContext(t), req)
+	if err != nil {
+		t.Fatalf("CreateChatCompletionStream: %v", err)
+	}
+	defer stream.Close()
+	res, err := collect(stream)
+	if err != nil {
+		t.Fatalf("collect: %v", err)
+	}
+	return res
+}
+
 // chatRequest returns a minimal request with one user message.
 func chatRequest(text string) openai.ChatCompletionRequest {
 	return openai.ChatCompletionRequest{

@@ -227,12 +227,18 @@ func (s *Server) Requests() []Request {
 // ChatRequests returns the parsed body of every chat completion request
 // received so far, in order of arrival.
 func (s *Server) ChatRequests() []ChatRequest {
+	return parsed(s, func(r Request) *ChatRequest { return r.Chat })
+}
+
+// parsed returns, in order of arrival, the parsed form pick finds in each
+// recorded request, skipping requests where it finds none.
+func parsed[T any](s *Server, pick func(Request) *T) []T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []ChatRequest
+	var out []T
 	for _, r := range s.requests {
-		if r.Chat != nil {
-			out = append(out, *r.Chat)
+		if v := pick(r); v != nil {
+			out = append(out, *v)
 		}
 	}
 	return out

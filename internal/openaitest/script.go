@@ -24,9 +24,26 @@ const (
 	// that is not valid JSON. A non-streamed response body is invalid JSON.
 	FailInvalidJSON
 	// FailStall sends the first FailAfter chunks, then blocks until the
-	// request's context ends or the server closes.
+	// request's context ends or the server closes, and then drops the
+	// connection.
 	FailStall
+	// FailErrorEvent sends the first FailAfter chunks, then an error event
+	// (data: {"error":{...}}) as OpenAI does when it fails mid-stream, and
+	// ends the stream. go-openai's Recv returns an error wrapping an
+	// *openai.APIError whose HTTPStatusCode is 0. A non-streamed response
+	// is a 500 error with the same body.
+	FailErrorEvent
 )
+
+// midStreamError returns the error OpenAI reports when it fails
+// mid-stream.
+func midStreamError() HTTPError {
+	return HTTPError{
+		Status:  http.StatusInternalServerError,
+		Message: "The server had an error while processing your request. Sorry about that!",
+		Type:    "server_error",
+	}
+}
 
 // String returns the name of the failure mode.
 func (f Failure) String() string {
@@ -41,6 +58,8 @@ func (f Failure) String() string {
 		return "FailInvalidJSON"
 	case FailStall:
 		return "FailStall"
+	case FailErrorEvent:
+		return "FailErrorEvent"
 	default:
 		return fmt.Sprintf("Failure(%d)", int(f))
 	}

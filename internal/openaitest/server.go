@@ -2,6 +2,22 @@
 // tests: chat completions (streamed and not) and audio transcriptions
 // answered from a script or a responder function, with every request
 // recorded so tests can assert what the model provider was sent.
+//
+// A typical test:
+//
+//	srv := openaitest.New(t, openaitest.WithScript(
+//		openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: `{"command":"ls"}`}),
+//		openaitest.Text("done"),
+//	))
+//	cfg := openai.DefaultConfig("sk-test")
+//	cfg.BaseURL = srv.URL()
+//	// ... run the code under test with cfg ...
+//	for _, body := range srv.AllBodies() { /* scan for secrets */ }
+//
+// go-openai drops the headers of error responses: an *openai.APIError
+// carries the status code but not Retry-After. A caller that needs the
+// header must read it in its own http.RoundTripper (ClientConfig.HTTPClient)
+// before go-openai sees the response.
 package openaitest
 
 import (
@@ -206,6 +222,8 @@ func (s *Server) fail(r *http.Request, sse *sseWriter, f Failure) {
 	case FailStall:
 		s.stall(r)
 		panic(http.ErrAbortHandler) // A stalled stream never ends cleanly.
+	case FailErrorEvent:
+		_ = sse.data(encodeError(midStreamError()))
 	}
 }
 
@@ -290,6 +308,8 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, req ChatReques
 		_, _ = w.Write(body[:len(body)/2])
 	case FailInvalidJSON:
 		_, _ = w.Write([]byte(`{"id":`))
+	case FailErrorEvent:
+		writeError(w, midStreamError())
 	case FailStall:
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
@@ -329,8 +349,8 @@ type errorBody struct {
 	} `json:"error"`
 }
 
-// writeError answers with the HTTP error e.
-func writeError(w http.ResponseWriter, e HTTPError) {
+// encodeError returns the JSON error body for e.
+func encodeError(e HTTPError) []byte {
 	var b errorBody
 	b.Error.Message, b.Error.Type, b.Error.Code = e.Message, e.Type, e.Code
 	if e.Param != "" {
@@ -338,8 +358,14 @@ func writeError(w http.ResponseWriter, e HTTPError) {
 	}
 	body, err := json.Marshal(b)
 	if err != nil {
-		body = []byte(`{"error":{"message":"fake openai: encoding error body","type":"server_error"}}`)
+		return []byte(`{"error":{"message":"fake openai: encoding error body","type":"server_error","param":null,"code":null}}`)
 	}
+	return body
+}
+
+// writeError answers with the HTTP error e.
+func writeError(w http.ResponseWriter, e HTTPError) {
+	body := encodeError(e)
 	if e.RetryAfter != "" {
 		w.Header().Set("Retry-After", e.RetryAfter)
 	}

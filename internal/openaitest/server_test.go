@@ -66,15 +66,7 @@ func TestStreamedText(t *testing.T) {
 			if tt.includeUsage {
 				req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 			}
-			stream, err := newClient(srv).CreateChatCompletionStream(testContext(t), req)
-			if err != nil {
-				t.Fatalf("CreateChatCompletionStream: %v", err)
-			}
-			defer stream.Close()
-			got, err := collect(stream)
-			if err != nil {
-				t.Fatalf("collect: %v", err)
-			}
+			got := streamAll(t, srv, req)
 			want := streamResult{
 				Text:         tt.response.Text,
 				Deltas:       tt.wantDeltas,
@@ -109,15 +101,7 @@ func TestStreamedToolCalls(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithChunkSize(tt.chunkSize), openaitest.WithScript(tt.response))
 			req := chatRequest("list /tmp")
 			req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "bash"}}}
-			stream, err := newClient(srv).CreateChatCompletionStream(testContext(t), req)
-			if err != nil {
-				t.Fatalf("CreateChatCompletionStream: %v", err)
-			}
-			defer stream.Close()
-			got, err := collect(stream)
-			if err != nil {
-				t.Fatalf("collect: %v", err)
-			}
+			got := streamAll(t, srv, req)
 			wantCalls := []openaitest.ToolCall{calls[0], calls[1]}
 			wantCalls[1].ID = "call_fake_1_1"
 			if diff := cmp.Diff(wantCalls, got.ToolCalls); diff != "" {
@@ -296,12 +280,12 @@ func TestErrors(t *testing.T) {
 
 func TestBrokenStream(t *testing.T) {
 	tests := []struct {
-		name        string
-		response    openaitest.Response
-		wantErr     bool
-		wantText    string
-		wantFinish  openai.FinishReason
-		checkCancel bool
+		name       string
+		response   openaitest.Response
+		wantErr    bool
+		wantText   string
+		wantFinish openai.FinishReason
+		wantAPIErr bool
 	}{
 		{
 			name:     "connection dropped",
@@ -319,6 +303,13 @@ func TestBrokenStream(t *testing.T) {
 			name:     "ends without done looks like a clean end without finish reason",
 			response: openaitest.Text("Hello, world!").Fail(openaitest.FailEndWithoutDone, 2),
 			wantText: "Hell",
+		},
+		{
+			name:       "error event",
+			response:   openaitest.Text("Hello, world!").Fail(openaitest.FailErrorEvent, 2),
+			wantErr:    true,
+			wantText:   "Hell",
+			wantAPIErr: true,
 		},
 		{
 			name:       "failure after every chunk still withholds done",
@@ -340,6 +331,10 @@ func TestBrokenStream(t *testing.T) {
 			if (err != nil) != tt.wantErr {
 				t.Errorf("collect error = %v, want error: %v", err, tt.wantErr)
 			}
+			var apiErr *openai.APIError
+			if errors.As(err, &apiErr) != tt.wantAPIErr {
+				t.Errorf("collect error = %v, want an *openai.APIError: %v", err, tt.wantAPIErr)
+			}
 			if got.Text != tt.wantText || got.FinishReason != tt.wantFinish {
 				t.Errorf("got text %q finish %q, want %q finish %q", got.Text, got.FinishReason, tt.wantText, tt.wantFinish)
 			}
@@ -348,10 +343,16 @@ func TestBrokenStream(t *testing.T) {
 }
 
 func TestBrokenNonStreamed(t *testing.T) {
-	for _, f := range []openaitest.Failure{openaitest.FailAbort, openaitest.FailEndWithoutDone, openaitest.FailInvalidJSON} {
+	failures := []openaitest.Failure{
+		openaitest.FailAbort, openaitest.FailEndWithoutDone, openaitest.FailInvalidJSON,
+		openaitest.FailStall, openaitest.FailErrorEvent,
+	}
+	for _, f := range failures {
 		t.Run(f.String(), func(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithScript(openaitest.Text("Hello, world!").Fail(f, 0)))
-			if _, err := newClient(srv).CreateChatCompletion(testContext(t), chatRequest("hi")); err == nil {
+			ctx, cancel := context.WithTimeout(testContext(t), 200*time.Millisecond)
+			defer cancel()
+			if _, err := newClient(srv).CreateChatCompletion(ctx, chatRequest("hi")); err == nil {
 				t.Error("CreateChatCompletion succeeded, want an error")
 			}
 		})

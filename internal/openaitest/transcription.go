@@ -49,15 +49,7 @@ func (s *Server) EnqueueTranscripts(transcripts ...Transcript) {
 // TranscriptionRequests returns every parsed transcription request
 // received so far, in order of arrival.
 func (s *Server) TranscriptionRequests() []TranscriptionRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []TranscriptionRequest
-	for _, r := range s.requests {
-		if r.Transcription != nil {
-			out = append(out, *r.Transcription)
-		}
-	}
-	return out
+	return parsed(s, func(r Request) *TranscriptionRequest { return r.Transcription })
 }
 
 // parseTranscription parses a multipart transcription form.
