@@ -1,0 +1,92 @@
+package redactor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type stringer struct{ v string }
+
+func (s stringer) String() string { return "stringer(" + s.v + ")" }
+
+type valuer struct{ v string }
+
+func (v valuer) LogValue() slog.Value { return slog.StringValue(v.v) }
+
+type plain struct {
+	Name  string
+	Inner []string
+}
+
+func TestHandler(t *testing.T) {
+	r := New([]string{secretB})
+	url := "https://api.telegram.org/bot" + secretB + "/getUpdates"
+	tests := []struct {
+		name string
+		log  func(*slog.Logger)
+	}{
+		{"message", func(l *slog.Logger) { l.Info("request to " + url) }},
+		{"string attr", func(l *slog.Logger) { l.Info("msg", "url", url) }},
+		{"error attr", func(l *slog.Logger) { l.Error("failed", "err", fmt.Errorf("post %s: %w", url, errors.New("timeout"))) }},
+		{"stringer attr", func(l *slog.Logger) { l.Info("msg", "s", stringer{secretB}) }},
+		{"bytes attr", func(l *slog.Logger) { l.Info("msg", "b", []byte("body "+secretB)) }},
+		{"struct attr", func(l *slog.Logger) { l.Info("msg", "p", plain{Name: "n", Inner: []string{secretB}}) }},
+		{"log valuer", func(l *slog.Logger) { l.Info("msg", "v", valuer{secretB}) }},
+		{"nested group", func(l *slog.Logger) {
+			l.Info("msg", slog.Group("outer", slog.Group("inner", slog.String("tok", secretB), slog.Any("err", errors.New(url)))))
+		}},
+		{"WithAttrs", func(l *slog.Logger) { l.With("tok", secretB, slog.Group("g", "u", url)).Info("msg") }},
+		{"WithGroup then attrs", func(l *slog.Logger) { l.WithGroup("req").With("u", url).Info("msg", "tok", secretB) }},
+		{"secret as key", func(l *slog.Logger) { l.Info("msg", secretB, 1) }},
+	}
+	for _, format := range []string{"text", "json"} {
+		for _, tt := range tests {
+			t.Run(format+"/"+tt.name, func(t *testing.T) {
+				var buf bytes.Buffer
+				var base slog.Handler = slog.NewTextHandler(&buf, nil)
+				if format == "json" {
+					base = slog.NewJSONHandler(&buf, nil)
+				}
+				tt.log(slog.New(r.Handler(base)))
+				out := buf.String()
+				if how := leak(out, secretB); how != "" {
+					t.Errorf("secret survives in the log line as %s", how)
+				}
+				if !strings.Contains(out, Token) {
+					t.Errorf("no %s in the log line", Token)
+				}
+			})
+		}
+	}
+}
+
+func TestHandlerKeepsOtherValues(t *testing.T) {
+	r := New([]string{secretB})
+	var buf bytes.Buffer
+	l := slog.New(r.Handler(slog.NewJSONHandler(&buf, nil)))
+	l.Info("plain", "n", 42, "ok", true, "s", "hello", "m", map[string]int{"a": 1}, "nil", nil)
+	want := `"msg":"plain","n":42,"ok":true,"s":"hello","m":{"a":1},"nil":null}`
+	if got := buf.String(); !strings.HasSuffix(strings.TrimSpace(got), want) {
+		t.Errorf("unrelated values changed:\n%s", cmp.Diff(want, got))
+	}
+}
+
+func TestHandlerEnabledAndEmpty(t *testing.T) {
+	var buf bytes.Buffer
+	base := slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})
+	h := New(nil).Handler(base)
+	if h.Enabled(context.Background(), slog.LevelInfo) {
+		t.Error("Info enabled, want the wrapped handler's answer (disabled)")
+	}
+	slog.New(h).Warn("passes through", "k", "v")
+	if !strings.Contains(buf.String(), "passes through") || !strings.Contains(buf.String(), "k=v") {
+		t.Errorf("empty redactor changed the record: %s", buf.String())
+	}
+}
