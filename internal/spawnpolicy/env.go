@@ -9,11 +9,15 @@ import (
 	"strings"
 )
 
-// processEnviron snapshots the real process environment. Entries without a
-// name (Windows keeps per-drive working directories as "=C:=C:\...") are
-// left out: no child can be given them by name.
+// processEnviron snapshots the real process environment.
 func processEnviron() map[string]string {
-	entries := os.Environ()
+	return parseEnviron(os.Environ())
+}
+
+// parseEnviron turns "name=value" entries into a map. Entries without a
+// name (Windows keeps per-drive working directories as "=C:=C:\...") or
+// without "=" are left out: no child can be given them by name.
+func parseEnviron(entries []string) map[string]string {
 	env := make(map[string]string, len(entries))
 	for _, entry := range entries {
 		name, value, ok := strings.Cut(entry, "=")
