@@ -1,0 +1,123 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrContextTooLong reports that the conversation no longer fits the model's
+// context window. A [*ProviderError] for such a response matches it with
+// [errors.Is], whichever provider produced it.
+var ErrContextTooLong = errors.New("the conversation exceeds the model's context window")
+
+// ErrSessionClosed is returned by a closed session's Prompt.
+var ErrSessionClosed = errors.New("agent: session is closed")
+
+// ProviderError is an error response of the model provider: its HTTP status
+// and the provider's own message, code and type.
+type ProviderError struct {
+	// StatusCode is the HTTP status of the response (0 when unknown).
+	StatusCode int
+	// Message is the provider's error message.
+	Message string
+	// Code and Type are the provider's error code and type, when it sent
+	// them (OpenAI: "context_length_exceeded", "invalid_request_error").
+	Code string
+	Type string
+	// RetryAfter is the delay the provider asked for (Retry-After), zero
+	// when it asked for none.
+	RetryAfter time.Duration
+	// Err is the underlying error, if any.
+	Err error
+}
+
+// Error returns "model provider: status <code>: <message>".
+func (e *ProviderError) Error() string {
+	msg := e.Message
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	if e.StatusCode == 0 {
+		return "model provider: " + msg
+	}
+	return fmt.Sprintf("model provider: status %d: %s", e.StatusCode, msg)
+}
+
+// Unwrap returns the underlying error.
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// Is reports whether target is [ErrContextTooLong] and e says the context
+// window was exceeded: a 400 (or an unknown status) with the code
+// context_length_exceeded, or a message saying the context or maximum length
+// was exceeded.
+func (e *ProviderError) Is(target error) bool {
+	return target == ErrContextTooLong && e.contextTooLong()
+}
+
+// contextTooLong reports whether e is a context-window error.
+func (e *ProviderError) contextTooLong() bool {
+	if e.StatusCode != 0 && e.StatusCode != 400 && e.StatusCode != 413 {
+		return false
+	}
+	if e.Code == "context_length_exceeded" {
+		return true
+	}
+	msg := strings.ToLower(e.Message)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(msg, w) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("context_length_exceeded", "prompt is too long"):
+		return true
+	case has("context") && has("length", "window", "too long", "exceed"):
+		return true
+	case has("maximum length") && has("exceed"):
+		return true
+	}
+	return false
+}
+
+// Retryable reports whether the request may succeed when sent again: a 429
+// or a 5xx status.
+func (e *ProviderError) Retryable() bool {
+	return e.StatusCode == 429 || e.StatusCode >= 500
+}
+
+// redactedError is an error whose message has been redacted. It matches
+// what the original matches with errors.Is (context.Canceled,
+// ErrContextTooLong), and errors.As finds a *ProviderError as a copy with
+// its message redacted, but it never hands out the original's text.
+type redactedError struct {
+	msg    string
+	err    error
+	redact func(string) string
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+// Is reports whether the original error matches target.
+func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }
+
+// As finds a *ProviderError in the original and hands out a redacted copy.
+func (e *redactedError) As(target any) bool {
+	t, ok := target.(**ProviderError)
+	if !ok {
+		return false
+	}
+	var pe *ProviderError
+	if !errors.As(e.err, &pe) {
+		return false
+	}
+	cp := *pe
+	cp.Message = e.redact(pe.Message)
+	cp.Err = nil
+	*t = &cp
+	return true
+}

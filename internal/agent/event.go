@@ -1,0 +1,67 @@
+package agent
+
+import "encoding/json"
+
+// EventKind says what an [Event] reports.
+type EventKind int
+
+// The events a session emits to its front end and to extensions.
+const (
+	// EventTurnStart: a turn began.
+	EventTurnStart EventKind = iota + 1
+	// EventTextDelta: Text holds the next piece of the model's answer.
+	EventTextDelta
+	// EventToolStart: ToolCallID, ToolName and Arguments name a call that
+	// is about to run.
+	EventToolStart
+	// EventToolUpdate: Result holds a redacted progress snapshot.
+	EventToolUpdate
+	// EventToolEnd: Result holds the redacted final result.
+	EventToolEnd
+	// EventError: Err says why the turn failed (its message redacted).
+	EventError
+	// EventExtensionError: Extension names the extension whose handler
+	// failed, Err says how.
+	EventExtensionError
+	// EventTurnEnd: the turn is over; Text holds the final answer, Usage
+	// the last request's usage.
+	EventTurnEnd
+)
+
+// String returns the kind's name, as logs print it.
+func (k EventKind) String() string {
+	switch k {
+	case EventTurnStart:
+		return "turn_start"
+	case EventTextDelta:
+		return "text_delta"
+	case EventToolStart:
+		return "tool_start"
+	case EventToolUpdate:
+		return "tool_update"
+	case EventToolEnd:
+		return "tool_end"
+	case EventError:
+		return "error"
+	case EventExtensionError:
+		return "extension_error"
+	case EventTurnEnd:
+		return "turn_end"
+	}
+	return "unknown"
+}
+
+// Event is one thing that happened in a session. Which fields are set depends
+// on Kind.
+type Event struct {
+	Kind       EventKind
+	SessionID  string
+	Text       string
+	ToolCallID string
+	ToolName   string
+	Arguments  json.RawMessage
+	Result     *Result
+	Err        error
+	Extension  string
+	Usage      Usage
+}

@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"log/slog"
+	"time"
+)
+
+// DefaultMaxSteps is how many model calls one turn may make unless
+// [WithMaxSteps] says otherwise.
+const DefaultMaxSteps = 50
+
+// Option configures an [Agent] built by [New].
+type Option func(*config)
+
+// config holds what the options set.
+type config struct {
+	sessionDir      string
+	workspace       string
+	model           string
+	systemPrompt    func(SessionInfo) string
+	defaultTimeZone string
+	maxSteps        int
+	logger          *slog.Logger
+	tools           []Tool
+	extensions      []Extension
+	toolTimeout     time.Duration
+	abortGrace      time.Duration
+}
+
+// WithSessionDir keeps one append-only JSONL transcript per session in dir
+// (created when missing). Without it, sessions live in memory only.
+func WithSessionDir(dir string) Option { return func(c *config) { c.sessionDir = dir } }
+
+// WithWorkspace sets the agent's working directory: the default cwd of the
+// processes tools and extensions start.
+func WithWorkspace(dir string) Option { return func(c *config) { c.workspace = dir } }
+
+// WithModel sets the model a session uses unless its options name another.
+func WithModel(name string) Option { return func(c *config) { c.model = name } }
+
+// WithSystemPrompt sets the function that builds the system prompt. It is
+// called once per turn, so the prompt can carry the current time.
+func WithSystemPrompt(f func(SessionInfo) string) Option {
+	return func(c *config) { c.systemPrompt = f }
+}
+
+// WithDefaultTimeZone sets the IANA time zone of sessions whose options name
+// none.
+func WithDefaultTimeZone(iana string) Option {
+	return func(c *config) { c.defaultTimeZone = iana }
+}
+
+// WithMaxSteps sets how many model calls one turn may make (default
+// [DefaultMaxSteps]); values below 1 are ignored.
+func WithMaxSteps(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.maxSteps = n
+		}
+	}
+}
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithTools adds host tools, offered to the model before the extensions'
+// tools.
+func WithTools(tools ...Tool) Option {
+	return func(c *config) { c.tools = append(c.tools, tools...) }
+}
+
+// WithExtensions adds extensions. The order of registration is the load
+// order: activation, event handlers and tools follow it.
+func WithExtensions(exts ...Extension) Option {
+	return func(c *config) { c.extensions = append(c.extensions, exts...) }
+}
+
+// WithToolTimeout bounds every tool call (default: none; tools such as bash
+// have their own timeout). A call that runs out gets an error result.
+func WithToolTimeout(d time.Duration) Option {
+	return func(c *config) { c.toolTimeout = d }
+}
+
+// WithAbortGrace sets how long a cancelled turn waits for a running tool to
+// return before it records "Operation aborted" and moves on (default 5s).
+func WithAbortGrace(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.abortGrace = d
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package agent
+
+import "context"
+
+// Provider is a chat-completions model: it answers a request, streaming the
+// text of the answer to onText as it arrives.
+type Provider interface {
+	Complete(ctx context.Context, req Request, onText func(delta string)) (Response, error)
+}
+
+// Request is one model call: the system prompt, the conversation and the
+// tools the model may call. A request without tools (a summary) sets none.
+type Request struct {
+	Model    string
+	System   string
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// Response is the model's whole answer.
+type Response struct {
+	Text      string
+	ToolCalls []ToolCall
+	Usage     Usage
+	// FinishReason is the provider's reason (stop, tool_calls, length).
+	FinishReason string
+}
+
+// Usage is what the provider reported for one request.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}

@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
+// redactResult returns a copy of r with every known secret replaced: the
+// text of every text block, and every string inside Details (keys too),
+// however deeply nested. Images are left alone. r is not modified.
+func redactResult(red *redactor.Redactor, r Result) Result {
+	out := Result{IsError: r.IsError}
+	if r.Content != nil {
+		out.Content = make([]Content, len(r.Content))
+		for i, c := range r.Content {
+			if c.Type == TextContent || c.Text != "" {
+				c.Text = red.Redact(c.Text)
+			}
+			out.Content[i] = c
+		}
+	}
+	if r.Details != nil {
+		out.Details = redactMap(red, r.Details)
+	}
+	return out
+}
+
+// redactMap returns a redacted deep copy of m.
+func redactMap(red *redactor.Redactor, m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[red.Redact(k)] = redactValue(red, v)
+	}
+	return out
+}
+
+// redactValue returns a redacted deep copy of v. The JSON shapes
+// (map[string]any, []any, string, json.Number, numbers, bools) and the
+// common []string and map[string]string are walked directly; anything else
+// goes through a JSON round trip first, so no string inside it escapes. A
+// number whose text is a secret becomes the redaction token.
+func redactValue(red *redactor.Redactor, v any) any {
+	switch x := v.(type) {
+	case nil, bool:
+		return x
+	case string:
+		return red.Redact(x)
+	case json.Number:
+		return json.Number(red.Redact(string(x)))
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		s := fmt.Sprint(x)
+		if red.Redact(s) != s {
+			return redactor.Token
+		}
+		return x
+	case []string:
+		out := make([]string, len(x))
+		for i, s := range x {
+			out[i] = red.Redact(s)
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]string, len(x))
+		for k, s := range x {
+			out[red.Redact(k)] = red.Redact(s)
+		}
+		return out
+	case map[string]any:
+		return redactMap(red, x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactValue(red, e)
+		}
+		return out
+	}
+	if rv := reflect.ValueOf(v); (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Map || rv.Kind() == reflect.Slice) && rv.IsNil() {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return red.Redact(fmt.Sprint(v))
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return red.Redact(string(b))
+	}
+	return redactValue(red, generic)
+}
+
+// redactErr returns err with its message redacted; errors.Is still sees
+// what err matches (see redactedError).
+func redactErr(red *redactor.Redactor, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redactedError{msg: red.Redact(err.Error()), err: err, redact: red.Redact}
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ToolSpec is what the model sees of a tool: its name, what it does and the
+// JSON Schema of its parameters (an object schema).
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Tool is something the model can call. Tools do not redact their output:
+// the loop redacts every result, progress report and error before anything
+// downstream sees it.
+type Tool interface {
+	// Spec describes the tool to the model. It must not change after
+	// registration.
+	Spec() ToolSpec
+	// Execute runs one call. The arguments in call have been validated
+	// against the schema. A returned error becomes an error result for the
+	// model (its message redacted); so does a panic. Execute must return
+	// promptly once ctx is done, and must start every process through
+	// call.Context.PrepareProcess (or Exec), never with an inherited
+	// environment.
+	Execute(ctx context.Context, call *Call) (Result, error)
+}
+
+// Call is one invocation of a tool.
+type Call struct {
+	// ID is the model's id for the call.
+	ID string
+	// Arguments is the JSON object the model sent, validated against the
+	// tool's schema.
+	Arguments json.RawMessage
+	// Context is the session the call runs in: scope, zone, workspace, and the
+	// only sanctioned way to start a process.
+	Context *ToolContext
+	// Progress reports a partial result (for example a snapshot of a command's
+	// output tail). It may be nil-safe called any number of times; the loop
+	// redacts each report whole and emits it as a ToolUpdate event.
+	Progress func(Result)
+}
+
+// Result is what a tool returns: content blocks for the model, and a Details
+// map for hosts (rendered, persisted). Every string inside Details is
+// redacted, however deeply nested; images are left alone.
+type Result struct {
+	Content []Content      `json:"content"`
+	Details map[string]any `json:"details,omitempty"`
+	IsError bool           `json:"is_error,omitempty"`
+}
+
+// TextResult returns a result holding one text block.
+func TextResult(text string) Result { return Result{Content: []Content{Text(text)}} }
+
+// ErrorResult returns an error result holding one text block.
+func ErrorResult(text string) Result {
+	return Result{Content: []Content{Text(text)}, IsError: true}
+}

@@ -1,0 +1,169 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	// Text is the text of the turn's last assistant message: the answer,
+	// or the step-limit message.
+	Text string
+	// Steps is how many model requests the turn made.
+	Steps int
+	// Usage is what the provider reported for the turn's last request.
+	Usage Usage
+	// StepLimit reports that the turn stopped at the step limit.
+	StepLimit bool
+}
+
+// Prompt runs one turn: it appends the user message content, then asks the
+// model, runs the tools it calls (in order) and asks again, until the model
+// answers without tool calls or the step limit is reached (the turn then
+// ends with an assistant message saying so). Events go to emit (may be nil)
+// and to the extensions' event handlers: EventTurnStart first, EventTurnEnd
+// last, EventError before it when the turn fails.
+//
+// Turns of one session run one at a time: a second Prompt waits for the
+// running turn to end (or for its ctx, or for Close). Cancelling ctx stops
+// the turn at any point: the running tool is cancelled, and every tool call
+// without a result gets "Operation aborted", so the history stays valid. The
+// returned error is redacted; errors.Is still matches context.Canceled,
+// [ErrContextTooLong] and the like.
+func (s *Session) Prompt(ctx context.Context, content []Content, emit func(Event)) (TurnResult, error) {
+	if len(content) == 0 {
+		return TurnResult{}, errors.New("agent: prompt has no content")
+	}
+	select {
+	case <-s.done:
+		return TurnResult{}, ErrSessionClosed
+	case <-ctx.Done():
+		return TurnResult{}, ctx.Err()
+	case s.turn <- struct{}{}:
+	}
+	defer func() { <-s.turn }()
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return TurnResult{}, ErrSessionClosed
+	}
+	s.cancelTurn, s.frontEnd = cancel, emit
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancelTurn, s.frontEnd = nil, nil
+		s.mu.Unlock()
+	}()
+
+	s.emit(Event{Kind: EventTurnStart})
+	res, err := s.runTurn(turnCtx, content)
+	if err != nil {
+		err = redactErr(s.agent.red, err)
+		s.emit(Event{Kind: EventError, Err: err})
+	}
+	s.emit(Event{Kind: EventTurnEnd, Text: res.Text, Usage: res.Usage, Err: err})
+	return res, err
+}
+
+// runTurn is the loop of one turn.
+func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, error) {
+	var res TurnResult
+	if err := s.record(Message{Role: RoleUser, Content: cloneContent(content), Time: time.Now()}); err != nil {
+		return res, err
+	}
+	info := s.Info()
+	system := ""
+	if s.agent.cfg.systemPrompt != nil {
+		system = s.agent.cfg.systemPrompt(info)
+	}
+	tools := s.agent.Tools()
+	for {
+		if res.Steps == s.agent.cfg.maxSteps {
+			res.StepLimit = true
+			res.Text = fmt.Sprintf("I stopped after %d model requests, the limit for one turn, before finishing. Send a message to let me continue.", res.Steps)
+			s.emit(Event{Kind: EventTextDelta, Text: res.Text})
+			return res, s.record(Message{Role: RoleAssistant, Content: []Content{Text(res.Text)}, Time: time.Now()})
+		}
+		res.Steps++
+		req := Request{Model: s.Model(), System: system, Messages: s.Messages(), Tools: tools}
+		resp, err := s.agent.provider.Complete(ctx, req, func(delta string) {
+			if delta != "" {
+				s.emit(Event{Kind: EventTextDelta, Text: delta})
+			}
+		})
+		if err != nil {
+			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+				err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+			}
+			return res, err
+		}
+		s.mu.Lock()
+		s.usage = resp.Usage
+		s.mu.Unlock()
+		res.Usage = resp.Usage
+		res.Text = resp.Text
+		assistant := Message{Role: RoleAssistant, ToolCalls: normalizeCalls(resp.ToolCalls, res.Steps), Time: time.Now()}
+		if resp.Text != "" {
+			assistant.Content = []Content{Text(resp.Text)}
+		}
+		if err := s.record(assistant); err != nil {
+			return res, err
+		}
+		if len(assistant.ToolCalls) == 0 {
+			return res, nil
+		}
+		for _, call := range assistant.ToolCalls {
+			var result Result
+			if ctx.Err() != nil {
+				result = ErrorResult(abortedText)
+			} else {
+				result = s.runTool(ctx, call)
+			}
+			msg := Message{
+				Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name,
+				Content: result.Content, Details: result.Details, IsError: result.IsError, Time: time.Now(),
+			}
+			if err := s.record(msg); err != nil {
+				return res, err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+	}
+}
+
+// normalizeCalls gives every call an id, unique within the response.
+func normalizeCalls(calls []ToolCall, step int) []ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ToolCall, len(calls))
+	seen := make(map[string]bool, len(calls))
+	for i, c := range calls {
+		if c.ID == "" || seen[c.ID] {
+			c.ID = fmt.Sprintf("call_%d_%d", step, i+1)
+		}
+		seen[c.ID] = true
+		out[i] = c
+	}
+	return out
+}
+
+// record appends m to the history and the transcript.
+func (s *Session) record(m Message) error {
+	if s.tr != nil {
+		if err := s.tr.appendMessage(m); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.messages = append(s.messages, m)
+	s.mu.Unlock()
+	return nil
+}
