@@ -25,21 +25,19 @@ var errToolTimeout = errors.New("tool timed out")
 func (s *Session) runTool(ctx context.Context, call ToolCall) Result {
 	red := s.agent.red
 	s.emit(Event{Kind: EventToolStart, ToolCallID: call.ID, ToolName: call.Name, Arguments: json.RawMessage(call.Arguments)})
-	rt, tc, args, result := s.executeTool(ctx, call)
+	tc, args, result := s.executeTool(ctx, call)
 	result = redactResult(red, result)
-	if rt != nil {
-		for _, api := range s.agent.apis {
-			for _, h := range api.toolResult {
-				ev := &ToolResultEvent{
-					Context: tc.WithOrigin(api.name), CallID: call.ID, ToolName: call.Name,
-					Arguments: cloneRaw(args), Result: cloneResult(result),
-				}
-				if err := safeCall(func() error { return h(ctx, ev) }); err != nil {
-					s.emit(extensionError(s.id, api.name, "tool_result", err))
-					continue
-				}
-				result = redactResult(red, ev.Result)
+	for _, api := range s.agent.apis {
+		for _, h := range api.toolResult {
+			ev := &ToolResultEvent{
+				Context: tc.WithOrigin(api.name), CallID: call.ID, ToolName: call.Name,
+				Arguments: cloneRaw(args), Result: cloneResult(result),
 			}
+			if err := safeCall(func() error { return h(ctx, ev) }); err != nil {
+				s.emit(extensionError(s.id, api.name, "tool_result", err))
+				continue
+			}
+			result = redactResult(red, ev.Result)
 		}
 	}
 	result = redactResult(red, result)
@@ -49,39 +47,38 @@ func (s *Session) runTool(ctx context.Context, call ToolCall) Result {
 }
 
 // executeTool looks the tool up, validates the arguments, runs the
-// tool_call handlers and the tool. Its result is not redacted yet. rt is
-// nil when the tool is unknown.
-func (s *Session) executeTool(ctx context.Context, call ToolCall) (*registeredTool, *ToolContext, json.RawMessage, Result) {
+// tool_call handlers and the tool. Its result is not redacted yet.
+func (s *Session) executeTool(ctx context.Context, call ToolCall) (*ToolContext, json.RawMessage, Result) {
 	rt, ok := s.agent.toolIndex[call.Name]
 	if !ok {
-		return nil, nil, nil, ErrorResult(fmt.Sprintf("Tool %q not found. Available tools: %s", call.Name, s.agent.toolNames()))
+		return s.ToolContext(), json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Tool %q not found. Available tools: %s", call.Name, s.agent.toolNames()))
 	}
 	tc := s.ToolContext().WithOrigin(rt.origin)
 	args, err := parseArguments(rt.schema, call.Arguments)
 	if err != nil {
-		return rt, tc, json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", call.Name, err))
+		return tc, json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", call.Name, err))
 	}
 	for _, api := range s.agent.apis {
 		for _, h := range api.toolCall {
 			ev := &ToolCallEvent{Context: tc.WithOrigin(api.name), CallID: call.ID, ToolName: call.Name, Arguments: cloneRaw(args)}
 			if err := safeCall(func() error { return h(ctx, ev) }); err != nil {
 				s.emit(extensionError(s.id, api.name, "tool_call", err))
-				return rt, tc, args, ErrorResult(fmt.Sprintf("Tool call blocked: extension %q failed: %v", api.name, err))
+				return tc, args, ErrorResult(fmt.Sprintf("Tool call blocked: extension %q failed: %v", api.name, err))
 			}
 			if reason, blocked := ev.Blocked(); blocked {
 				if reason == "" {
 					reason = fmt.Sprintf("Tool call blocked by extension %q", api.name)
 				}
-				return rt, tc, args, ErrorResult(reason)
+				return tc, args, ErrorResult(reason)
 			}
 			if string(ev.Arguments) != string(args) {
 				if args, err = parseArguments(rt.schema, string(ev.Arguments)); err != nil {
-					return rt, tc, ev.Arguments, ErrorResult(fmt.Sprintf("Invalid arguments for tool %q (after extension %q): %v", call.Name, api.name, err))
+					return tc, ev.Arguments, ErrorResult(fmt.Sprintf("Invalid arguments for tool %q (after extension %q): %v", call.Name, api.name, err))
 				}
 			}
 		}
 	}
-	return rt, tc, args, s.invoke(ctx, rt, tc, call.ID, args)
+	return tc, args, s.invoke(ctx, rt, tc, call.ID, args)
 }
 
 // toolOutcome is what a tool's Execute returned (or its panic).

@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/hardening"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// testSecret is a fake secret value the tests feed the policy and the
+// redactor; failure messages never print it.
+const testSecret = "sk-test-SECRETVALUE-1234567890"
+
+func TestMain(m *testing.M) {
+	hardening.Apply(false, slog.New(slog.DiscardHandler))
+	os.Exit(m.Run())
+}
+
+// testEnviron is the injected host environment of the tests' policies.
+func testEnviron() map[string]string {
+	return map[string]string{
+		"PATH":           os.Getenv("PATH"),
+		"HOME":           "/home/test",
+		"LANG":           "C.UTF-8",
+		"OPENAI_API_KEY": testSecret,
+		"INNOCENT_NAME":  testSecret,
+		"KEEP_ME":        "kept-value",
+		"REMOVE_ME":      "remove-value",
+	}
+}
+
+// newPolicy builds a spawn policy over the test environment.
+func newPolicy(t *testing.T, hooks ...spawnpolicy.Hook) *spawnpolicy.Policy {
+	t.Helper()
+	opts := spawnpolicy.DefaultOptions()
+	opts.HardenHostProcess = false
+	opts.SecretValues = []string{testSecret}
+	opts.Hooks = hooks
+	p, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), testEnviron)
+	if err != nil {
+		t.Fatalf("spawnpolicy.New: %v", err)
+	}
+	return p
+}
+
+// newTestAgent builds and starts an agent over provider with the test
+// policy and a redactor that knows testSecret.
+func newTestAgent(t *testing.T, provider Provider, opts ...Option) *Agent {
+	t.Helper()
+	base := []Option{WithWorkspace(t.TempDir()), WithModel("test-model")}
+	a, err := New(provider, newPolicy(t), redactor.New([]string{testSecret}), append(base, opts...)...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}
+
+// openSession opens a session or fails the test.
+func openSession(t *testing.T, a *Agent, opts SessionOptions) *Session {
+	t.Helper()
+	if opts.ID == "" {
+		opts.ID = "chat-1"
+	}
+	s, err := a.Session(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Session: %v", err)
+	}
+	return s
+}
+
+// eventLog records events; safe for concurrent use.
+type eventLog struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (l *eventLog) add(ev Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, ev)
+}
+
+func (l *eventLog) all() []Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Event(nil), l.events...)
+}
+
+func (l *eventLog) kinds() []EventKind {
+	var out []EventKind
+	for _, ev := range l.all() {
+		out = append(out, ev.Kind)
+	}
+	return out
+}
+
+// funcTool is a scripted tool.
+type funcTool struct {
+	spec ToolSpec
+	run  func(ctx context.Context, call *Call) (Result, error)
+}
+
+func (f *funcTool) Spec() ToolSpec { return f.spec }
+func (f *funcTool) Execute(ctx context.Context, call *Call) (Result, error) {
+	return f.run(ctx, call)
+}
+
+// newTool returns a scripted tool named name with schema params ("" for an
+// empty object schema).
+func newTool(name, params string, run func(ctx context.Context, call *Call) (Result, error)) *funcTool {
+	if params == "" {
+		params = `{"type":"object","properties":{}}`
+	}
+	return &funcTool{spec: ToolSpec{Name: name, Description: "test tool " + name, Parameters: json.RawMessage(params)}, run: run}
+}
+
+// funcExtension is a scripted extension.
+type funcExtension struct {
+	name     string
+	activate func(ctx context.Context, api *API) error
+}
+
+func (e *funcExtension) Name() string { return e.name }
+func (e *funcExtension) Activate(ctx context.Context, api *API) error {
+	return e.activate(ctx, api)
+}
+
+// leaks reports whether s holds the test secret, without printing it.
+func leaks(s string) bool { return strings.Contains(s, testSecret) }
+
+// jsonLeaks reports whether v's JSON form holds the test secret.
+func jsonLeaks(t *testing.T, v any) bool {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return leaks(string(b))
+}
+
+// readAll reads a file or fails the test.
+func readAll(t *testing.T, r io.Reader) string {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,463 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// The adapter's defaults.
+const (
+	DefaultOpenAIBaseURL  = "https://api.openai.com/v1"
+	defaultMaxRetries     = 3
+	defaultRetryBaseDelay = time.Second
+	defaultMaxRetryDelay  = time.Minute
+	defaultIdleTimeout    = 2 * time.Minute
+	maxErrorBodyRunes     = 500
+)
+
+// emptyParameters is the schema sent for a tool that declares none.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// OpenAIConfig configures [NewOpenAI]. Zero fields take the defaults.
+type OpenAIConfig struct {
+	// APIKey is sent as the bearer token (OPENAI_API_KEY).
+	APIKey string
+	// BaseURL is the API's base URL (OPENAI_BASE_URL), default
+	// https://api.openai.com/v1. Any OpenAI-compatible server works:
+	// OpenRouter, Ollama, vLLM, LM Studio.
+	BaseURL string
+	// HTTPClient is the client to use (it is copied, never modified).
+	HTTPClient *http.Client
+	// MaxRetries is how many times a 429 or 5xx answer is retried
+	// (default 3; negative means never).
+	MaxRetries int
+	// RetryBaseDelay is the first backoff delay, doubled on every retry
+	// (default 1s). A Retry-After header replaces it.
+	RetryBaseDelay time.Duration
+	// MaxRetryDelay caps every delay, Retry-After included (default 1m).
+	MaxRetryDelay time.Duration
+	// IdleTimeout ends a request that receives nothing (no headers, no
+	// chunk) for this long (default 2m), so a turn never hangs.
+	IdleTimeout time.Duration
+	// Logger logs retries (statuses and delays, never messages).
+	Logger *slog.Logger
+}
+
+// OpenAIProvider is a [Provider] over go-openai's streaming chat
+// completions.
+type OpenAIProvider struct {
+	client *openai.Client
+	cfg    OpenAIConfig
+}
+
+// NewOpenAI returns a provider for the OpenAI-compatible API cfg describes.
+func NewOpenAI(cfg OpenAIConfig) *OpenAIProvider {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultOpenAIBaseURL
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = defaultMaxRetries
+	}
+	cfg.MaxRetries = max(cfg.MaxRetries, 0)
+	if cfg.RetryBaseDelay <= 0 {
+		cfg.RetryBaseDelay = defaultRetryBaseDelay
+	}
+	if cfg.MaxRetryDelay <= 0 {
+		cfg.MaxRetryDelay = defaultMaxRetryDelay
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = defaultIdleTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	client := &http.Client{}
+	if cfg.HTTPClient != nil {
+		cp := *cfg.HTTPClient
+		client = &cp
+	}
+	base := client.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	client.Transport = &headerCapture{base: base}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = client
+	return &OpenAIProvider{client: openai.NewClientWithConfig(oc), cfg: cfg}
+}
+
+// Complete streams one chat completion. A 429 or 5xx answer that arrives
+// before any text is retried with backoff (honouring Retry-After) up to
+// MaxRetries times; then, and for every other failure, it returns an error:
+// a *ProviderError for an error answer (status and the provider's message),
+// the context's error when ctx ends, and a plain error for a broken stream.
+func (p *OpenAIProvider) Complete(ctx context.Context, req Request, onText func(string)) (Response, error) {
+	creq := buildChatRequest(req)
+	for attempt := 0; ; attempt++ {
+		resp, streamed, err := p.attempt(ctx, creq, onText)
+		if err == nil {
+			return resp, nil
+		}
+		var pe *ProviderError
+		if streamed || attempt >= p.cfg.MaxRetries || ctx.Err() != nil || !errors.As(err, &pe) || !pe.Retryable() {
+			return Response{}, err
+		}
+		delay := p.backoff(attempt, pe.RetryAfter)
+		p.cfg.Logger.Warn("agent: model provider error, retrying", "status", pe.StatusCode, "retry", attempt+1, "delay", delay)
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return Response{}, fmt.Errorf("model request cancelled: %w", ctx.Err())
+		case <-timer.C:
+		}
+	}
+}
+
+// backoff is the delay before retry attempt+1.
+func (p *OpenAIProvider) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := retryAfter
+	if d <= 0 {
+		d = time.Duration(float64(p.cfg.RetryBaseDelay) * math.Pow(2, float64(attempt)))
+	}
+	return min(d, p.cfg.MaxRetryDelay)
+}
+
+// errIdleTimeout is the cause of a request that received nothing for the
+// idle timeout.
+var errIdleTimeout = errors.New("idle timeout")
+
+// attempt sends one request and reads its stream. streamed reports whether
+// any text reached onText (such a request is not retried).
+func (p *OpenAIProvider) attempt(ctx context.Context, creq openai.ChatCompletionRequest, onText func(string)) (resp Response, streamed bool, err error) {
+	headers := &capturedHeaders{}
+	reqCtx, cancel := context.WithCancelCause(context.WithValue(ctx, headerCaptureKey{}, headers))
+	defer cancel(nil)
+	idle := time.AfterFunc(p.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
+	defer idle.Stop()
+
+	stream, err := p.client.CreateChatCompletionStream(reqCtx, creq)
+	if err != nil {
+		return Response{}, false, p.mapError(ctx, reqCtx, err, headers)
+	}
+	defer stream.Close()
+	var text strings.Builder
+	calls := &callAssembler{}
+	finish := ""
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Response{}, streamed, p.mapError(ctx, reqCtx, err, headers)
+		}
+		idle.Reset(p.cfg.IdleTimeout)
+		if chunk.Usage != nil {
+			resp.Usage = Usage{
+				PromptTokens:     chunk.Usage.PromptTokens,
+				CompletionTokens: chunk.Usage.CompletionTokens,
+				TotalTokens:      chunk.Usage.TotalTokens,
+			}
+		}
+		for _, choice := range chunk.Choices {
+			if choice.Index != 0 {
+				continue
+			}
+			if d := choice.Delta.Content; d != "" {
+				text.WriteString(d)
+				streamed = true
+				onText(d)
+			}
+			for _, tc := range choice.Delta.ToolCalls {
+				calls.add(tc)
+			}
+			if choice.FinishReason != "" {
+				finish = string(choice.FinishReason)
+			}
+		}
+	}
+	if finish == "" {
+		return Response{}, streamed, errors.New("model provider: the answer stream ended before it was complete")
+	}
+	resp.Text = text.String()
+	resp.ToolCalls = calls.calls()
+	resp.FinishReason = finish
+	return resp, streamed, nil
+}
+
+// mapError turns a go-openai error into the agent's: the context's error
+// when ctx ended, a timeout error when the request went idle, a
+// *ProviderError for an error answer.
+func (p *OpenAIProvider) mapError(ctx, reqCtx context.Context, err error, headers *capturedHeaders) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("model request cancelled: %w", ctx.Err())
+	}
+	if errors.Is(context.Cause(reqCtx), errIdleTimeout) {
+		return &ProviderError{
+			Message: fmt.Sprintf("no data from the model provider for %v", p.cfg.IdleTimeout),
+			Err:     context.DeadlineExceeded,
+		}
+	}
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		pe := &ProviderError{
+			StatusCode: apiErr.HTTPStatusCode,
+			Message:    apiErr.Message,
+			Type:       apiErr.Type,
+			RetryAfter: headers.retryAfter(time.Now()),
+			Err:        err,
+		}
+		if apiErr.Code != nil {
+			pe.Code = fmt.Sprint(apiErr.Code)
+		}
+		return pe
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		msg := strings.TrimSpace(string(reqErr.Body))
+		if msg == "" {
+			msg = http.StatusText(reqErr.HTTPStatusCode)
+		}
+		return &ProviderError{
+			StatusCode: reqErr.HTTPStatusCode,
+			Message:    truncateRunes(msg, maxErrorBodyRunes),
+			RetryAfter: headers.retryAfter(time.Now()),
+			Err:        err,
+		}
+	}
+	return fmt.Errorf("model provider: %w", err)
+}
+
+// truncateRunes cuts s to at most n runes.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+// callAssembler puts tool calls together from stream deltas: each delta
+// names its call by index (or, from servers that omit it, by a new id), and
+// the arguments may be split anywhere.
+type callAssembler struct {
+	order []int
+	byIdx map[int]*ToolCall
+	args  map[int]*strings.Builder
+}
+
+// add merges one delta.
+func (a *callAssembler) add(tc openai.ToolCall) {
+	if a.byIdx == nil {
+		a.byIdx = make(map[int]*ToolCall)
+		a.args = make(map[int]*strings.Builder)
+	}
+	idx := -1
+	switch {
+	case tc.Index != nil:
+		idx = *tc.Index
+	case len(a.order) == 0:
+		idx = 0
+	default:
+		last := a.order[len(a.order)-1]
+		idx = last
+		if tc.ID != "" && a.byIdx[last].ID != "" && a.byIdx[last].ID != tc.ID {
+			idx = slices.Max(a.order) + 1
+		}
+	}
+	call, ok := a.byIdx[idx]
+	if !ok {
+		call = &ToolCall{}
+		a.byIdx[idx] = call
+		a.args[idx] = &strings.Builder{}
+		a.order = append(a.order, idx)
+	}
+	if tc.ID != "" {
+		call.ID = tc.ID
+	}
+	if tc.Function.Name != "" {
+		call.Name += tc.Function.Name
+	}
+	a.args[idx].WriteString(tc.Function.Arguments)
+}
+
+// calls returns the assembled calls in index order.
+func (a *callAssembler) calls() []ToolCall {
+	if len(a.order) == 0 {
+		return nil
+	}
+	idxs := slices.Clone(a.order)
+	slices.Sort(idxs)
+	out := make([]ToolCall, 0, len(idxs))
+	for _, i := range idxs {
+		c := *a.byIdx[i]
+		c.Arguments = a.args[i].String()
+		out = append(out, c)
+	}
+	return out
+}
+
+// buildChatRequest maps a Request to go-openai's: the system prompt, user
+// messages (text, and images as data: URLs), assistant messages with their
+// tool calls, and tool messages (text; the images of consecutive tool
+// results follow them in one user message, since most servers reject images
+// in tool messages).
+func buildChatRequest(req Request) openai.ChatCompletionRequest {
+	creq := openai.ChatCompletionRequest{
+		Model:         req.Model,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	if req.System != "" {
+		creq.Messages = append(creq.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: req.System})
+	}
+	var pendingImages []Content
+	flushImages := func() {
+		if len(pendingImages) == 0 {
+			return
+		}
+		content := append([]Content{Text("Images returned by the tool calls above:")}, pendingImages...)
+		creq.Messages = append(creq.Messages, userMessage(content))
+		pendingImages = nil
+	}
+	for _, m := range req.Messages {
+		if m.Role != RoleTool {
+			flushImages()
+		}
+		switch m.Role {
+		case RoleUser:
+			creq.Messages = append(creq.Messages, userMessage(m.Content))
+		case RoleAssistant:
+			cm := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: TextOf(m.Content)}
+			for _, c := range m.ToolCalls {
+				cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{
+					ID: c.ID, Type: openai.ToolTypeFunction,
+					Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
+				})
+			}
+			creq.Messages = append(creq.Messages, cm)
+		case RoleTool:
+			text := TextOf(m.Content)
+			for _, c := range m.Content {
+				if c.Type == ImageContent {
+					pendingImages = append(pendingImages, c)
+				}
+			}
+			if text == "" {
+				text = "(no output)"
+				if len(pendingImages) > 0 {
+					text = "(images follow)"
+				}
+			}
+			creq.Messages = append(creq.Messages, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, Content: text, ToolCallID: m.ToolCallID,
+			})
+		}
+	}
+	flushImages()
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			params = emptyParameters
+		}
+		creq.Tools = append(creq.Tools, openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name: t.Name, Description: t.Description, Parameters: params,
+			},
+		})
+	}
+	return creq
+}
+
+// userMessage maps user content: a plain string when it is text only,
+// else parts with the images as data: URLs.
+func userMessage(content []Content) openai.ChatCompletionMessage {
+	cm := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
+	if !slices.ContainsFunc(content, func(c Content) bool { return c.Type == ImageContent }) {
+		cm.Content = TextOf(content)
+		return cm
+	}
+	for _, c := range content {
+		switch c.Type {
+		case TextContent:
+			cm.MultiContent = append(cm.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: c.Text})
+		case ImageContent:
+			cm.MultiContent = append(cm.MultiContent, openai.ChatMessagePart{
+				Type:     openai.ChatMessagePartTypeImageURL,
+				ImageURL: &openai.ChatMessageImageURL{URL: "data:" + c.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(c.Data)},
+			})
+		}
+	}
+	return cm
+}
+
+// headerCaptureKey marks a request context that carries a
+// *capturedHeaders.
+type headerCaptureKey struct{}
+
+// capturedHeaders keeps the retry headers of a request's response, which
+// go-openai does not pass on with its errors.
+type capturedHeaders struct {
+	mu      sync.Mutex
+	after   string
+	afterMS string
+}
+
+// retryAfter parses the captured headers (retry-after-ms, else Retry-After
+// in seconds or as an HTTP date), zero when there are none.
+func (h *capturedHeaders) retryAfter(now time.Time) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ms, err := strconv.ParseFloat(strings.TrimSpace(h.afterMS), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(h.after)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// headerCapture is the adapter's transport: it records the retry headers of
+// every response whose request context asks for them.
+type headerCapture struct {
+	base http.RoundTripper
+}
+
+// RoundTrip sends r and captures its response's retry headers.
+func (t *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return resp, err
+	}
+	if h, ok := r.Context().Value(headerCaptureKey{}).(*capturedHeaders); ok {
+		h.mu.Lock()
+		h.after = resp.Header.Get("Retry-After")
+		h.afterMS = resp.Header.Get("Retry-After-Ms")
+		h.mu.Unlock()
+	}
+	return resp, nil
+}
