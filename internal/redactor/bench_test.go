@@ -1,0 +1,158 @@
+package redactor
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// benchSecrets returns n realistic secrets: API keys, bot tokens, GitHub
+// tokens and passwords.
+func benchSecrets(n int) []string {
+	const b62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	const b64url = b62 + "-_"
+	rng := rand.New(rand.NewPCG(42, 1))
+	pick := func(alphabet string, k int) string {
+		b := make([]byte, k)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	secrets := make([]string, n)
+	for i := range secrets {
+		switch i % 4 {
+		case 0:
+			secrets[i] = "sk-proj-" + pick(b62, 48)
+		case 1:
+			secrets[i] = fmt.Sprintf("%d:AA%s", 1000000000+rng.IntN(900000000), pick(b64url, 33))
+		case 2:
+			secrets[i] = "ghp_" + pick(b62, 36)
+		default:
+			secrets[i] = pick(b62+"!@#$%^&*", 20)
+		}
+	}
+	return secrets
+}
+
+// benchText returns about 1 MiB of log-like text; with matches, a few of
+// the secrets appear in it, raw and encoded.
+func benchText(secrets []string, matches bool) string {
+	rng := rand.New(rand.NewPCG(7, 7))
+	levels := []string{"DEBUG", "INFO", "INFO", "INFO", "WARN", "ERROR"}
+	msgs := []string{
+		"request completed", "cache miss for key", "retrying connection to upstream",
+		"tool bash finished", "sending message to chat", "scheduled job fired",
+		"model response streamed", "file written atomically",
+	}
+	paths := []string{"/api/v1/users", "/bot/getUpdates", "/v1/chat/completions", "/healthz", "/static/app.js"}
+	var b strings.Builder
+	line := 0
+	for b.Len() < 1<<20 {
+		fmt.Fprintf(&b, "2026-03-%02dT%02d:%02d:%02d.%03dZ %-5s %s path=%s?page=%d status=%d dur=%d.%dms req_id=%016x user=user%d@example.com\n",
+			1+rng.IntN(28), rng.IntN(24), rng.IntN(60), rng.IntN(60), rng.IntN(1000),
+			levels[rng.IntN(len(levels))], msgs[rng.IntN(len(msgs))], paths[rng.IntN(len(paths))],
+			rng.IntN(50), []int{200, 200, 200, 404, 500}[rng.IntN(5)], rng.IntN(900), rng.IntN(10),
+			rng.Uint64(), rng.IntN(1000))
+		line++
+		if matches && line%800 == 0 {
+			s := secrets[rng.IntN(len(secrets))]
+			switch (line / 800) % 4 {
+			case 0:
+				fmt.Fprintf(&b, "env TOKEN=%s\n", s)
+			case 1:
+				fmt.Fprintf(&b, "Authorization: Basic %s\n", base64.StdEncoding.EncodeToString([]byte("user:"+s)))
+			case 2:
+				fmt.Fprintf(&b, "GET https://example.com/cb?token=%s\n", url.QueryEscape(s))
+			default:
+				fmt.Fprintf(&b, "dump %s\n", hex.EncodeToString([]byte(s)))
+			}
+		}
+	}
+	return b.String()
+}
+
+var benchSizes = []int{10, 100, 1000}
+
+func BenchmarkRedact(b *testing.B) {
+	for _, n := range benchSizes {
+		secrets := benchSecrets(n)
+		r := New(secrets)
+		for _, matches := range []bool{false, true} {
+			text := benchText(secrets, matches)
+			b.Run(fmt.Sprintf("secrets=%d/matches=%v", n, matches), func(b *testing.B) {
+				b.ReportMetric(float64(len(r.patterns)), "patterns")
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					r.Redact(text)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStdlibReplacer is the baseline: the same patterns through
+// strings.NewReplacer, in the same run.
+func BenchmarkStdlibReplacer(b *testing.B) {
+	for _, n := range benchSizes {
+		secrets := benchSecrets(n)
+		r := New(secrets)
+		pairs := make([]string, 0, 2*len(r.patterns))
+		for _, p := range r.patterns {
+			pairs = append(pairs, p, Token)
+		}
+		rep := strings.NewReplacer(pairs...)
+		for _, matches := range []bool{false, true} {
+			text := benchText(secrets, matches)
+			rep.Replace(text) // builds the replacer's lookup tables
+			b.Run(fmt.Sprintf("secrets=%d/matches=%v", n, matches), func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					rep.Replace(text)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkWriter streams the same text through a Writer in 32 KiB writes,
+// the size of a pipe read.
+func BenchmarkWriter(b *testing.B) {
+	for _, n := range benchSizes {
+		secrets := benchSecrets(n)
+		r := New(secrets)
+		for _, matches := range []bool{false, true} {
+			text := []byte(benchText(secrets, matches))
+			b.Run(fmt.Sprintf("secrets=%d/matches=%v", n, matches), func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					w := r.NewWriter(io.Discard)
+					for i := 0; i < len(text); i += 32 << 10 {
+						if _, err := w.Write(text[i:min(i+32<<10, len(text))]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkNew(b *testing.B) {
+	for _, n := range benchSizes {
+		secrets := benchSecrets(n)
+		b.Run(fmt.Sprintf("secrets=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				New(secrets)
+			}
+		})
+	}
+}

@@ -1,0 +1,146 @@
+package redactor
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// fuzzSecrets turns a fuzz argument into at most four secrets of at most 64
+// bytes, valid UTF-8 (host secrets come from environment variables).
+func fuzzSecrets(blob string) []string {
+	var secrets []string
+	for s := range strings.SplitSeq(blob, "\x00") {
+		s = strings.ToValidUTF8(s, "?")
+		if len(s) > 64 {
+			s = s[:64]
+			s = strings.ToValidUTF8(s, "")
+		}
+		if len(s) >= MinimumSecretLength && len(secrets) < 4 {
+			secrets = append(secrets, s)
+		}
+	}
+	return secrets
+}
+
+// fuzzForms are the ways FuzzRedact writes a secret into the text: the
+// independent encoders of TestRedactDerivedForms and the line-ending
+// variants.
+func fuzzForms() []func(string) string {
+	forms := make([]func(string) string, 0, len(encodings)+2)
+	for _, e := range encodings {
+		forms = append(forms, e.encode)
+	}
+	return append(forms,
+		func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n") },
+		func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") },
+	)
+}
+
+// buildText interleaves pieces of filler with the secrets in random forms,
+// each encoded together with a random prefix and suffix of 0 to 5 bytes.
+func buildText(rng *rand.Rand, secrets []string, filler string, forms []func(string) string) string {
+	const affix = "abcXYZ019 ._-~=:"
+	var b strings.Builder
+	rest := filler
+	for range 1 + rng.IntN(6) {
+		cut := 0
+		if len(rest) > 0 {
+			cut = rng.IntN(len(rest) + 1)
+		}
+		b.WriteString(rest[:cut])
+		rest = rest[cut:]
+		var prefix, suffix []byte
+		for range rng.IntN(6) {
+			prefix = append(prefix, affix[rng.IntN(len(affix))])
+		}
+		for range rng.IntN(6) {
+			suffix = append(suffix, affix[rng.IntN(len(affix))])
+		}
+		secret := secrets[rng.IntN(len(secrets))]
+		b.WriteString(forms[rng.IntN(len(forms))](string(prefix) + secret + string(suffix)))
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// FuzzRedact checks that no secret survives, raw or in a run that decodes
+// back to it, whatever the secrets and wherever their forms sit in the
+// text, and that the automaton agrees with the strings.Index reference.
+func FuzzRedact(f *testing.F) {
+	f.Add("ghp_abcdefghijklmnop1234", "some log text here", uint64(1))
+	f.Add("abcdefgh\x00efghijkl\x00bcdefghijklmnopqrstu", "aaaa abcdefgh", uint64(2))
+	f.Add("line1234\nline5678\r\nend\x00p@ss w/rd&\"x\"+<y>?é", "multi\nline\r\nfiller", uint64(3))
+	f.Add("\x01\x02\x03\x04\x05\x06\x07\x08\t", "", uint64(4))
+	forms := fuzzForms()
+	f.Fuzz(func(t *testing.T, blob, filler string, seed uint64) {
+		secrets := fuzzSecrets(blob)
+		if len(secrets) == 0 {
+			return
+		}
+		if len(filler) > 4096 {
+			filler = filler[:4096]
+		}
+		// Filler holds no escape characters, so that a run which decodes
+		// back to a secret can only come from an inserted form.
+		filler = strings.NewReplacer("%", "_", "\\", "_", "+", "_").Replace(filler)
+		r := New(secrets)
+		text := buildText(rand.New(rand.NewPCG(seed, seed>>32)), secrets, filler, forms)
+		got := r.Redact(text)
+		if d := mismatch(naiveRedact(r.patterns, text), got); d != "" {
+			t.Fatalf("automaton differs from reference: %s", d)
+		}
+		for i, s := range secrets {
+			if how := leak(got, s); how != "" {
+				t.Fatalf("secret %d (length %d) survives as %s", i, len(s), how)
+			}
+		}
+	})
+}
+
+// FuzzWriter checks that the Writer's output is Redact of the whole input
+// however the writes split it, and that it never holds back more than the
+// longest pattern's length minus one byte.
+func FuzzWriter(f *testing.F) {
+	f.Add("ghp_abcdefghijklmnop1234", []byte("log ghp_abcdefghijklmnop1234 more"), []byte{1})
+	f.Add("abcdefgh\x00efghijkl\x00bcdefghijklmnopqrstu", []byte("abcdefghijklmnopqrstuv abcdefgh"), []byte{3, 1, 200, 7})
+	f.Add("line1234\nline5678", []byte("x line1234\r\nline5678 y line1234"), []byte{0, 5, 9})
+	forms := fuzzForms()
+	f.Fuzz(func(t *testing.T, blob string, input, splits []byte) {
+		secrets := fuzzSecrets(blob)
+		if len(secrets) == 0 || len(input) > 1<<14 {
+			return
+		}
+		seed := uint64(len(input))
+		for _, b := range splits {
+			seed = seed*131 + uint64(b)
+		}
+		text := buildText(rand.New(rand.NewPCG(seed, 7)), secrets, string(input), forms)
+		r := New(secrets)
+		want := r.Redact(text)
+
+		var out bytes.Buffer
+		w := r.NewWriter(&out)
+		for i, k := 0, 0; i < len(text); k++ {
+			n := 1
+			if len(splits) > 0 {
+				n = int(splits[k%len(splits)])%23 + 1
+			}
+			n = min(n, len(text)-i)
+			if _, err := w.Write([]byte(text[i : i+n])); err != nil {
+				t.Fatal(err)
+			}
+			i += n
+			if len(w.held) > r.automaton.maxLen-1 {
+				t.Fatalf("holds %d bytes, longest pattern is %d", len(w.held), r.automaton.maxLen)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if d := mismatch(want, out.String()); d != "" {
+			t.Fatalf("Writer output differs from Redact: %s", d)
+		}
+	})
+}
