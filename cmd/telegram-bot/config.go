@@ -1,0 +1,258 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// Config is the checked configuration the bot runs with.
+type Config struct {
+	BotToken       string
+	AllowedUserIDs []int64
+	APIURL         string
+
+	OpenAIKey     string
+	OpenAIBaseURL string
+	Model         string
+	Models        []string
+	ContextWindow int
+
+	SpeechKey     string
+	SpeechBaseURL string
+	SpeechModel   string
+
+	// Policy is the spawn policy's options: the defaults plus PROCESS_ENV_*,
+	// with every configured secret among SecretValues.
+	Policy spawnpolicy.Options
+	// SecretNames names where each secret value came from, for the summary
+	// (names only; never the values).
+	SecretNames []string
+
+	AgentDir        string
+	WorkspaceDir    string
+	DefaultTimeZone string
+	MCPConfig       string
+	BashTimeoutMax  time.Duration
+
+	LogLevel  slog.Level
+	LogFormat string
+}
+
+// Parse checks e and returns the configuration, or every problem at once,
+// joined. lookup reads the variables PROCESS_ENV_SECRETS names. No message
+// ever holds a secret value: problems name the variable and what is wrong.
+func (e Env) Parse(lookup func(string) (string, bool)) (Config, error) {
+	var errs []error
+	problem := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	c := Config{
+		BotToken:        strings.TrimSpace(e.BotToken),
+		OpenAIKey:       strings.TrimSpace(e.OpenAIKey),
+		Model:           strings.TrimSpace(e.OpenAIModel),
+		SpeechKey:       strings.TrimSpace(e.SpeechKey),
+		SpeechModel:     strings.TrimSpace(e.SpeechModel),
+		DefaultTimeZone: strings.TrimSpace(e.DefaultTimeZone),
+	}
+	if c.BotToken == "" {
+		problem("TELEGRAM_BOT_TOKEN is required (the token @BotFather gave you)")
+	}
+
+	ids, idErrs := parseUserIDs(e.AllowedUserIDs)
+	c.AllowedUserIDs = ids
+	errs = append(errs, idErrs...)
+
+	var err error
+	if c.APIURL, err = parseHTTPURL("TELEGRAM_API_URL", e.APIURL); err != nil {
+		errs = append(errs, err)
+	}
+	if c.OpenAIBaseURL, err = parseHTTPURL("OPENAI_BASE_URL", e.OpenAIBaseURL); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Model == "" {
+		problem("OPENAI_MODEL is empty")
+	}
+	c.Models = splitList(e.OpenAIModels)
+	if len(c.Models) > 0 && !slices.Contains(c.Models, c.Model) {
+		c.Models = append([]string{c.Model}, c.Models...)
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(e.ContextWindow)); err != nil || n < 1024 {
+		problem("MODEL_CONTEXT_WINDOW must be a number of tokens, at least 1024")
+	} else {
+		c.ContextWindow = n
+	}
+
+	if c.SpeechKey == "" {
+		c.SpeechKey = c.OpenAIKey
+	}
+	c.SpeechBaseURL = c.OpenAIBaseURL
+	if strings.TrimSpace(e.SpeechBaseURL) != "" {
+		if c.SpeechBaseURL, err = parseHTTPURL("TELEGRAM_SPEECH_BASE_URL", e.SpeechBaseURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
+
+	if c.DefaultTimeZone != "" {
+		if _, err := time.LoadLocation(c.DefaultTimeZone); err != nil || c.DefaultTimeZone == "Local" {
+			problem("DEFAULT_TIMEZONE %q is not an IANA time zone (for example Europe/Berlin or America/New_York)", c.DefaultTimeZone)
+		}
+	}
+
+	c.Policy, c.SecretNames, err = policyOptions(e, c, lookup)
+	if err != nil {
+		errs = append(errs, err)
+	}
+
+	if c.AgentDir, err = absDir("AGENT_DIR", e.AgentDir); err != nil {
+		errs = append(errs, err)
+	}
+	if c.WorkspaceDir, err = absDir("WORKSPACE_DIR", e.WorkspaceDir); err != nil {
+		errs = append(errs, err)
+	}
+	c.MCPConfig = strings.TrimSpace(e.MCPConfig)
+	if c.MCPConfig == "" && c.AgentDir != "" {
+		c.MCPConfig = filepath.Join(c.AgentDir, "mcp.json")
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(e.BashTimeoutMax)); err != nil || d <= 0 {
+		problem("BASH_TIMEOUT_MAX must be a positive duration such as 600s or 10m")
+	} else {
+		c.BashTimeoutMax = d
+	}
+
+	if err := c.LogLevel.UnmarshalText([]byte(strings.TrimSpace(e.LogLevel))); err != nil {
+		problem("LOG_LEVEL must be debug, info, warn or error")
+	}
+	switch c.LogFormat = strings.ToLower(strings.TrimSpace(e.LogFormat)); c.LogFormat {
+	case "text", "json":
+	default:
+		problem("LOG_FORMAT must be text or json")
+	}
+
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
+// PROCESS_ENV_DENY are added to the defaults, and every configured secret's
+// value (whichever are set) goes into SecretValues.
+func policyOptions(e Env, c Config, lookup func(string) (string, bool)) (spawnpolicy.Options, []string, error) {
+	opts := spawnpolicy.DefaultOptions()
+	opts.Deny = append(opts.Deny, splitList(e.ProcessEnvDeny)...)
+	opts.Allow = append(opts.Allow, splitList(e.ProcessEnvAllow)...)
+
+	var errs []error
+	switch strings.ToLower(strings.TrimSpace(e.HardenHost)) {
+	case "", "true", "1", "yes", "on":
+		opts.HardenHostProcess = true
+	case "false", "0", "no", "off":
+		opts.HardenHostProcess = false
+	default:
+		errs = append(errs, errors.New("PROCESS_ENV_HARDEN_HOST_PROCESS must be true or false"))
+	}
+
+	var names []string
+	add := func(name, value string) {
+		if len(value) >= spawnpolicy.MinimumSecretLength && !slices.Contains(opts.SecretValues, value) {
+			opts.SecretValues = append(opts.SecretValues, value)
+		}
+		if value != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	add("TELEGRAM_BOT_TOKEN", c.BotToken)
+	add("OPENAI_API_KEY", c.OpenAIKey)
+	add("TELEGRAM_SPEECH_API_KEY", c.SpeechKey)
+	add("GOOGLE_CLIENT_SECRET", strings.TrimSpace(e.GoogleClientSecret))
+	for _, name := range splitList(e.ProcessEnvSecrets) {
+		if !validName(name) {
+			errs = append(errs, fmt.Errorf("PROCESS_ENV_SECRETS: %q is not a variable name", name))
+			continue
+		}
+		if v, ok := lookup(name); ok {
+			add(name, v)
+		}
+	}
+
+	if err := opts.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
+	}
+	return opts, names, errors.Join(errs...)
+}
+
+// parseUserIDs reads TELEGRAM_ALLOWED_USER_IDS. A bad entry is named by its
+// position, not echoed, in case a secret was pasted into the wrong variable.
+func parseUserIDs(s string) ([]int64, []error) {
+	entries := splitList(s)
+	if len(entries) == 0 {
+		return nil, []error{errors.New("TELEGRAM_ALLOWED_USER_IDS is required: the numeric Telegram user ids the bot answers, comma separated")}
+	}
+	var ids []int64
+	var errs []error
+	for i, entry := range entries {
+		id, err := strconv.ParseInt(entry, 10, 64)
+		if err != nil || id <= 0 {
+			errs = append(errs, fmt.Errorf("TELEGRAM_ALLOWED_USER_IDS: entry %d is not a numeric user id", i+1))
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids, errs
+}
+
+// parseHTTPURL checks that s is an absolute http or https URL and returns it
+// without a trailing slash. The value is not echoed: a URL can hold
+// credentials.
+func parseHTTPURL(name, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%s must be an absolute http(s) URL", name)
+	}
+	return strings.TrimRight(s, "/"), nil
+}
+
+func absDir(name, dir string) (string, error) {
+	dir = strings.TrimSpace(dir)
+	if dir == "" {
+		return "", fmt.Errorf("%s is empty", name)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return abs, nil
+}
+
+// splitList splits a comma-separated list, trimming blanks and dropping
+// empty entries.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r != '_' && (r < '0' || r > '9') && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') {
+			return false
+		}
+	}
+	return true
+}

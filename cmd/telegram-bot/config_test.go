@@ -1,0 +1,202 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Fake secret values: long enough to count, never printed by the tests.
+const (
+	testBotToken = "123456:AAH-fake-bot-token-value-0001"
+	testOpenAI   = "sk-fake-openai-key-value-0002"
+	testSpeech   = "sk-fake-speech-key-value-0003"
+	testGoogle   = "GOCSPX-fake-google-secret-0004"
+	testInnocent = "innocent-looking-secret-0005"
+)
+
+// goodEnv returns a valid configuration with the defaults envconfig applies.
+func goodEnv() Env {
+	return Env{
+		BotToken:       testBotToken,
+		AllowedUserIDs: "42, 7",
+		APIURL:         "https://api.telegram.org",
+		OpenAIKey:      testOpenAI,
+		OpenAIBaseURL:  "https://api.openai.com/v1/",
+		OpenAIModel:    "gpt-4.1-mini",
+		ContextWindow:  "128000",
+		SpeechModel:    "whisper-1",
+		HardenHost:     "true",
+		AgentDir:       "/data",
+		WorkspaceDir:   "/workspace",
+		BashTimeoutMax: "600s",
+		LogLevel:       "info",
+		LogFormat:      "text",
+	}
+}
+
+func noLookup(string) (string, bool) { return "", false }
+
+func TestParseGood(t *testing.T) {
+	e := goodEnv()
+	e.SpeechKey = testSpeech
+	e.GoogleClientSecret = testGoogle
+	e.ProcessEnvSecrets = "MY_INNOCENT, UNSET_ONE"
+	e.ProcessEnvAllow = "GH_TOKEN"
+	e.ProcessEnvDeny = "CUSTOM_*"
+	lookup := func(name string) (string, bool) {
+		if name == "MY_INNOCENT" {
+			return testInnocent, true
+		}
+		return "", false
+	}
+	c, err := e.Parse(lookup)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if diff := cmp.Diff([]int64{42, 7}, c.AllowedUserIDs); diff != "" {
+		t.Errorf("AllowedUserIDs (-want +got):\n%s", diff)
+	}
+	if c.OpenAIBaseURL != "https://api.openai.com/v1" {
+		t.Errorf("OpenAIBaseURL = %q, want the trailing slash trimmed", c.OpenAIBaseURL)
+	}
+	if c.SpeechBaseURL != c.OpenAIBaseURL {
+		t.Errorf("SpeechBaseURL = %q, want OPENAI_BASE_URL by default", c.SpeechBaseURL)
+	}
+	wantSecrets := []string{testBotToken, testOpenAI, testSpeech, testGoogle, testInnocent}
+	if len(c.Policy.SecretValues) != len(wantSecrets) {
+		t.Errorf("SecretValues has %d values, want %d", len(c.Policy.SecretValues), len(wantSecrets))
+	}
+	for i, want := range wantSecrets {
+		if !slices.Contains(c.Policy.SecretValues, want) {
+			t.Errorf("SecretValues lacks secret %d (length %d)", i, len(want))
+		}
+	}
+	wantNames := []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET", "MY_INNOCENT"}
+	if diff := cmp.Diff(wantNames, c.SecretNames); diff != "" {
+		t.Errorf("SecretNames (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(c.Policy.Allow, "GH_TOKEN") || !slices.Contains(c.Policy.Deny, "CUSTOM_*") || !slices.Contains(c.Policy.Deny, "*_TOKEN") {
+		t.Errorf("PROCESS_ENV_ALLOW/DENY must be added to the defaults: allow %v, deny %v", c.Policy.Allow, c.Policy.Deny)
+	}
+	if !c.Policy.HardenHostProcess {
+		t.Error("HardenHostProcess = false, want true by default")
+	}
+	if c.MCPConfig != "/data/mcp.json" {
+		t.Errorf("MCPConfig = %q, want mcp.json in AGENT_DIR", c.MCPConfig)
+	}
+}
+
+func TestParseSpeechKeyDefaultsToOpenAIKey(t *testing.T) {
+	c, err := goodEnv().Parse(noLookup)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if c.SpeechKey != c.OpenAIKey {
+		t.Errorf("SpeechKey (length %d) != OPENAI_API_KEY (length %d)", len(c.SpeechKey), len(c.OpenAIKey))
+	}
+}
+
+func TestParseReportsEveryProblem(t *testing.T) {
+	e := Env{
+		BotToken:        "",
+		AllowedUserIDs:  "42, " + testOpenAI + ", -3",
+		APIURL:          "ftp://user:" + testGoogle + "@example.com",
+		OpenAIKey:       testOpenAI,
+		OpenAIBaseURL:   "not a url",
+		OpenAIModel:     "m",
+		ContextWindow:   "lots",
+		DefaultTimeZone: "Mars/Olympus",
+		ProcessEnvAllow: "TELEGRAM_BOT_TOKEN",
+		ProcessEnvDeny:  "BAD=NAME",
+		HardenHost:      "maybe",
+		AgentDir:        "/data",
+		WorkspaceDir:    "/workspace",
+		BashTimeoutMax:  "forever",
+		LogLevel:        "loud",
+		LogFormat:       "xml",
+	}
+	_, err := e.Parse(noLookup)
+	if err == nil {
+		t.Fatal("Parse accepted a bad configuration")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"TELEGRAM_BOT_TOKEN is required",
+		"TELEGRAM_ALLOWED_USER_IDS: entry 2",
+		"TELEGRAM_ALLOWED_USER_IDS: entry 3",
+		"TELEGRAM_API_URL must be",
+		"OPENAI_BASE_URL must be",
+		"MODEL_CONTEXT_WINDOW",
+		`DEFAULT_TIMEZONE "Mars/Olympus"`,
+		"TELEGRAM_BOT_TOKEN", // allowed although explicitly denied
+		"BAD=NAME",
+		"PROCESS_ENV_HARDEN_HOST_PROCESS",
+		"BASH_TIMEOUT_MAX",
+		"LOG_LEVEL",
+		"LOG_FORMAT",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error does not mention %q", want)
+		}
+	}
+	for i, secret := range []string{testOpenAI, testGoogle} {
+		if strings.Contains(msg, secret) {
+			t.Errorf("the error holds secret %d (length %d)", i, len(secret))
+		}
+	}
+}
+
+func TestParseAllowedUserIDs(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []int64
+		wantErr bool
+	}{
+		{in: "1", want: []int64{1}},
+		{in: " 1 ,2,,3 ", want: []int64{1, 2, 3}},
+		{in: "", wantErr: true},
+		{in: " , ", wantErr: true},
+		{in: "abc", wantErr: true},
+		{in: "0", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			e := goodEnv()
+			e.AllowedUserIDs = tt.in
+			c, err := e.Parse(noLookup)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Parse error = %v, want error %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, c.AllowedUserIDs); !tt.wantErr && diff != "" {
+				t.Errorf("AllowedUserIDs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseShortSecretsAreNotRedactionValues(t *testing.T) {
+	e := goodEnv()
+	e.GoogleClientSecret = "short"
+	c, err := e.Parse(noLookup)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if slices.Contains(c.Policy.SecretValues, "short") {
+		t.Error("a value under MinimumSecretLength became a secret value")
+	}
+}
+
+func TestParseModelsIncludesDefault(t *testing.T) {
+	e := goodEnv()
+	e.OpenAIModels = "a, b"
+	c, err := e.Parse(noLookup)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if diff := cmp.Diff([]string{"gpt-4.1-mini", "a", "b"}, c.Models); diff != "" {
+		t.Errorf("Models (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/hardening"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// hardenProbeCommand is the hidden sub-command the doctor starts to see
+// whether hardening works on this host: the probe hardens itself and reports
+// what PR_GET_DUMPABLE reads back.
+const hardenProbeCommand = "__harden-probe"
+
+// report collects the doctor's findings: problems make it exit 1, warnings
+// do not.
+type report struct {
+	w        io.Writer
+	problems []string
+	warnings []string
+}
+
+func (r *report) line(format string, args ...any) { fmt.Fprintf(r.w, format+"\n", args...) }
+
+func (r *report) problem(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.problems = append(r.problems, msg)
+	r.line("  PROBLEM: %s", msg)
+}
+
+func (r *report) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.warnings = append(r.warnings, msg)
+	r.line("  warning: %s", msg)
+}
+
+// runDoctor loads and validates the configuration exactly as run does, then
+// reports what agent processes will and will not see and whether the host is
+// ready. It prints names, counts and rules, never a secret value.
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("doctor", "check the configuration and the host; print what agent processes will and will not see", stderr)
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	return doctor(ctx, stdout, doctorDeps{
+		loadEnv: LoadEnv,
+		lookup:  os.LookupEnv,
+		environ: environMap,
+		probe:   probeHardening,
+	})
+}
+
+// doctorDeps is what the doctor reads the host through, so tests can give
+// it a configuration and an environment without touching their own.
+type doctorDeps struct {
+	loadEnv func() (Env, error)
+	lookup  func(string) (string, bool)
+	environ func() map[string]string
+	probe   func(context.Context) error
+}
+
+// environMap returns the process environment as a map.
+func environMap() map[string]string {
+	env := make(map[string]string)
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
+	r := &report{w: stdout}
+	r.line("telegram-bot doctor (%s)", buildVersion())
+
+	r.line("\nConfiguration")
+	e, err := deps.loadEnv()
+	if err != nil {
+		r.problem("%v", err)
+		return r.finish()
+	}
+	cfg, err := e.Parse(deps.lookup)
+	if err != nil {
+		for _, p := range strings.Split(err.Error(), "\n") {
+			r.problem("%s", p)
+		}
+		return r.finish()
+	}
+	r.line("  ok: %d allowed user(s), model %s, Bot API %s", len(cfg.AllowedUserIDs), cfg.Model, hostOf(cfg.APIURL))
+
+	doctorProcessEnvironment(r, cfg, deps.environ)
+	doctorHardening(ctx, r, cfg, deps.probe)
+	doctorTools(r, cfg)
+	doctorDirs(r, cfg)
+	return r.finish()
+}
+
+// doctorProcessEnvironment prints the policy summary and every inherited
+// variable a child would lose, with the rule that removes it.
+func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]string) {
+	r.line("\nProcess environment")
+	// The doctor only inspects: it must not harden itself, so the first
+	// (winning) call to Apply here disables it for this process.
+	hardening.Apply(false, slog.New(slog.DiscardHandler))
+	opts := cfg.Policy
+	opts.HardenHostProcess = false
+	policy, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), environ)
+	if err != nil {
+		r.problem("spawn policy: %v", err)
+		return
+	}
+	r.line("  %s", policy.Summary())
+	if len(cfg.SecretNames) == 0 {
+		r.line("  secret values: none configured")
+	} else {
+		r.line("  secret values: %d, from %s (values are never shown)", len(cfg.Policy.SecretValues), strings.Join(cfg.SecretNames, ", "))
+	}
+	removals := policy.Explain()
+	if len(removals) == 0 {
+		r.line("  agent processes lose no inherited variable")
+		return
+	}
+	r.line("  agent processes will not see these inherited variables:")
+	tw := tabwriter.NewWriter(r.w, 0, 4, 2, ' ', 0)
+	for _, rm := range removals {
+		fmt.Fprintf(tw, "    %s\t(%s)\n", rm.Name, rm.Rule)
+	}
+	tw.Flush()
+}
+
+// doctorHardening reports whether hardening will be in force and whether it
+// works, by starting a probe that hardens itself.
+func doctorHardening(ctx context.Context, r *report, cfg Config, probe func(context.Context) error) {
+	r.line("\nHost hardening")
+	switch {
+	case runtime.GOOS != "linux":
+		r.warn("not Linux: agent processes may be able to read the bot's environment")
+		return
+	case !cfg.Policy.HardenHostProcess:
+		r.warn("disabled by PROCESS_ENV_HARDEN_HOST_PROCESS=false: agent processes can read this process's environment")
+	case os.Geteuid() == 0:
+		r.warn("running as root: root reads every process's environment, hardened or not; run the bot as an unprivileged user (the Docker image does)")
+	default:
+		r.line("  enabled, running as uid %d", os.Geteuid())
+	}
+	if err := probe(ctx); err != nil {
+		r.problem("hardening does not work on this host: %v", err)
+		return
+	}
+	r.line("  works: a hardened probe process reads back not dumpable")
+}
+
+// probeHardening starts this binary's hidden probe with a minimal
+// environment and checks its answer.
+func probeHardening(ctx context.Context) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, hardenProbeCommand)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "not dumpable" {
+		return fmt.Errorf("probe reported %q", got)
+	}
+	return nil
+}
+
+// runHardenProbe is the probe: harden, then report PR_GET_DUMPABLE.
+func runHardenProbe(_ context.Context, _ []string, stdout, stderr io.Writer) int {
+	hardening.Apply(true, slog.New(slog.DiscardHandler))
+	dumpable, err := hardening.Dumpable()
+	if err != nil {
+		fmt.Fprintf(stderr, "dumpable: %v\n", err)
+		return 1
+	}
+	if dumpable {
+		fmt.Fprintln(stdout, "dumpable")
+		return 0
+	}
+	fmt.Fprintln(stdout, "not dumpable")
+	return 0
+}
+
+// doctorTools checks what the agent's tools need on the host.
+func doctorTools(r *report, cfg Config) {
+	r.line("\nTools")
+	if path, err := exec.LookPath("bash"); err != nil {
+		r.problem("bash not found on PATH: the bash tool and watcher scripts cannot run")
+	} else {
+		r.line("  bash: %s", path)
+	}
+	if _, err := time.LoadLocation("America/New_York"); err != nil {
+		r.problem("no time zone database (install tzdata): %v", err)
+	} else {
+		r.line("  time zone database: present")
+	}
+	zone := cfg.DefaultTimeZone
+	if zone == "" {
+		zone = "the host's (" + time.Local.String() + ")"
+	}
+	r.line("  default time zone: %s", zone)
+}
+
+// doctorDirs checks that the agent dir and the workspace exist (or can be
+// created) and are writable.
+func doctorDirs(r *report, cfg Config) {
+	r.line("\nDirectories")
+	for _, d := range []struct{ name, path string }{{"AGENT_DIR", cfg.AgentDir}, {"WORKSPACE_DIR", cfg.WorkspaceDir}} {
+		if err := checkWritableDir(d.path); err != nil {
+			r.problem("%s %s: %v", d.name, d.path, err)
+			continue
+		}
+		r.line("  %s %s: writable", d.name, d.path)
+	}
+}
+
+// checkWritableDir creates dir when missing and proves it writable by
+// creating and removing a file in it.
+func checkWritableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("cannot create: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return fmt.Errorf("not writable: %w", err)
+	}
+	name := f.Name()
+	return errors.Join(f.Close(), os.Remove(name))
+}
+
+// finish prints the verdict and returns the exit code.
+func (r *report) finish() int {
+	r.line("")
+	if len(r.problems) == 0 {
+		if len(r.warnings) > 0 {
+			r.line("Ready, with %d warning(s).", len(r.warnings))
+		} else {
+			r.line("Ready.")
+		}
+		return 0
+	}
+	r.line("Not ready: %d problem(s):", len(r.problems))
+	for _, p := range r.problems {
+		r.line("  - %s", p)
+	}
+	return 1
+}
+
+// hostOf returns the host of a URL, for display without any credentials or
+// path the URL may hold.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Host
+}

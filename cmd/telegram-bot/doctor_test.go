@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// doctorEnviron is the inherited environment the doctor's policy sees: the
+// configured secrets, one under an innocent name, and ordinary variables.
+func doctorEnviron() map[string]string {
+	return map[string]string{
+		"PATH":                      "/usr/bin:/bin",
+		"HOME":                      "/home/bot",
+		"TELEGRAM_BOT_TOKEN":        testBotToken,
+		"OPENAI_API_KEY":            testOpenAI,
+		"DB_PASSWORD":               "fake-db-password-0006",
+		"COOLIFY_ALIAS":             testBotToken,
+		"MY_INNOCENT":               testInnocent,
+		"GH_TOKEN":                  "ghp_fake_allowed_token_0007",
+		"TELEGRAM_ALLOWED_USER_IDS": "42",
+	}
+}
+
+func runDoctorWith(t *testing.T, e Env, probe func(context.Context) error) (string, int) {
+	t.Helper()
+	environ := doctorEnviron()
+	var out bytes.Buffer
+	code := doctor(context.Background(), &out, doctorDeps{
+		loadEnv: func() (Env, error) { return e, nil },
+		lookup: func(name string) (string, bool) {
+			v, ok := environ[name]
+			return v, ok
+		},
+		environ: func() map[string]string { return environ },
+		probe:   probe,
+	})
+	return out.String(), code
+}
+
+func assertNoSecrets(t *testing.T, out string) {
+	t.Helper()
+	for name, v := range doctorEnviron() {
+		if len(v) < 8 || name == "PATH" || name == "HOME" || name == "TELEGRAM_ALLOWED_USER_IDS" {
+			continue
+		}
+		if strings.Contains(out, v) {
+			t.Errorf("the doctor's output holds the value of %s (length %d)", name, len(v))
+		}
+	}
+}
+
+func TestDoctorGoodConfiguration(t *testing.T) {
+	e := goodEnv()
+	e.AgentDir = filepath.Join(t.TempDir(), "data")
+	e.WorkspaceDir = filepath.Join(t.TempDir(), "workspace")
+	e.ProcessEnvAllow = "GH_TOKEN"
+	e.ProcessEnvSecrets = "MY_INNOCENT"
+	out, code := runDoctorWith(t, e, func(context.Context) error { return nil })
+	if code != 0 {
+		t.Fatalf("doctor exit code = %d, want 0; output:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"Process environment: ",
+		"allow: GH_TOKEN",
+		"secret values: 3, from TELEGRAM_BOT_TOKEN, OPENAI_API_KEY, TELEGRAM_SPEECH_API_KEY, MY_INNOCENT",
+		"TELEGRAM_BOT_TOKEN  (TELEGRAM_BOT_TOKEN)",
+		"DB_PASSWORD",
+		"(*_PASSWORD)",
+		"COOLIFY_ALIAS",
+		"(secret value)",
+		"MY_INNOCENT",
+		"works: a hardened probe process reads back not dumpable",
+		"bash: ",
+		"time zone database: present",
+		"AGENT_DIR " + e.AgentDir + ": writable",
+		"Ready",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q; output:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "GH_TOKEN  (") {
+		t.Errorf("GH_TOKEN is allowed but listed as removed; output:\n%s", out)
+	}
+	assertNoSecrets(t, out)
+}
+
+func TestDoctorBadConfiguration(t *testing.T) {
+	e := goodEnv()
+	e.BotToken = ""
+	e.AllowedUserIDs = testOpenAI
+	e.DefaultTimeZone = "Nowhere/Land"
+	out, code := runDoctorWith(t, e, func(context.Context) error { return nil })
+	if code != 1 {
+		t.Fatalf("doctor exit code = %d, want 1; output:\n%s", code, out)
+	}
+	for _, want := range []string{"TELEGRAM_BOT_TOKEN is required", "TELEGRAM_ALLOWED_USER_IDS: entry 1", `DEFAULT_TIMEZONE "Nowhere/Land"`, "Not ready: 3 problem(s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q; output:\n%s", want, out)
+		}
+	}
+	assertNoSecrets(t, out)
+}
+
+func TestDoctorReportsBrokenHardeningAndDirs(t *testing.T) {
+	e := goodEnv()
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.AgentDir = file
+	e.WorkspaceDir = t.TempDir()
+	out, code := runDoctorWith(t, e, func(context.Context) error { return errors.New("probe reported \"dumpable\"") })
+	if code != 1 {
+		t.Fatalf("doctor exit code = %d, want 1; output:\n%s", code, out)
+	}
+	for _, want := range []string{"hardening does not work on this host", "AGENT_DIR " + file, "Not ready: 2 problem(s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q; output:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Env is the configuration as the environment gives it: every variable the
+// product reads, as text. [Env.Parse] checks it and turns it into a [Config].
+// The names are part of the product: documented in docs/telegram-bot.md,
+// shown by `telegram-bot doctor`, never renamed without a note there.
+type Env struct {
+	BotToken       string `envconfig:"TELEGRAM_BOT_TOKEN" desc:"the bot's token from @BotFather (required, secret)"`
+	AllowedUserIDs string `envconfig:"TELEGRAM_ALLOWED_USER_IDS" desc:"comma-separated Telegram user ids the bot answers (required)"`
+	APIURL         string `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org" desc:"Bot API server (a local telegram-bot-api server, for example)"`
+
+	OpenAIKey     string `envconfig:"OPENAI_API_KEY" desc:"key of the OpenAI-compatible model provider (secret)"`
+	OpenAIBaseURL string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible API base URL (OpenRouter, Ollama, vLLM, LM Studio)"`
+	OpenAIModel   string `envconfig:"OPENAI_MODEL" default:"gpt-4.1-mini" desc:"model for new chats"`
+	OpenAIModels  string `envconfig:"OPENAI_MODELS" desc:"comma-separated models a chat may switch to with /model"`
+	ContextWindow string `envconfig:"MODEL_CONTEXT_WINDOW" default:"128000" desc:"the model's context window in tokens; older messages are compacted before it fills"`
+
+	SpeechKey     string `envconfig:"TELEGRAM_SPEECH_API_KEY" desc:"key for voice transcription (default: OPENAI_API_KEY; secret)"`
+	SpeechBaseURL string `envconfig:"TELEGRAM_SPEECH_BASE_URL" desc:"transcription API base URL (default: OPENAI_BASE_URL)"`
+	SpeechModel   string `envconfig:"TELEGRAM_SPEECH_MODEL" default:"whisper-1" desc:"transcription model"`
+
+	GoogleClientSecret string `envconfig:"GOOGLE_CLIENT_SECRET" desc:"Google OAuth client secret, when set (secret)"`
+
+	ProcessEnvAllow   string `envconfig:"PROCESS_ENV_ALLOW" desc:"comma-separated names or globs agent processes keep even when denied (GH_TOKEN)"`
+	ProcessEnvDeny    string `envconfig:"PROCESS_ENV_DENY" desc:"comma-separated names or globs removed from agent processes, added to the defaults"`
+	ProcessEnvSecrets string `envconfig:"PROCESS_ENV_SECRETS" desc:"comma-separated names of variables whose values are secret (removed and redacted)"`
+	HardenHost        string `envconfig:"PROCESS_ENV_HARDEN_HOST_PROCESS" default:"true" desc:"make the bot process non-dumpable so agent processes cannot read its environment"`
+
+	AgentDir        string `envconfig:"AGENT_DIR" default:"data" desc:"state: transcripts, chat settings, jobs, heartbeat"`
+	WorkspaceDir    string `envconfig:"WORKSPACE_DIR" default:"workspace" desc:"the agent's working directory"`
+	DefaultTimeZone string `envconfig:"DEFAULT_TIMEZONE" desc:"IANA zone for chats without /tz (default: the host's)"`
+	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers file (default: mcp.json in AGENT_DIR)"`
+	BashTimeoutMax  string `envconfig:"BASH_TIMEOUT_MAX" default:"600s" desc:"the longest a bash call may run"`
+
+	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
+}
+
+// LoadEnv reads [Env] from the process environment, defaults applied.
+func LoadEnv() (Env, error) {
+	var e Env
+	if err := envconfig.Process("", &e); err != nil {
+		return Env{}, err
+	}
+	return e, nil
+}
+
+// printEnvUsage lists every variable the bot reads, with its default.
+func printEnvUsage(w io.Writer) {
+	fmt.Fprintln(w, "Environment:")
+	format := "  {{range .}}{{usage_key .}}\t{{usage_description .}}{{if usage_default .}} (default {{usage_default .}}){{end}}\n  {{end}}\n"
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if err := envconfig.Usagef("", &Env{}, tw, format); err != nil {
+		fmt.Fprintf(w, "  (cannot list the variables: %v)\n", err)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// HeartbeatFile is the file in the agent dir the polling loop touches after
+// every successful getUpdates.
+const HeartbeatFile = "heartbeat"
+
+// heartbeatMaxAge is how old the heartbeat may be before the bot counts as
+// unhealthy: a long poll lasts under a minute, so 90 s leaves room for one
+// slow round trip.
+const heartbeatMaxAge = 90 * time.Second
+
+// runHealthcheck exits 0 when the heartbeat file is fresh and 1, with a
+// one-line reason, otherwise. It needs only AGENT_DIR, so a container's
+// HEALTHCHECK works whatever else is misconfigured.
+func runHealthcheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("healthcheck", "exit 0 when the polling loop's heartbeat is fresh (under 90 s), 1 otherwise", stderr)
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	e, err := LoadEnv()
+	if err != nil {
+		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
+		return 1
+	}
+	dir, err := absDir("AGENT_DIR", e.AgentDir)
+	if err != nil {
+		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
+		return 1
+	}
+	if err := checkHeartbeat(filepath.Join(dir, HeartbeatFile), time.Now(), heartbeatMaxAge); err != nil {
+		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "healthy")
+	return 0
+}
+
+// checkHeartbeat returns nil when the file at path was modified within
+// maxAge of now.
+func checkHeartbeat(path string, now time.Time, maxAge time.Duration) error {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no heartbeat at %s: the bot has not polled Telegram yet", path)
+	}
+	if err != nil {
+		return fmt.Errorf("heartbeat: %w", err)
+	}
+	age := now.Sub(info.ModTime())
+	if age > maxAge {
+		return fmt.Errorf("heartbeat is %s old (limit %s): the polling loop is stuck or stopped", age.Round(time.Second), maxAge)
+	}
+	return nil
+}
