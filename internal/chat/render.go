@@ -47,7 +47,7 @@ func renderBlocks(lines []string, quotes bool) string {
 			for end < len(lines) && !fenceCloses(lines[end], marker) {
 				end++
 			}
-			out = append(out, codeBlock(info, strings.Join(lines[i+1:end], "\n")))
+			out = append(out, codeBlock(info, dedent(lines[i+1:end], len(line)-len(trimmed))))
 			i = end
 			continue
 		}
@@ -104,6 +104,20 @@ func languageName(info string) bool {
 		}
 	}
 	return info != ""
+}
+
+// dedent joins code lines, removing from each up to indent leading spaces
+// (the fence's own indentation), as CommonMark does.
+func dedent(lines []string, indent int) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		n := 0
+		for n < indent && n < len(l) && (l[n] == ' ' || l[n] == '\t') {
+			n++
+		}
+		out[i] = l[n:]
+	}
+	return strings.Join(out, "\n")
 }
 
 // fenceCloses reports whether line closes a block opened with marker.

@@ -61,7 +61,7 @@ func TestRenderHTML(t *testing.T) {
 		{"odd info string kept as a line", "```a\"b <c>\nx\n```", "<pre>a\"b &lt;c&gt;\nx</pre>"},
 		{"language with symbols", "```c++\nx\n```", `<pre><code class="language-c++">x</code></pre>`},
 		{"unclosed fence runs to the end", "text\n```sh\necho *hi*", "text\n<pre><code class=\"language-sh\">echo *hi*</code></pre>"},
-		{"indented fence in a list", "1. run:\n   ```\n   make\n   ```\n2. done", "1. run:\n<pre>   make</pre>\n2. done"},
+		{"indented fence in a list", "1. run:\n   ```\n   make\n   ```\n2. done", "1. run:\n<pre>make</pre>\n2. done"},
 		{"paragraph bold across lines", "**a\nb**", "<b>a\nb</b>"},
 		{"bold does not cross paragraphs", "**a\n\nb**", "**a\n\nb**"},
 		{"blank lines kept", "a\n\n\nb", "a\n\n\nb"},

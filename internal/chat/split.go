@@ -41,7 +41,8 @@ func utf16Units(r rune) int {
 // opened again, with their attributes, at the start of the next, so the
 // parts' visible texts put together are the whole visible text. A trailing
 // part that would hold only white space is dropped, as Telegram rejects an
-// empty message.
+// empty message. A part can exceed limit only when the tags it must reopen
+// and close leave no room for a single character.
 func SplitMessage(html string, limit int) []string {
 	return split(html, limit, true)
 }
