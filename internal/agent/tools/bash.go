@@ -1,0 +1,300 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// hookFailedPrefix starts the error result of a spawn that PrepareProcess
+// refused (spec §5).
+const hookFailedPrefix = "process environment hook failed: "
+
+// readChunk is the size of one read from the output pipe.
+const readChunk = 64 * 1024
+
+// tempDirName is the workspace folder the full outputs are saved in.
+const tempDirName = ".tmp"
+
+// bashTool runs a command line with bash -c, through the session's
+// PrepareProcess.
+type bashTool struct {
+	cfg  bashConfig
+	spec agent.ToolSpec
+	// bashPath finds bash once, on first use.
+	bashPath func() (string, error)
+}
+
+// NewBash returns the bash tool {command, timeout?}. Each call asks the
+// session's PrepareProcess for the child's context (Purpose BashTool, Cwd
+// the workspace) and runs the returned command with bash -c in the returned
+// working directory, with exactly the returned environment, standard input
+// from /dev/null and stdout and stderr interleaved on one pipe. The command
+// runs in a process group of its own: a timeout or a cancelled call sends
+// SIGTERM to the whole group, then SIGKILL after the kill grace. The result
+// keeps the tail of the output and saves the whole of it to
+// <workspace>/.tmp/bash-*.log when the tail is not all of it.
+func NewBash(opts ...BashOption) agent.Tool {
+	cfg := defaultBashConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.maxTimeout > 0 && cfg.defaultTimeout > cfg.maxTimeout {
+		cfg.defaultTimeout = cfg.maxTimeout
+	}
+	return &bashTool{
+		cfg:      cfg,
+		spec:     bashSpec(cfg),
+		bashPath: sync.OnceValues(func() (string, error) { return exec.LookPath("bash") }),
+	}
+}
+
+// Spec describes the tool to the model.
+func (b *bashTool) Spec() agent.ToolSpec { return b.spec }
+
+// bashArgs are the bash tool's arguments.
+type bashArgs struct {
+	Command string   `json:"command"`
+	Timeout *float64 `json:"timeout"`
+}
+
+// endReason says why a command stopped.
+type endReason int
+
+const (
+	endExited endReason = iota
+	endTimedOut
+	endCancelled
+)
+
+// Execute runs one bash call.
+func (b *bashTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	var args bashArgs
+	if err := decodeArgs(call, &args); err != nil {
+		return agent.ErrorResult(err.Error()), nil
+	}
+	if strings.TrimSpace(args.Command) == "" {
+		return agent.ErrorResult("command must not be empty"), nil
+	}
+	timeout, capped, err := b.timeout(args.Timeout)
+	if err != nil {
+		return agent.ErrorResult(err.Error()), nil
+	}
+	if call.Context == nil {
+		return agent.ErrorResult(hookFailedPrefix + "the call has no session context"), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return agent.ErrorResult("Command not started: the call was cancelled"), nil
+	}
+	pc, err := call.Context.PrepareProcess(ctx, spawnpolicy.Request{
+		Purpose: spawnpolicy.BashTool,
+		Command: args.Command,
+		Cwd:     call.Context.Workspace,
+	})
+	if err != nil {
+		return agent.ErrorResult(hookFailedPrefix + hookMessage(err)), nil
+	}
+	return b.run(ctx, call, pc, timeout, capped), nil
+}
+
+// timeout returns the call's timeout: the requested one (in seconds) or the
+// default, capped by the maximum.
+func (b *bashTool) timeout(requested *float64) (d time.Duration, capped bool, err error) {
+	d = b.cfg.defaultTimeout
+	if requested != nil {
+		if *requested <= 0 {
+			return 0, false, fmt.Errorf("timeout must be a positive number of seconds, not %v", *requested)
+		}
+		secs := min(*requested, float64(1<<62)/float64(time.Second))
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if b.cfg.maxTimeout > 0 && d > b.cfg.maxTimeout {
+		return b.cfg.maxTimeout, true, nil
+	}
+	return d, false, nil
+}
+
+// hookMessage returns the reason PrepareProcess gave, without the agent
+// core's own "process environment hook failed" wrapping, so the result
+// says it once.
+func hookMessage(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, hookFailedPrefix); i >= 0 {
+		return msg[i+len(hookFailedPrefix):]
+	}
+	return msg
+}
+
+// run starts the prepared command and waits for it, its output and its
+// process group.
+func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Context, timeout time.Duration, capped bool) agent.Result {
+	start := time.Now()
+	bashPath, err := b.bashPath()
+	if err != nil {
+		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err))
+	}
+	cmd := exec.Command(bashPath, "-c", pc.Command)
+	if len(pc.Args) > 0 {
+		cmd.Args = append(append(cmd.Args, "bash"), pc.Args...)
+	}
+	pc.ApplyTo(cmd)
+	setOwnProcessGroup(cmd)
+	stdin, err := os.Open(os.DevNull)
+	if err != nil {
+		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err))
+	}
+	defer stdin.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err))
+	}
+	defer pr.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, pw, pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err))
+	}
+	pw.Close()
+
+	workspace := call.Context.Workspace
+	if workspace == "" {
+		workspace = pc.Cwd
+	}
+	sink := newTailBuffer(b.cfg.maxLines, b.cfg.maxBytes, func() (*os.File, error) {
+		dir := filepath.Join(workspace, tempDirName)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		return os.CreateTemp(dir, "bash-*.log")
+	})
+	readDone := make(chan error, 1)
+	go func() { readDone <- copyOutput(sink, pr) }()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+	stopProgress := b.startProgress(call.Progress, sink)
+
+	reason, waitErr, outputDone := b.await(ctx, cmd, timeout, pr, waitDone, readDone)
+	stopProgress()
+	if !outputDone {
+		// Only a process outside the group (setsid) can still hold the pipe.
+		<-readDone
+	}
+	view := sink.snapshot()
+	path, spillErr := sink.finish(view.Truncated)
+	return b.result(view, path, spillErr, cmd, waitErr, reason, timeout, capped, time.Since(start))
+}
+
+// copyOutput reads the pipe into sink until EOF or until the read is
+// interrupted (a deadline or a close).
+func copyOutput(sink io.Writer, r *os.File) error {
+	buf := make([]byte, readChunk)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			sink.Write(buf[:n])
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// await waits for the shell to end, by itself, by the timeout or by
+// cancellation, and for its output to end. It returns why the command
+// ended, the shell's wait error, and whether the output pipe reached its
+// end (false when it had to be cut off).
+func (b *bashTool) await(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, pr *os.File, waitDone, readDone <-chan error) (endReason, error, bool) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	reason := endExited
+	var waitErr error
+	select {
+	case waitErr = <-waitDone:
+	case <-timer.C:
+		reason = endTimedOut
+	case <-ctx.Done():
+		reason = endCancelled
+	}
+	if reason != endExited {
+		terminateGroup(cmd, b.cfg.killGrace)
+		waitErr = <-waitDone
+		return reason, waitErr, cutOutput(pr, readDone, groupPollInterval*5)
+	}
+	// The shell is gone; wait a little for what it left in the background
+	// to release the pipe, then end the whole group.
+	grace := time.NewTimer(b.cfg.pipeGrace)
+	defer grace.Stop()
+	select {
+	case <-readDone:
+		return reason, waitErr, true
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+	terminateGroup(cmd, b.cfg.killGrace)
+	return reason, waitErr, cutOutput(pr, readDone, groupPollInterval*5)
+}
+
+// cutOutput waits up to d for the reader to reach the pipe's end, then
+// makes its pending read fail, so nothing outside the group can keep the
+// call alive. It reports whether the output ended by itself.
+func cutOutput(pr *os.File, readDone <-chan error, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-readDone:
+		return true
+	case <-t.C:
+	}
+	_ = pr.SetReadDeadline(time.Now())
+	return false
+}
+
+// startProgress reports a snapshot of the output's tail whenever it changed,
+// at most once per progress interval, until the returned function is
+// called (which waits for the reporter to stop).
+func (b *bashTool) startProgress(progress func(agent.Result), sink *tailBuffer) (stop func()) {
+	if progress == nil || b.cfg.progressInterval <= 0 {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(b.cfg.progressInterval)
+		defer tick.Stop()
+		var reported int64
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			view := sink.snapshot()
+			if view.TotalBytes == reported {
+				continue
+			}
+			reported = view.TotalBytes
+			progress(agent.Result{
+				Content: []agent.Content{agent.Text(view.Text)},
+				Details: map[string]any{"total_bytes": view.TotalBytes, "total_lines": view.TotalLines, "truncated": view.Truncated},
+			})
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}

@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// editTool replaces one unique piece of text in a file.
+type editTool struct{}
+
+// NewEdit returns the edit tool {path, old_text, new_text}. old_text must
+// occur in the file exactly once; none or several occurrences are an error
+// result that says which (with the count for several). The file is
+// rewritten atomically, keeping its permission bits.
+func NewEdit() agent.Tool { return editTool{} }
+
+// Spec describes the tool to the model.
+func (editTool) Spec() agent.ToolSpec { return editSpec() }
+
+// editArgs are the edit tool's arguments.
+type editArgs struct {
+	Path    string `json:"path"`
+	OldText string `json:"old_text"`
+	NewText string `json:"new_text"`
+}
+
+// path returns the path argument.
+func (a *editArgs) path() string { return a.Path }
+
+// Execute edits one file.
+func (editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	var args editArgs
+	path, err := decodePathArgs(call, &args)
+	if err != nil {
+		return agent.ErrorResult(err.Error()), nil
+	}
+	if args.OldText == "" {
+		return agent.ErrorResult("old_text must not be empty"), nil
+	}
+	if args.OldText == args.NewText {
+		return agent.ErrorResult("old_text and new_text are identical; nothing to change"), nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return agent.ErrorResult(describeFileError(path, err)), nil
+	}
+	if info.IsDir() {
+		return agent.ErrorResult(fmt.Sprintf("%s is a directory, not a file", path)), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return agent.ErrorResult(describeFileError(path, err)), nil
+	}
+	if looksBinary(data[:min(len(data), sniffLen)]) {
+		return agent.ErrorResult(fmt.Sprintf("%s looks like a binary file; edit only changes text files", path)), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return agent.Result{}, err
+	}
+	content := string(data)
+	switch n := strings.Count(content, args.OldText); {
+	case n == 0:
+		return agent.ErrorResult(fmt.Sprintf("old_text was not found in %s; it must match the file exactly, whitespace included", path)), nil
+	case n > 1:
+		return agent.ErrorResult(fmt.Sprintf("old_text occurs %d times in %s; it must occur exactly once, so include more surrounding text", n, path)), nil
+	}
+	at := strings.Index(content, args.OldText)
+	line := strings.Count(content[:at], "\n") + 1
+	updated := content[:at] + args.NewText + content[at+len(args.OldText):]
+	if err := writeFileAtomic(path, []byte(updated)); err != nil {
+		return agent.ErrorResult(fmt.Sprintf("Cannot write %s: %s", path, describeFileError(path, err))), nil
+	}
+	return agent.Result{
+		Content: []agent.Content{agent.Text(fmt.Sprintf("Replaced 1 occurrence in %s (line %d)", path, line))},
+		Details: map[string]any{"path": path, "line": line},
+	}, nil
+}

@@ -1,0 +1,113 @@
+package tools
+
+import "time"
+
+// The bash tool's defaults.
+const (
+	// DefaultBashTimeout is how long a command may run when the call names
+	// no timeout.
+	DefaultBashTimeout = 120 * time.Second
+	// DefaultKillGrace is how long a timed-out or cancelled command's process
+	// group has between SIGTERM and SIGKILL.
+	DefaultKillGrace = 2 * time.Second
+	// DefaultPipeGrace is how long the tool waits, after the shell exited,
+	// for the processes it left behind to close the output pipe before it
+	// kills its process group.
+	DefaultPipeGrace = time.Second
+	// DefaultProgressInterval is the shortest time between two progress
+	// snapshots.
+	DefaultProgressInterval = 250 * time.Millisecond
+	// DefaultMaxLines and DefaultMaxBytes bound the output a tool returns:
+	// the tail of bash's output, the lines read returns; whichever limit is
+	// reached first applies.
+	DefaultMaxLines = 2000
+	DefaultMaxBytes = 50 * 1024
+)
+
+// bashConfig is what the BashOptions set.
+type bashConfig struct {
+	defaultTimeout   time.Duration
+	maxTimeout       time.Duration
+	killGrace        time.Duration
+	pipeGrace        time.Duration
+	progressInterval time.Duration
+	maxLines         int
+	maxBytes         int
+}
+
+// defaultBashConfig returns the configuration NewBash starts from.
+func defaultBashConfig() bashConfig {
+	return bashConfig{
+		defaultTimeout:   DefaultBashTimeout,
+		killGrace:        DefaultKillGrace,
+		pipeGrace:        DefaultPipeGrace,
+		progressInterval: DefaultProgressInterval,
+		maxLines:         DefaultMaxLines,
+		maxBytes:         DefaultMaxBytes,
+	}
+}
+
+// BashOption configures the tool NewBash builds.
+type BashOption func(*bashConfig)
+
+// WithDefaultTimeout sets the timeout of a call that names none (default
+// DefaultBashTimeout). Values below or equal to zero are ignored.
+func WithDefaultTimeout(d time.Duration) BashOption {
+	return func(c *bashConfig) {
+		if d > 0 {
+			c.defaultTimeout = d
+		}
+	}
+}
+
+// WithMaxTimeout caps every call's timeout, the default one included
+// (the bot's BASH_TIMEOUT_MAX). Zero or less means no cap.
+func WithMaxTimeout(d time.Duration) BashOption {
+	return func(c *bashConfig) { c.maxTimeout = max(d, 0) }
+}
+
+// WithKillGrace sets how long a timed-out or cancelled command's process
+// group has between SIGTERM and SIGKILL (default DefaultKillGrace). Keep it
+// below the agent's abort grace, so a cancelled turn still gets the output.
+// Negative values are ignored.
+func WithKillGrace(d time.Duration) BashOption {
+	return func(c *bashConfig) {
+		if d >= 0 {
+			c.killGrace = d
+		}
+	}
+}
+
+// WithPipeGrace sets how long the tool waits, once the shell has exited,
+// for background processes to release the output pipe before it kills the
+// command's process group (default DefaultPipeGrace). Negative values are
+// ignored.
+func WithPipeGrace(d time.Duration) BashOption {
+	return func(c *bashConfig) {
+		if d >= 0 {
+			c.pipeGrace = d
+		}
+	}
+}
+
+// WithTailLimits sets how much of the output's tail a result keeps: at most
+// maxLines lines and maxBytes bytes, whichever is smaller (defaults
+// DefaultMaxLines and DefaultMaxBytes). Values below 1 leave a limit as it
+// is.
+func WithTailLimits(maxLines, maxBytes int) BashOption {
+	return func(c *bashConfig) {
+		if maxLines > 0 {
+			c.maxLines = maxLines
+		}
+		if maxBytes > 0 {
+			c.maxBytes = maxBytes
+		}
+	}
+}
+
+// WithProgressInterval sets the shortest time between two progress
+// snapshots (default DefaultProgressInterval). Zero or less turns progress
+// reports off.
+func WithProgressInterval(d time.Duration) BashOption {
+	return func(c *bashConfig) { c.progressInterval = d }
+}

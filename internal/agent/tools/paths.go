@@ -1,0 +1,64 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// resolvePath turns the model's path into an absolute one: an absolute path
+// is cleaned, a relative one joined to the workspace. It is not a sandbox:
+// ".." and absolute paths lead anywhere the bot's user can go.
+func resolvePath(tc *agent.ToolContext, p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", errors.New("path must not be empty")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", errors.New("path must not contain a NUL byte")
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	ws := ""
+	if tc != nil {
+		ws = tc.Workspace
+	}
+	if ws == "" {
+		return "", fmt.Errorf("relative path %q but the session has no workspace", p)
+	}
+	return filepath.Join(ws, p), nil
+}
+
+// describeFileError words a file-system error for the model: missing
+// files, folders where a file was expected and permission problems get a
+// plain sentence naming path; anything else keeps the error's text.
+func describeFileError(path string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("File not found: %s", path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("Permission denied: %s", path)
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Sprintf("%s is a directory, not a file", path)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Sprintf("A parent of %s is not a directory", path)
+	}
+	return fmt.Sprintf("%s: %v", path, err)
+}
+
+// pathArgs are arguments that name a file.
+type pathArgs interface{ path() string }
+
+// decodePathArgs decodes call's arguments into args and resolves the path
+// they name. The error is worded for the model.
+func decodePathArgs(call *agent.Call, args pathArgs) (string, error) {
+	if err := decodeArgs(call, args); err != nil {
+		return "", err
+	}
+	return resolvePath(call.Context, args.path())
+}

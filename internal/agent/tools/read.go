@@ -1,0 +1,236 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// sniffLen is how much of a file read inspects to tell images and binary
+// files from text.
+const sniffLen = 8 * 1024
+
+// readTool reads files: numbered text lines, or an image.
+type readTool struct {
+	maxLines int
+	maxBytes int
+}
+
+// NewRead returns the read tool {path, offset?, limit?}. Text comes back as
+// numbered lines from offset (1-based), at most limit lines and never more
+// than DefaultMaxLines lines or DefaultMaxBytes bytes, with a note saying
+// how to read on. PNG, JPEG, GIF and WebP files come back as image content.
+// Binary files, folders, missing and unreadable files are error results.
+func NewRead() agent.Tool {
+	return &readTool{maxLines: DefaultMaxLines, maxBytes: DefaultMaxBytes}
+}
+
+// Spec describes the tool to the model.
+func (r *readTool) Spec() agent.ToolSpec { return readSpec() }
+
+// readArgs are the read tool's arguments.
+type readArgs struct {
+	Path   string `json:"path"`
+	Offset *int   `json:"offset"`
+	Limit  *int   `json:"limit"`
+}
+
+// path returns the path argument.
+func (a *readArgs) path() string { return a.Path }
+
+// Execute reads one file.
+func (r *readTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	var args readArgs
+	path, err := decodePathArgs(call, &args)
+	if err != nil {
+		return agent.ErrorResult(err.Error()), nil
+	}
+	offset, limit := 1, 0
+	if args.Offset != nil {
+		if *args.Offset < 1 {
+			return agent.ErrorResult(fmt.Sprintf("offset must be 1 or more (lines are numbered from 1), not %d", *args.Offset)), nil
+		}
+		offset = *args.Offset
+	}
+	if args.Limit != nil {
+		if *args.Limit < 1 {
+			return agent.ErrorResult(fmt.Sprintf("limit must be 1 or more, not %d", *args.Limit)), nil
+		}
+		limit = *args.Limit
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return agent.ErrorResult(describeFileError(path, err)), nil
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return agent.ErrorResult(describeFileError(path, err)), nil
+	}
+	if info.IsDir() {
+		return agent.ErrorResult(fmt.Sprintf("%s is a directory, not a file; list it with bash (ls)", path)), nil
+	}
+	br := bufio.NewReaderSize(f, 64*1024)
+	head, err := br.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return agent.ErrorResult(describeFileError(path, err)), nil
+	}
+	if mimeType, ok := sniffImage(head); ok {
+		return readImage(path, mimeType, info.Size(), br)
+	}
+	if imageExtension(path) && len(head) > 0 {
+		return agent.ErrorResult(fmt.Sprintf("%s has an image extension but is not a PNG, JPEG, GIF or WebP image", path)), nil
+	}
+	if looksBinary(head) {
+		return agent.ErrorResult(fmt.Sprintf("%s looks like a binary file (%s); inspect it with bash (file, xxd, strings)", path, formatSize(info.Size()))), nil
+	}
+	return r.readText(ctx, path, br, offset, limit)
+}
+
+// readImage returns the image in br as image content.
+func readImage(path, mimeType string, size int64, br io.Reader) (agent.Result, error) {
+	if size > maxImageBytes {
+		return agent.ErrorResult(fmt.Sprintf("%s is a %s image of %s, larger than the %s read returns", path, mimeType, formatSize(size), formatSize(maxImageBytes))), nil
+	}
+	data, err := io.ReadAll(io.LimitReader(br, maxImageBytes+1))
+	if err != nil {
+		return agent.ErrorResult(describeFileError(path, err)), nil
+	}
+	return agent.Result{
+		Content: []agent.Content{
+			agent.Text(fmt.Sprintf("Read image file %s [%s, %s]", path, mimeType, formatSize(int64(len(data))))),
+			agent.Image(mimeType, data),
+		},
+		Details: map[string]any{"path": path, "mime_type": mimeType, "bytes": len(data)},
+	}, nil
+}
+
+// looksBinary reports whether head is the start of a file that is not text:
+// it holds a NUL byte or is not UTF-8.
+func looksBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// The sniffed prefix may end inside a multi-byte character.
+	for i := 0; i < utf8.UTFMax && len(head) > 0 && !utf8.Valid(head); i++ {
+		head = head[:len(head)-1]
+	}
+	return !utf8.Valid(head)
+}
+
+// readText returns numbered lines of the text in br, from line offset, at
+// most limit lines (0: no limit of the caller's) and within the tool's
+// line and byte limits. It reads the rest of the file only to count its
+// lines.
+func (r *readTool) readText(ctx context.Context, path string, br *bufio.Reader, offset, limit int) (agent.Result, error) {
+	maxLines := r.maxLines
+	if limit > 0 {
+		maxLines = min(limit, maxLines)
+	}
+	var out strings.Builder
+	lineNo, shown, shownBytes := 0, 0, 0
+	full := false // a limit stopped the listing
+	longLine := 0 // a first line longer than the byte limit
+	for {
+		if lineNo%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return agent.Result{}, err
+			}
+		}
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long line: read it whole, but keep only what can be shown.
+			rest, rerr := readLongLine(br, line, r.maxBytes+1)
+			line, err = rest, rerr
+		}
+		if len(line) == 0 && err != nil {
+			if !errors.Is(err, io.EOF) {
+				return agent.ErrorResult(describeFileError(path, err)), nil
+			}
+			break
+		}
+		lineNo++
+		if lineNo < offset || full {
+			if err != nil {
+				break
+			}
+			continue
+		}
+		text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		switch {
+		case shown >= maxLines:
+			full = true
+		case shown == 0 && len(text) > r.maxBytes:
+			cut := r.maxBytes
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			fmt.Fprintf(&out, "%6d\t%s\n", lineNo, text[:cut])
+			shown, shownBytes, longLine, full = 1, cut, lineNo, true
+		case shownBytes+len(text)+1 > r.maxBytes:
+			full = true
+		default:
+			fmt.Fprintf(&out, "%6d\t%s\n", lineNo, text)
+			shown++
+			shownBytes += len(text) + 1
+		}
+		if err != nil {
+			break
+		}
+	}
+	total := lineNo
+	if offset > max(total, 1) {
+		return agent.ErrorResult(fmt.Sprintf("offset %d is beyond the end of %s (%d lines)", offset, path, total)), nil
+	}
+	if total == 0 {
+		return agent.Result{Content: []agent.Content{agent.Text(fmt.Sprintf("%s is empty", path))}, Details: map[string]any{"path": path, "total_lines": 0}}, nil
+	}
+	last := offset + shown - 1
+	details := map[string]any{"path": path, "total_lines": total, "first_line": offset, "last_line": last}
+	switch {
+	case longLine > 0:
+		details["truncated"] = true
+		fmt.Fprintf(&out, "\n[Line %d is longer than %s and was cut; read it with bash, e.g. sed -n '%dp' %s | cut -c1-%d]", longLine, formatSize(int64(r.maxBytes)), longLine, shellQuote(path), r.maxBytes*2)
+		if last < total {
+			fmt.Fprintf(&out, "\n[Use offset=%d to read on]", last+1)
+		}
+	case last < total && limit > 0 && shown == limit:
+		fmt.Fprintf(&out, "\n[%d more lines in the file. Use offset=%d to read on]", total-last, last+1)
+	case last < total:
+		details["truncated"] = true
+		fmt.Fprintf(&out, "\n[Output truncated at %d lines or %s: showing lines %d-%d of %d. Use offset=%d to read on]", r.maxLines, formatSize(int64(r.maxBytes)), offset, last, total, last+1)
+	}
+	return agent.Result{Content: []agent.Content{agent.Text(out.String())}, Details: details}, nil
+}
+
+// readLongLine finishes a line longer than br's buffer, of which first is
+// the start. It keeps at most keep bytes of it and discards the rest.
+func readLongLine(br *bufio.Reader, first []byte, keep int) ([]byte, error) {
+	line := append([]byte(nil), first[:min(len(first), keep)]...)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if room := keep - len(line); room > 0 {
+			line = append(line, chunk[:min(len(chunk), room)]...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == nil && (len(line) == 0 || line[len(line)-1] != '\n') {
+			line = append(line, '\n')
+		}
+		return line, err
+	}
+}
+
+// shellQuote quotes s for a bash command line.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// writeTool writes whole files.
+type writeTool struct{}
+
+// NewWrite returns the write tool {path, content}. It creates missing
+// parent folders and replaces the file atomically (a temporary file renamed
+// over it), keeping an existing file's permission bits, and reports how many
+// bytes it wrote.
+func NewWrite() agent.Tool { return writeTool{} }
+
+// Spec describes the tool to the model.
+func (writeTool) Spec() agent.ToolSpec { return writeSpec() }
+
+// writeArgs are the write tool's arguments.
+type writeArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// path returns the path argument.
+func (a *writeArgs) path() string { return a.Path }
+
+// Execute writes one file.
+func (writeTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	var args writeArgs
+	path, err := decodePathArgs(call, &args)
+	if err != nil {
+		return agent.ErrorResult(err.Error()), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return agent.Result{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return agent.ErrorResult(fmt.Sprintf("Cannot create the folder of %s: %s", path, describeFileError(filepath.Dir(path), err))), nil
+	}
+	if err := writeFileAtomic(path, []byte(args.Content)); err != nil {
+		return agent.ErrorResult(fmt.Sprintf("Cannot write %s: %s", path, describeFileError(path, err))), nil
+	}
+	return agent.Result{
+		Content: []agent.Content{agent.Text(fmt.Sprintf("Wrote %d bytes to %s", len(args.Content), path))},
+		Details: map[string]any{"path": path, "bytes": len(args.Content)},
+	}, nil
+}
