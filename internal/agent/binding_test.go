@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,22 +12,7 @@ import (
 )
 
 // orderLog records the order in which hooks and handlers ran.
-type orderLog struct {
-	mu    sync.Mutex
-	steps []string
-}
-
-func (o *orderLog) add(s string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.steps = append(o.steps, s)
-}
-
-func (o *orderLog) get() []string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return append([]string(nil), o.steps...)
-}
+type orderLog = recorder[string]
 
 // spawnExtension returns an extension whose process_spawn handler records
 // its name, sets a variable, and tries to change what it may not.
@@ -81,7 +65,7 @@ func TestPrepareProcessBinding(t *testing.T) {
 	if _, ok := activationEnv["OPENAI_API_KEY"]; ok {
 		t.Error("api.Processes kept OPENAI_API_KEY")
 	}
-	if got := order.get(); !cmp.Equal(got, []string{"host"}) {
+	if got := order.all(); !cmp.Equal(got, []string{"host"}) {
 		t.Errorf("activation ran %v, want only the host hook", got)
 	}
 
@@ -102,7 +86,7 @@ func TestPrepareProcessBinding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			order.steps = nil
+			order.items = nil
 			s := openSession(t, a, tt.opts)
 			pc, err := s.ToolContext().PrepareProcess(context.Background(), tt.req)
 			if err != nil {
@@ -121,7 +105,7 @@ func TestPrepareProcessBinding(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("context (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{"host", "ext-a", "ext-b"}, order.get()); diff != "" {
+			if diff := cmp.Diff([]string{"host", "ext-a", "ext-b"}, order.all()); diff != "" {
 				t.Errorf("order (-want +got):\n%s", diff)
 			}
 			for _, name := range []string{"OPENAI_API_KEY", "INNOCENT_NAME"} {

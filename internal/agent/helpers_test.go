@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -80,27 +79,31 @@ func openSession(t *testing.T, a *Agent, opts SessionOptions) *Session {
 	return s
 }
 
-// eventLog records events; safe for concurrent use.
-type eventLog struct {
-	mu     sync.Mutex
-	events []Event
+// recorder collects values from any goroutine.
+type recorder[T any] struct {
+	mu    sync.Mutex
+	items []T
 }
 
-func (l *eventLog) add(ev Event) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, ev)
+func (r *recorder[T]) add(v T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.items = append(r.items, v)
 }
 
-func (l *eventLog) all() []Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]Event(nil), l.events...)
+func (r *recorder[T]) all() []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]T(nil), r.items...)
 }
 
-func (l *eventLog) kinds() []EventKind {
+// eventLog records events.
+type eventLog = recorder[Event]
+
+// kindsOf lists the kinds of events.
+func kindsOf(events []Event) []EventKind {
 	var out []EventKind
-	for _, ev := range l.all() {
+	for _, ev := range events {
 		out = append(out, ev.Kind)
 	}
 	return out
@@ -150,12 +153,7 @@ func jsonLeaks(t *testing.T, v any) bool {
 	return leaks(string(b))
 }
 
-// readAll reads a file or fails the test.
-func readAll(t *testing.T, r io.Reader) string {
-	t.Helper()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+// spawnRequest is a minimal bash spawn request.
+func spawnRequest() spawnpolicy.Request {
+	return spawnpolicy.Request{Purpose: spawnpolicy.BashTool, Command: "true"}
 }

@@ -30,12 +30,12 @@ func TestRedactionThroughTheLoop(t *testing.T) {
 		return Result{
 			Content: []Content{Text("token=" + testSecret), Image("image/png", []byte{1, 2, 3})},
 			Details: map[string]any{
-				"plain":  testSecret,
-				"nested": map[string]any{"deeper": []any{"x" + testSecret, 42, map[string]any{"k": testSecret}}},
-				"list":   []string{"a", testSecret},
-				"map":    map[string]string{"v": testSecret},
-				"struct": nestedDetail{Field: testSecret, Inner: []map[string]any{{"s": testSecret}}},
-				"ptr":    &nestedDetail{Field: testSecret},
+				"plain":    testSecret,
+				"nested":   map[string]any{"deeper": []any{"x" + testSecret, 42, map[string]any{"k": testSecret}}},
+				"list":     []string{"a", testSecret},
+				"map":      map[string]string{"v": testSecret},
+				"struct":   nestedDetail{Field: testSecret, Inner: []map[string]any{{"s": testSecret}}},
+				"ptr":      &nestedDetail{Field: testSecret},
 				testSecret: "key holds it",
 			},
 		}, nil
@@ -226,7 +226,7 @@ func TestTurnErrorIsRedacted(t *testing.T) {
 	if !sawError {
 		t.Error("no error event")
 	}
-	kinds := log.kinds()
+	kinds := kindsOf(log.all())
 	if kinds[0] != EventTurnStart || kinds[len(kinds)-1] != EventTurnEnd {
 		t.Errorf("events = %v, want turn_start first and turn_end last", kinds)
 	}
