@@ -23,8 +23,9 @@ const (
 	// EventExtensionError: Extension names the extension whose handler
 	// failed, Err says how.
 	EventExtensionError
-	// EventTurnEnd: the turn is over; Text holds the final answer, Usage
-	// the last request's usage.
+	// EventTurnEnd: the turn is over (always the last event of a turn);
+	// Text holds the final answer, Usage the last request's usage, Err the
+	// redacted error when the turn failed.
 	EventTurnEnd
 )
 

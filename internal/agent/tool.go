@@ -40,8 +40,10 @@ type Call struct {
 	// only sanctioned way to start a process.
 	Context *ToolContext
 	// Progress reports a partial result (for example a snapshot of a command's
-	// output tail). It may be nil-safe called any number of times; the loop
-	// redacts each report whole and emits it as a ToolUpdate event.
+	// output tail). The loop always sets it; it may be called any number of
+	// times, from any goroutine, until Execute returns. Each report is
+	// redacted whole and emitted as an EventToolUpdate; later ones are
+	// dropped.
 	Progress func(Result)
 }
 
