@@ -28,18 +28,24 @@ func compilePattern(entry string) pattern {
 	return pattern{source: entry, glob: true, segs: strings.Split(lowered, "*")}
 }
 
-// match reports whether the whole of name matches p.
+// match reports whether the whole of name matches p. Every character of a
+// segment matches exactly one character of name, so the first segment can
+// only match at the start and the last only at the end: both are checked
+// before the middle segments are searched, leftmost first, between them.
 func (p *pattern) match(name string) bool {
-	first := p.segs[0]
-	n, ok := prefixFold(name, first)
+	n, ok := prefixFold(name, p.segs[0])
 	if !ok {
 		return false
 	}
 	if !p.glob {
 		return n == len(name)
 	}
-	rest := name[n:]
 	last := len(p.segs) - 1
+	start, ok := suffixFold(name[n:], p.segs[last])
+	if !ok {
+		return false
+	}
+	rest := name[n : n+start]
 	for _, seg := range p.segs[1:last] {
 		if seg == "" {
 			continue
@@ -50,7 +56,7 @@ func (p *pattern) match(name string) bool {
 		}
 		rest = rest[end:]
 	}
-	return hasSuffixFold(rest, p.segs[last])
+	return true
 }
 
 // isGlob reports whether a Deny or Allow entry is a glob.
@@ -130,13 +136,13 @@ func prefixFold(s, prefix string) (int, bool) {
 	return i, true
 }
 
-// hasSuffixFold reports whether s ends with suffix (ASCII-lowercased),
-// ignoring case.
-func hasSuffixFold(s, suffix string) bool {
+// suffixFold reports whether s ends with suffix (ASCII-lowercased),
+// ignoring case, and where in s the match starts.
+func suffixFold(s, suffix string) (int, bool) {
 	i, j := len(s), len(suffix)
 	for j > 0 {
 		if i <= 0 {
-			return false
+			return 0, false
 		}
 		a, b := s[i-1], suffix[j-1]
 		if a < utf8.RuneSelf && b < utf8.RuneSelf {
@@ -144,7 +150,7 @@ func hasSuffixFold(s, suffix string) bool {
 				a += 'a' - 'A'
 			}
 			if a != b {
-				return false
+				return 0, false
 			}
 			i--
 			j--
@@ -153,12 +159,12 @@ func hasSuffixFold(s, suffix string) bool {
 		ra, na := utf8.DecodeLastRuneInString(s[:i])
 		rb, nb := utf8.DecodeLastRuneInString(suffix[:j])
 		if !foldEqual(ra, rb) {
-			return false
+			return 0, false
 		}
 		i -= na
 		j -= nb
 	}
-	return true
+	return i, true
 }
 
 // indexEndFold returns the end, in s, of the leftmost case-insensitive match
