@@ -1,0 +1,48 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+)
+
+// alertTailLines is how many lines of stderr a failure alert quotes.
+const alertTailLines = 10
+
+// failureAlert is the chat's message about a watcher's first failure in a
+// row: the reason and the tail of its (redacted) stderr.
+func failureAlert(job Job, reason, stderrTail string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "⚠️ Job %s (%s) failed: %s", job.Name, job.ID, reason)
+	if tail := lastLines(stderrTail, alertTailLines); tail != "" {
+		fmt.Fprintf(&b, "\nstderr:\n%s", tail)
+	}
+	b.WriteString("\nFurther failures stay quiet until it recovers.")
+	return b.String()
+}
+
+// recoveryNotice is the chat's message when a failing watcher succeeds
+// again.
+func recoveryNotice(job Job, failures int) string {
+	runs := "run"
+	if failures != 1 {
+		runs = "runs"
+	}
+	return fmt.Sprintf("✅ Job %s (%s) recovered after %d failed %s.", job.Name, job.ID, failures, runs)
+}
+
+// silentWord is what a watcher prints to stay quiet.
+const silentWord = "[SILENT]"
+
+// watcherPrompt is the turn a watcher's output starts: the job's prompt,
+// then the redacted output, with a note when it was cut.
+func watcherPrompt(job Job, output string, cut bool, limit int, late string) string {
+	var b strings.Builder
+	b.WriteString(late)
+	b.WriteString(job.Prompt)
+	fmt.Fprintf(&b, "\n\nOutput of the watcher script of job %s (%s):\n", job.Name, job.ID)
+	b.WriteString(strings.ToValidUTF8(output, "\uFFFD"))
+	if cut {
+		fmt.Fprintf(&b, "\n[output cut: only the first %d bytes are shown]", limit)
+	}
+	return b.String()
+}

@@ -1,0 +1,18 @@
+package scheduler
+
+import "context"
+
+// Chats is what the scheduler needs of the front end. A target is a chat's
+// scope string, the same string the chat host gives its sessions as
+// agent.SessionOptions.Scope (and tools see as call.Context.Scope).
+type Chats interface {
+	// Prompt queues a turn in the target chat's session, behind a running
+	// turn, like a user message; the answer is sent to the chat marked as
+	// coming from the job (label, e.g. "⏰ Job morning-summary").
+	Prompt(ctx context.Context, target, label, prompt string) error
+	// Notify sends text to the target chat without a model call.
+	Notify(ctx context.Context, target, text string) error
+	// TimeZone returns the target chat's IANA zone (/tz, else
+	// DEFAULT_TIMEZONE), "" for the host's own.
+	TimeZone(target string) string
+}

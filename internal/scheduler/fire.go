@@ -1,0 +1,198 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// loop fires the jobs that are due, then sleeps until the next one (at
+// most maxWait) or until poked, until ctx is done.
+func (s *Scheduler) loop(ctx context.Context) {
+	defer s.wg.Done()
+	timer := time.NewTimer(maxWait)
+	defer timer.Stop()
+	for {
+		timer.Reset(s.fireDue(ctx))
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// fireDue starts every job whose next run has come and returns how long
+// to wait for the next one.
+func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
+	now := s.cfg.now()
+	wait := maxWait
+	zones := make(map[string]*time.Location)
+	for _, e := range s.snapshot() {
+		next := e.sched.next(cmpOrTime(e.anchor, now), s.location(e.job.Target, zones))
+		switch {
+		case next.IsZero():
+		case next.After(now):
+			wait = min(wait, next.Sub(now))
+		default:
+			s.fire(ctx, e, now)
+		}
+	}
+	return wait
+}
+
+// fire starts one run of the job seen, unless it changed meanwhile or its
+// previous run is still going (that run is then skipped). A one-shot job
+// is removed before it runs, so that it runs at most once.
+func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) {
+	s.mu.Lock()
+	e, ok := s.jobs[seen.job.ID]
+	if !ok || !e.anchor.Equal(seen.anchor) || ctx.Err() != nil {
+		s.mu.Unlock()
+		return
+	}
+	job := e.job
+	if _, running := s.runs[job.ID]; running {
+		e.anchor = now
+		s.mu.Unlock()
+		s.log().Info("scheduler: job still running, this run skipped", "job", job.ID, "target", job.Target)
+		return
+	}
+	late := job.OneShot() && (job.At.Before(s.startedAt) || now.Sub(job.At) > lateAfter)
+	if job.OneShot() {
+		delete(s.jobs, job.ID)
+	} else {
+		e.anchor = now
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	s.runs[job.ID] = cancel
+	s.wg.Add(1)
+	s.mu.Unlock()
+	if job.OneShot() {
+		if err := s.save(); err != nil {
+			s.log().Error("scheduler: saving jobs", "err", err)
+		}
+	}
+	go s.run(runCtx, job, now, late)
+}
+
+// outcome is how a run ended, for the job's record and the alerts.
+type outcome struct {
+	text string
+	// failed and succeeded are both false for a cancelled run or a prompt
+	// job, which do not count for the watcher's failure streak.
+	failed, succeeded bool
+	// prompt reports watcher output that goes to the chat as a turn.
+	prompt bool
+}
+
+// run runs one firing of job: a prompt job prompts the chat; a watcher runs
+// its script and prompts the chat with the output, if any.
+func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bool) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		if stop, ok := s.runs[job.ID]; ok {
+			stop()
+			delete(s.runs, job.ID)
+		}
+		s.mu.Unlock()
+	}()
+	log := s.log().With("job", job.ID, "target", job.Target, "kind", job.Kind())
+	zone := s.chats.TimeZone(job.Target)
+	loc, ok := loadZone(zone)
+	if !ok {
+		zone = ""
+	}
+	var lateNote string
+	if late {
+		lateNote = fmt.Sprintf("(This job was due at %s; it runs late because the bot was not running then.)\n\n", formatTime(job.At, loc))
+		log.Info("scheduler: one-shot job runs late", "due", job.At)
+	}
+
+	if !job.Watcher() {
+		o := outcome{text: "prompted the chat"}
+		if err := s.chats.Prompt(ctx, job.Target, job.label(late), lateNote+job.Prompt); err != nil {
+			o.text = s.redactor().Redact("prompting the chat failed: " + err.Error())
+			log.Warn("scheduler: prompting the chat", "err", err)
+		}
+		s.record(job, firedAt, o)
+		return
+	}
+
+	res := s.runScript(ctx, job, zone)
+	output := strings.TrimSpace(res.stdout)
+	var o outcome
+	switch {
+	case res.cancelled:
+		o = outcome{text: "cancelled"}
+	case res.failure != "":
+		o = outcome{text: "failed: " + res.failure, failed: true}
+	case output == "":
+		o = outcome{text: "no output", succeeded: true}
+	case output == silentWord:
+		o = outcome{text: "silent", succeeded: true}
+	default:
+		o = outcome{text: "output sent to the chat", succeeded: true, prompt: true}
+	}
+	log.Info("scheduler: watcher ran", "outcome", o.text, "output_bytes", len(res.stdout), "cut", res.cut)
+	log.Debug("scheduler: watcher output (redacted)", "stdout", res.stdout, "stderr_tail", res.stderrTail)
+
+	failures := s.record(job, firedAt, o)
+	switch {
+	case o.failed && failures == 1:
+		if err := s.chats.Notify(ctx, job.Target, failureAlert(job, res.failure, res.stderrTail)); err != nil {
+			log.Warn("scheduler: sending the failure alert", "err", err)
+		}
+	case o.succeeded && failures < 0:
+		if err := s.chats.Notify(ctx, job.Target, recoveryNotice(job, -failures)); err != nil {
+			log.Warn("scheduler: sending the recovery notice", "err", err)
+		}
+	}
+	if !o.prompt {
+		return
+	}
+	prompt := watcherPrompt(job, res.stdout, res.cut, s.cfg.outputLimit, lateNote)
+	if err := s.chats.Prompt(ctx, job.Target, job.label(late), prompt); err != nil {
+		log.Warn("scheduler: prompting the chat", "err", err)
+	}
+}
+
+// record keeps a run's time and outcome with its job (when the job is
+// still there) and saves the file. It returns the watcher's failure streak
+// after a failure (1 for the first), or minus the streak a success ended
+// (0 when there was none).
+func (s *Scheduler) record(job Job, firedAt time.Time, o outcome) int {
+	s.mu.Lock()
+	prev := job.Failures
+	e, kept := s.jobs[job.ID]
+	if kept {
+		prev = e.job.Failures
+	}
+	streak := 0
+	switch {
+	case o.failed:
+		streak = prev + 1
+	case o.succeeded:
+		streak = -prev
+	}
+	if kept {
+		e.job.LastRun = firedAt
+		e.job.LastOutcome = o.text
+		switch {
+		case o.failed:
+			e.job.Failures = streak
+		case o.succeeded:
+			e.job.Failures = 0
+		}
+	}
+	s.mu.Unlock()
+	if kept {
+		if err := s.save(); err != nil {
+			s.log().Error("scheduler: saving jobs", "err", err)
+		}
+	}
+	return streak
+}

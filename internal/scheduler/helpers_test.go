@@ -1,0 +1,273 @@
+package scheduler
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// sent is one message the fake front end got from the scheduler.
+type sent struct {
+	Kind   string // "prompt" or "notify"
+	Target string
+	Label  string
+	Text   string
+}
+
+// fakeChats records what the scheduler sends, and answers TimeZone from a
+// map. onPrompt, when set, runs for every Prompt (the end-to-end test
+// forwards it to a session).
+type fakeChats struct {
+	mu       sync.Mutex
+	zones    map[string]string
+	msgs     []sent
+	changed  chan struct{}
+	onPrompt func(ctx context.Context, target, label, prompt string) error
+}
+
+func newFakeChats(zones map[string]string) *fakeChats {
+	return &fakeChats{zones: zones, changed: make(chan struct{}, 1)}
+}
+
+func (f *fakeChats) add(m sent) {
+	f.mu.Lock()
+	f.msgs = append(f.msgs, m)
+	f.mu.Unlock()
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fakeChats) Prompt(ctx context.Context, target, label, prompt string) error {
+	f.add(sent{Kind: "prompt", Target: target, Label: label, Text: prompt})
+	if f.onPrompt != nil {
+		return f.onPrompt(ctx, target, label, prompt)
+	}
+	return nil
+}
+
+func (f *fakeChats) Notify(_ context.Context, target, text string) error {
+	f.add(sent{Kind: "notify", Target: target, Text: text})
+	return nil
+}
+
+func (f *fakeChats) TimeZone(target string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.zones[target]
+}
+
+// sent returns a copy of what was sent so far.
+func (f *fakeChats) sent() []sent {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sent(nil), f.msgs...)
+}
+
+// waitFor waits until at least n messages were sent, failing the test
+// after timeout.
+func (f *fakeChats) waitFor(t *testing.T, n int, timeout time.Duration) []sent {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		if got := f.sent(); len(got) >= n {
+			return got
+		}
+		select {
+		case <-f.changed:
+		case <-deadline:
+			t.Fatalf("waited %s for %d message(s) to the chat, got %d", timeout, n, len(f.sent()))
+		}
+	}
+}
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// randomSecret returns a fresh secret value, so no test depends on a
+// literal that could leak into a message.
+func randomSecret(t *testing.T) string {
+	t.Helper()
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return "s3cr3t-" + hex.EncodeToString(b[:])
+}
+
+// env is the test harness: an agent (faux provider, a spawn policy over an
+// injected environment holding the bot token and a secret under an
+// innocent name, a redactor for both) with the scheduler activated.
+type env struct {
+	s         *Scheduler
+	chats     *fakeChats
+	agent     *agent.Agent
+	faux      *agent.FauxProvider
+	dir       string // the agent dir, holding jobs.json
+	workspace string
+	token     string // TELEGRAM_BOT_TOKEN's value
+	secret    string // the value of an innocently named variable, in SecretValues
+}
+
+// setup holds what a test changes in the harness.
+type setup struct {
+	opts  []Option
+	zones map[string]string
+	hooks []spawnpolicy.Hook
+	faux  []agent.FauxResponse
+}
+
+func newEnv(t *testing.T, su setup) *env {
+	t.Helper()
+	e := &env{dir: t.TempDir(), workspace: t.TempDir(), token: randomSecret(t), secret: randomSecret(t)}
+	zones := su.zones
+	if zones == nil {
+		zones = map[string]string{"chat-a": "Europe/Berlin", "chat-b": "America/New_York"}
+	}
+	e.chats = newFakeChats(zones)
+	popts := spawnpolicy.DefaultOptions()
+	popts.HardenHostProcess = false
+	popts.SecretValues = []string{e.token, e.secret}
+	popts.Hooks = su.hooks
+	environ := map[string]string{
+		"PATH":               os.Getenv("PATH"),
+		"HOME":               e.workspace,
+		"LANG":               "C.UTF-8",
+		"TELEGRAM_BOT_TOKEN": e.token,
+		"INNOCENT_NAME":      e.secret,
+		"KEEP_ME":            "visible",
+	}
+	policy, err := spawnpolicy.New(popts, slog.New(slog.DiscardHandler), func() map[string]string { return environ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append([]Option{WithWorkspace(e.workspace), WithLogger(slog.New(slog.DiscardHandler))}, su.opts...)
+	e.s, err = New(filepath.Join(e.dir, "jobs.json"), e.chats, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.faux = agent.NewFauxProvider(su.faux...)
+	e.agent, err = agent.New(e.faux, policy, redactor.New([]string{e.token, e.secret}),
+		agent.WithExtensions(e.s), agent.WithWorkspace(e.workspace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.agent.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := e.s.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+		e.agent.Close()
+	})
+	return e
+}
+
+// writeFile writes name in the workspace.
+func (e *env) writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(e.workspace, name), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// schedule adds a job for target, failing the test on error.
+func (e *env) schedule(t *testing.T, target, sched, prompt, script string) Job {
+	t.Helper()
+	j, err := e.s.Schedule(target, sched, prompt, script, "")
+	if err != nil {
+		t.Fatalf("Schedule(%q): %v", sched, err)
+	}
+	return j
+}
+
+// runNow runs one firing of the job id synchronously, as the loop would.
+func (e *env) runNow(t *testing.T, id string) {
+	t.Helper()
+	s := e.s
+	s.mu.Lock()
+	en, ok := s.jobs[id]
+	if !ok {
+		s.mu.Unlock()
+		t.Fatalf("no job %q", id)
+	}
+	job := en.job
+	ctx, cancel := context.WithCancel(t.Context())
+	s.runs[id] = cancel
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.run(ctx, job, s.cfg.now(), false)
+}
+
+// job returns the stored job id.
+func (e *env) job(t *testing.T, id string) Job {
+	t.Helper()
+	for _, j := range e.s.All() {
+		if j.ID == id {
+			return j
+		}
+	}
+	t.Fatalf("no job %q", id)
+	return Job{}
+}
+
+// processGone reports whether pid has exited (a zombie counts as gone).
+func processGone(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
+// readPID reads a pid a script wrote to name in the workspace.
+func (e *env) readPID(t *testing.T, name string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.workspace, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// readFileIn reads name in dir.
+func readFileIn(dir, name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(dir, name))
+}

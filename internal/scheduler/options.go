@@ -1,0 +1,99 @@
+package scheduler
+
+import (
+	"log/slog"
+	"time"
+)
+
+// The defaults of the options.
+const (
+	// DefaultScriptTimeout bounds a watcher script's run.
+	DefaultScriptTimeout = 60 * time.Second
+	// DefaultOutputLimit caps the watcher output put to the model, in bytes.
+	DefaultOutputLimit = 16 << 10
+	// DefaultMaxJobs is how many jobs one chat may have.
+	DefaultMaxJobs = 50
+	// DefaultMinInterval is the shortest interval a recurring schedule may
+	// have: once a minute, as often as a 5-field cron expression can fire.
+	DefaultMinInterval = time.Minute
+	// defaultKillGrace is how long a timed-out script's group has between
+	// SIGTERM and SIGKILL.
+	defaultKillGrace = 5 * time.Second
+)
+
+// config is what the options set.
+type config struct {
+	now           func() time.Time
+	workspace     string
+	scriptTimeout time.Duration
+	killGrace     time.Duration
+	outputLimit   int
+	maxJobs       int
+	minInterval   time.Duration
+	logger        *slog.Logger
+}
+
+// Option configures a Scheduler built by New.
+type Option func(*config)
+
+// WithClock sets the clock the scheduler reads (default time.Now), for
+// tests.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithWorkspace sets the working directory of watcher scripts (default:
+// the process's working directory at New).
+func WithWorkspace(dir string) Option {
+	return func(c *config) { c.workspace = dir }
+}
+
+// WithScriptTimeout bounds every watcher run (default
+// DefaultScriptTimeout); values below 1ns are ignored.
+func WithScriptTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.scriptTimeout = d
+		}
+	}
+}
+
+// WithLogger sets the logger (default: the agent's, given at activation).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithOutputLimit caps the watcher output put to the model, in bytes
+// (default DefaultOutputLimit); values below 1 are ignored.
+func WithOutputLimit(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.outputLimit = n
+		}
+	}
+}
+
+// WithMaxJobs sets how many jobs one chat may have (default
+// DefaultMaxJobs); values below 1 are ignored.
+func WithMaxJobs(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxJobs = n
+		}
+	}
+}
+
+// WithMinInterval sets the shortest interval a recurring schedule may have
+// (default DefaultMinInterval); tests lower it to fire every second.
+// Values below 1ns are ignored.
+func WithMinInterval(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.minInterval = d
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package scheduler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
+// maxWait is the longest the firing loop sleeps before it looks at the
+// clock again, so a jump of the wall clock (a suspended host) is noticed.
+const maxWait = time.Minute
+
+// lateAfter is how long after its time a one-shot job counts as late even
+// when the bot was up.
+const lateAfter = time.Minute
+
+// ErrNotFound reports a job id that the target chat does not have.
+var ErrNotFound = errors.New("scheduler: no such job")
+
+// Scheduler keeps the jobs of every chat, fires them on time and offers
+// the model its tools. It is an [agent.Extension]. Build it with New,
+// register it with the agent, then Start it once the agent has activated
+// it; Stop it before the agent closes. Its methods are safe for concurrent
+// use.
+type Scheduler struct {
+	path  string
+	chats Chats
+	cfg   config
+	wake  chan struct{}
+	wg    sync.WaitGroup
+
+	// saveMu serialises writes of the file, so the last write holds the
+	// latest state.
+	saveMu sync.Mutex
+
+	mu        sync.Mutex
+	jobs      map[string]*entry
+	runs      map[string]context.CancelFunc
+	procs     agent.ProcessPreparer
+	red       *redactor.Redactor
+	logger    *slog.Logger
+	activated bool
+	started   bool
+	stopped   bool
+	startedAt time.Time
+	cancel    context.CancelFunc
+}
+
+// entry is a job with its parsed schedule and the instant its next run is
+// sought after.
+type entry struct {
+	job   Job
+	sched schedule
+	// anchor is when the job last fired, was created or the scheduler
+	// started: its next run is the schedule's first after it. Zero means
+	// after now.
+	anchor time.Time
+}
+
+// New loads the jobs kept at path (<AGENT_DIR>/jobs.json; a missing file
+// holds none) and returns a scheduler that fires them through chats once
+// started. A file that does not parse is an error naming path and the
+// reason, and the file is left as it is.
+func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
+	if path == "" {
+		return nil, errors.New("scheduler: no jobs file path")
+	}
+	if chats == nil {
+		return nil, errors.New("scheduler: chats is nil")
+	}
+	cfg := config{
+		now:           time.Now,
+		scriptTimeout: DefaultScriptTimeout,
+		killGrace:     defaultKillGrace,
+		outputLimit:   DefaultOutputLimit,
+		maxJobs:       DefaultMaxJobs,
+		minInterval:   DefaultMinInterval,
+	}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if cfg.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("scheduler: finding a default workspace: %w", err)
+		}
+		cfg.workspace = wd
+	}
+	jobs, err := loadJobs(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{
+		path:   path,
+		chats:  chats,
+		cfg:    cfg,
+		wake:   make(chan struct{}, 1),
+		jobs:   make(map[string]*entry, len(jobs)),
+		runs:   make(map[string]context.CancelFunc),
+		logger: cmp.Or(cfg.logger, slog.New(slog.DiscardHandler)),
+	}
+	for _, j := range jobs {
+		sched, err := storedSchedule(j)
+		if err != nil {
+			return nil, fmt.Errorf("scheduler: %s: job %q: %w", path, j.ID, err)
+		}
+		s.jobs[j.ID] = &entry{job: j, sched: sched}
+	}
+	return s, nil
+}
+
+// storedSchedule returns the schedule of a job read from the file.
+func storedSchedule(j Job) (schedule, error) {
+	if j.OneShot() {
+		return schedule{at: j.At}, nil
+	}
+	return parseSchedule(j.Schedule, time.UTC)
+}
+
+// Name returns "scheduler".
+func (s *Scheduler) Name() string { return "scheduler" }
+
+// Activate registers the tools schedule_job, list_jobs and cancel_job,
+// and keeps the agent's process-wide spawn policy (for watcher scripts) and
+// redactor (for their output).
+func (s *Scheduler) Activate(_ context.Context, api *agent.API) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.activated {
+		return errors.New("scheduler: already activated")
+	}
+	s.procs = api.Processes()
+	s.red = api.Redactor()
+	if s.cfg.logger == nil {
+		s.logger = api.Logger()
+	}
+	s.activated = true
+	api.RegisterTool(scheduleTool{s})
+	api.RegisterTool(listTool{s})
+	api.RegisterTool(cancelTool{s})
+	return nil
+}
+
+// processes returns the spawn policy given at activation, nil before.
+func (s *Scheduler) processes() agent.ProcessPreparer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.procs
+}
+
+// redactor returns the agent's redactor (nil before activation, which
+// redacts nothing).
+func (s *Scheduler) redactor() *redactor.Redactor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.red
+}
+
+// log returns the logger.
+func (s *Scheduler) log() *slog.Logger {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logger
+}
+
+// Start begins firing jobs, until Stop or until ctx is done. A one-shot job
+// whose time passed while the bot was down runs once, at once, marked late;
+// recurring jobs do not back-fill. The agent must have activated the
+// scheduler first, so that watcher scripts go through its spawn policy.
+func (s *Scheduler) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case !s.activated:
+		return errors.New("scheduler: start before the agent activated it")
+	case s.started:
+		return errors.New("scheduler: already started")
+	}
+	s.started = true
+	now := s.cfg.now()
+	s.startedAt = now
+	for _, e := range s.jobs {
+		if e.anchor.Before(now) {
+			e.anchor = now
+		}
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
+	s.wg.Add(1)
+	go s.loop(runCtx)
+	return nil
+}
+
+// Stop stops firing, cancels the running jobs (a script's process group
+// is killed) and waits for them to end, or for ctx. Stopping a scheduler
+// that is not running does nothing.
+func (s *Scheduler) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.started || s.stopped {
+		s.mu.Unlock()
+		return nil
+	}
+	s.stopped = true
+	cancel := s.cancel
+	s.mu.Unlock()
+	cancel()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("scheduler: stopping: %w", ctx.Err())
+	}
+}
+
+// poke makes the firing loop look at the jobs again.
+func (s *Scheduler) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// List returns the target chat's jobs, sorted by next run.
+func (s *Scheduler) List(target string) []Job {
+	return s.sorted(func(j Job) bool { return j.Target == target })
+}
+
+// All returns every chat's jobs, sorted by target, then next run (for the
+// doctor command).
+func (s *Scheduler) All() []Job {
+	return s.sorted(func(Job) bool { return true })
+}
+
+// sorted returns the jobs keep accepts, by target, then next run (never
+// last), then id.
+func (s *Scheduler) sorted(keep func(Job) bool) []Job {
+	type item struct {
+		job  Job
+		next time.Time
+	}
+	var items []item
+	now := s.cfg.now()
+	zones := make(map[string]*time.Location)
+	for _, e := range s.snapshot() {
+		if keep(e.job) {
+			items = append(items, item{e.job, e.sched.next(cmpOrTime(e.anchor, now), s.location(e.job.Target, zones))})
+		}
+	}
+	slices.SortFunc(items, func(a, b item) int {
+		return cmp.Or(
+			strings.Compare(a.job.Target, b.job.Target),
+			compareNext(a.next, b.next),
+			strings.Compare(a.job.ID, b.job.ID),
+		)
+	})
+	out := make([]Job, len(items))
+	for i, it := range items {
+		out[i] = it.job
+	}
+	return out
+}
+
+// compareNext orders run times, zero (never) last.
+func compareNext(a, b time.Time) int {
+	switch {
+	case a.IsZero() && b.IsZero():
+		return 0
+	case a.IsZero():
+		return 1
+	case b.IsZero():
+		return -1
+	}
+	return a.Compare(b)
+}
+
+// cmpOrTime returns t, or def when t is zero.
+func cmpOrTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}
+
+// Next returns the job's next run, in its target chat's zone; zero when it
+// will not run again.
+func (s *Scheduler) Next(job Job) time.Time {
+	s.mu.Lock()
+	e, ok := s.jobs[job.ID]
+	var cp entry
+	if ok {
+		cp = *e
+	}
+	s.mu.Unlock()
+	if !ok {
+		sched, err := storedSchedule(job)
+		if err != nil {
+			return time.Time{}
+		}
+		cp = entry{job: job, sched: sched}
+	}
+	loc := s.location(job.Target, nil)
+	return cp.sched.next(cmpOrTime(cp.anchor, s.cfg.now()), loc).In(loc)
+}
+
+// Cancel removes the target chat's job id, stopping its run if one is
+// going. A job of another chat is not found, like one that does not exist.
+func (s *Scheduler) Cancel(target, id string) error {
+	s.mu.Lock()
+	e, ok := s.jobs[id]
+	if !ok || e.job.Target != target {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	delete(s.jobs, id)
+	if stop, running := s.runs[id]; running {
+		stop()
+	}
+	s.mu.Unlock()
+	if err := s.save(); err != nil {
+		s.mu.Lock()
+		s.jobs[id] = e
+		s.mu.Unlock()
+		return err
+	}
+	s.poke()
+	return nil
+}
+
+// add keeps a new job, within the target chat's limit, and saves the file;
+// a failed save leaves the job out.
+func (s *Scheduler) add(job Job, sched schedule) (Job, error) {
+	s.mu.Lock()
+	n := 0
+	for _, e := range s.jobs {
+		if e.job.Target == job.Target {
+			n++
+		}
+	}
+	if n >= s.cfg.maxJobs {
+		s.mu.Unlock()
+		return Job{}, fmt.Errorf("this chat already has %d jobs, the most it may have; cancel one first", n)
+	}
+	for job.ID == "" || s.jobs[job.ID] != nil {
+		job.ID = newID()
+	}
+	if job.Name == "" {
+		job.Name = defaultName(job.Prompt, job.ID)
+	}
+	s.jobs[job.ID] = &entry{job: job, sched: sched, anchor: job.Created}
+	s.mu.Unlock()
+	if err := s.save(); err != nil {
+		s.mu.Lock()
+		delete(s.jobs, job.ID)
+		s.mu.Unlock()
+		return Job{}, err
+	}
+	s.poke()
+	return job, nil
+}
+
+// snapshot returns copies of every entry.
+func (s *Scheduler) snapshot() []entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]entry, 0, len(s.jobs))
+	for _, e := range s.jobs {
+		out = append(out, *e)
+	}
+	return out
+}
+
+// save writes every job to the file.
+func (s *Scheduler) save() error {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	entries := s.snapshot()
+	jobs := make([]Job, len(entries))
+	for i, e := range entries {
+		jobs[i] = e.job
+	}
+	slices.SortFunc(jobs, func(a, b Job) int {
+		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
+	})
+	return saveJobs(s.path, jobs)
+}
+
+// location returns the target chat's zone, through cache when it is not
+// nil. It never holds s.mu: the chat host may hold its own lock while it
+// calls the scheduler.
+func (s *Scheduler) location(target string, cache map[string]*time.Location) *time.Location {
+	if loc, ok := cache[target]; ok {
+		return loc
+	}
+	id := s.chats.TimeZone(target)
+	loc, ok := loadZone(id)
+	if !ok {
+		s.log().Warn("scheduler: the chat's time zone does not resolve; using the host's", "target", target, "zone", id)
+	}
+	if cache != nil {
+		cache[target] = loc
+	}
+	return loc
+}

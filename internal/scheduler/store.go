@@ -1,0 +1,116 @@
+package scheduler
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// fileVersion is the version of the jobs.json format this package writes.
+const fileVersion = 1
+
+// jobsFile is the JSON form of jobs.json.
+type jobsFile struct {
+	Version int   `json:"version"`
+	Jobs    []Job `json:"jobs"`
+}
+
+// loadJobs reads the jobs kept at path; a missing file holds none. A file
+// that does not parse, or holds a job that makes no sense, is an error
+// naming path and the reason (the caller must then leave the file alone).
+func loadJobs(path string) ([]Job, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: reading %s: %w", path, err)
+	}
+	var f jobsFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("scheduler: %s does not parse: %w", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("scheduler: %s does not parse: unexpected data after the JSON object", path)
+	}
+	if f.Version != fileVersion {
+		return nil, fmt.Errorf("scheduler: %s: unsupported version %d (want %d)", path, f.Version, fileVersion)
+	}
+	seen := make(map[string]bool, len(f.Jobs))
+	for i, j := range f.Jobs {
+		if err := checkStored(j); err != nil {
+			return nil, fmt.Errorf("scheduler: %s: job %d (%q): %w", path, i, j.ID, err)
+		}
+		if seen[j.ID] {
+			return nil, fmt.Errorf("scheduler: %s: job id %q appears twice", path, j.ID)
+		}
+		seen[j.ID] = true
+	}
+	return f.Jobs, nil
+}
+
+// checkStored reports what is wrong with a job read from the file.
+func checkStored(j Job) error {
+	switch {
+	case j.ID == "":
+		return errors.New("no id")
+	case j.Target == "":
+		return errors.New("no target chat")
+	case j.Prompt == "":
+		return errors.New("no prompt")
+	}
+	if j.OneShot() {
+		return nil
+	}
+	if _, err := parseSchedule(j.Schedule, time.UTC); err != nil {
+		return err
+	}
+	return nil
+}
+
+// saveJobs writes jobs to path atomically: a temporary file in the same
+// directory, fsync, rename, then an fsync of the directory.
+func saveJobs(path string, jobs []Job) error {
+	if jobs == nil {
+		jobs = []Job{}
+	}
+	data, err := json.MarshalIndent(jobsFile{Version: fileVersion, Jobs: jobs}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("scheduler: encoding jobs: %w", err)
+	}
+	data = append(data, '\n')
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("scheduler: creating %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("scheduler: writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("scheduler: writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("scheduler: syncing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("scheduler: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("scheduler: replacing %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // best effort: not every file system syncs directories
+		d.Close()
+	}
+	return nil
+}
