@@ -55,7 +55,7 @@ func (editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, er
 	if err != nil {
 		return agent.ErrorResult(describeFileError(path, err)), nil
 	}
-	if looksBinary(data[:min(len(data), sniffLen)]) {
+	if looksBinary(data[:min(len(data), sniffLen)], len(data) <= sniffLen) {
 		return agent.ErrorResult(fmt.Sprintf("%s looks like a binary file; edit only changes text files", path)), nil
 	}
 	if err := ctx.Err(); err != nil {

@@ -89,7 +89,7 @@ func (r *readTool) Execute(ctx context.Context, call *agent.Call) (agent.Result,
 	if imageExtension(path) && len(head) > 0 {
 		return agent.ErrorResult(fmt.Sprintf("%s has an image extension but is not a PNG, JPEG, GIF or WebP image", path)), nil
 	}
-	if looksBinary(head) {
+	if looksBinary(head, len(head) < sniffLen) {
 		return agent.ErrorResult(fmt.Sprintf("%s looks like a binary file (%s); inspect it with bash (file, xxd, strings)", path, formatSize(info.Size()))), nil
 	}
 	return r.readText(ctx, path, br, offset, limit)
@@ -114,14 +114,22 @@ func readImage(path, mimeType string, size int64, br io.Reader) (agent.Result, e
 }
 
 // looksBinary reports whether head is the start of a file that is not text:
-// it holds a NUL byte or is not UTF-8.
-func looksBinary(head []byte) bool {
+// it holds a NUL byte or is not UTF-8. complete says head is the whole
+// file; otherwise it may end inside a character, which is not held against
+// it.
+func looksBinary(head []byte, complete bool) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
-	// The sniffed prefix may end inside a multi-byte character.
-	for i := 0; i < utf8.UTFMax && len(head) > 0 && !utf8.Valid(head); i++ {
-		head = head[:len(head)-1]
+	if !complete {
+		for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(head[i]) {
+				if !utf8.FullRune(head[i:]) {
+					head = head[:i]
+				}
+				break
+			}
+		}
 	}
 	return !utf8.Valid(head)
 }
