@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/chat"
+	"github.com/volcanic/telegram-agent/internal/hardening"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// runBot starts the bot in the spec's §6 order: options (every problem at
+// once), the redacting logger, the policy options validated, host
+// hardening, the spawn policy, the agent and its extensions, and only then
+// polling. Nothing is spawned and no update is fetched before hardening.
+// It returns 0 after a clean shutdown (ctx cancelled by SIGTERM or SIGINT).
+func runBot(ctx context.Context, args []string, _, stderr io.Writer) int {
+	fs := newFlagSet("run", "start the bot (the default when no sub-command is given)", stderr)
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	e, err := LoadEnv()
+	if err != nil {
+		fmt.Fprintf(stderr, "telegram-bot: the configuration cannot be read: %v\n", err)
+		return 2
+	}
+	cfg, err := e.Parse(os.LookupEnv)
+	if err != nil {
+		printConfigProblems(stderr, err)
+		return 2
+	}
+	return run(ctx, cfg, stderr, nil)
+}
+
+// printConfigProblems lists every configuration problem, one a line. The
+// messages name variables, never their values.
+func printConfigProblems(w io.Writer, err error) {
+	lines := strings.Split(err.Error(), "\n")
+	fmt.Fprintf(w, "telegram-bot: the configuration has %d problem(s):\n", len(lines))
+	for _, line := range lines {
+		fmt.Fprintf(w, "  - %s\n", line)
+	}
+	fmt.Fprintln(w, "Run `telegram-bot --help` for the variables, `telegram-bot doctor` for a full check.")
+}
+
+// newLogger returns the logger every line goes through: the text or JSON
+// handler on w, behind the redactor.
+func newLogger(w io.Writer, cfg Config, red *redactor.Redactor) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
+	if cfg.LogFormat == "json" {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return slog.New(red.Handler(h))
+}
+
+// processEnvironmentLine is the start-up log line that summarises the spawn
+// policy: names only, never values.
+func processEnvironmentLine(p *spawnpolicy.Policy) string {
+	allow := strings.Join(p.AllowNames(), ", ")
+	if allow == "" {
+		allow = "none"
+	}
+	return fmt.Sprintf("Process environment: %d deny rules, allow: %s", p.DenyCount(), allow)
+}
+
+// run starts the bot from a checked configuration and runs it until ctx is
+// done. environ is what agent processes inherit from (nil: the real
+// environment).
+func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[string]string) int {
+	red := redactor.New(cfg.Policy.SecretValues)
+	logger := newLogger(stderr, cfg, red)
+	logger.Info("telegram-bot starting", "version", buildVersion(), "secrets", strings.Join(cfg.SecretNames, ", "))
+
+	if err := cfg.Policy.Validate(); err != nil {
+		logger.Error("the process environment options are invalid", "err", err)
+		return 2
+	}
+	hardening.Apply(cfg.Policy.HardenHostProcess, logger)
+	policy, err := spawnpolicy.New(cfg.Policy, logger, environ)
+	if err != nil {
+		logger.Error("spawn policy", "err", err)
+		return 1
+	}
+	logger.Info(processEnvironmentLine(policy))
+
+	for _, dir := range []string{cfg.AgentDir, cfg.WorkspaceDir} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			logger.Error("cannot create a directory", "dir", dir, "err", err)
+			return 1
+		}
+	}
+
+	provider := agent.NewOpenAI(agent.OpenAIConfig{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger})
+	// Extensions, in load order. The scheduler (scheduler.New(<AGENT_DIR>/
+	// jobs.json, host, ...)) and MCP (mcp.Load(cfg.MCPConfig,
+	// os.LookupEnv) + mcp.New) go here once their packages land; the
+	// scheduler needs the chat host, which needs the agent, so hand it a
+	// forwarding Chats that is pointed at the host below.
+	var extensions []agent.Extension
+
+	ag, err := agent.New(provider, policy, red,
+		agent.WithLogger(logger),
+		agent.WithModel(cfg.Model),
+		agent.WithSessionDir(filepath.Join(cfg.AgentDir, "sessions")),
+		agent.WithWorkspace(cfg.WorkspaceDir),
+		agent.WithDefaultTimeZone(cfg.DefaultTimeZone),
+		agent.WithTools(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax))...),
+		agent.WithSystemPrompt(systemPrompt),
+		agent.WithExtensions(extensions...),
+	)
+	if err != nil {
+		logger.Error("agent", "err", err)
+		return 1
+	}
+	defer ag.Close()
+	if err := ag.Start(ctx); err != nil {
+		logger.Error("extensions", "err", err)
+		return 1
+	}
+
+	opts := []chat.Option{chat.WithLogger(logger)}
+	if cfg.SpeechKey != "" {
+		opts = append(opts, chat.WithTranscriber(chat.NewOpenAITranscriber(cfg.SpeechBaseURL, cfg.SpeechKey, cfg.SpeechModel, nil)))
+	}
+	host, err := chat.New(chat.Config{
+		Token:           cfg.BotToken,
+		APIURL:          cfg.APIURL,
+		AllowedUserIDs:  cfg.AllowedUserIDs,
+		Agent:           ag,
+		Redactor:        red,
+		AgentDir:        cfg.AgentDir,
+		WorkspaceDir:    cfg.WorkspaceDir,
+		DefaultTimeZone: cfg.DefaultTimeZone,
+		Model:           cfg.Model,
+	}, opts...)
+	if err != nil {
+		logger.Error("chat host", "err", err)
+		return 1
+	}
+	logger.Info("polling Telegram", "allowed_users", len(cfg.AllowedUserIDs), "model", cfg.Model)
+	if err := host.Run(ctx); err != nil {
+		logger.Error("chat host stopped", "err", err)
+		return 1
+	}
+	logger.Info("telegram-bot stopped")
+	return 0
+}
+
+// systemPrompt is the agent's system prompt for one turn.
+func systemPrompt(info agent.SessionInfo) string {
+	zone := info.TimeZone
+	if zone == "" {
+		zone = info.Now.Format("MST")
+	}
+	return fmt.Sprintf(`You are an AI agent talking to a person on Telegram. You can run bash commands, read, write and edit files in your workspace (your working directory), and use the other tools you are given.
+Answer in Markdown (bold, italic, code spans, fenced code blocks, lists, links); keep answers concise: they are read on a phone.
+Files the user sends are saved under inbox/ in your workspace.
+Now: %s (%s).`, info.Now.Format("Monday 2 January 2006 15:04"), zone)
+}

@@ -1,0 +1,218 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// MaxDownload is the largest file the Bot API's getFile lets a bot
+// download (20 MB).
+const MaxDownload = 20 << 20
+
+// maxPhoto bounds the photo size sent to the model as an image.
+const maxPhoto = 5 << 20
+
+// InboxDir is the workspace folder received documents are saved in.
+const InboxDir = "inbox"
+
+// buildContent turns a message into the user content of a turn: its text,
+// a voice note's transcript (shown to the user too), a photo as an image,
+// a document saved under the workspace's inbox/ with its path.
+func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent.Content, error) {
+	m := in.msg
+	text := in.text
+	var content []agent.Content
+	switch {
+	case m.Voice != nil || m.Audio != nil:
+		fileID, size, name := "", int64(0), "voice.ogg"
+		if m.Voice != nil {
+			fileID, size = m.Voice.FileID, m.Voice.FileSize
+		} else {
+			fileID, size = m.Audio.FileID, m.Audio.FileSize
+			if m.Audio.FileName != "" {
+				name = m.Audio.FileName
+			}
+		}
+		if h.transcriber == nil {
+			return nil, errors.New("voice messages cannot be transcribed: no speech endpoint is configured")
+		}
+		audio, filePath, err := h.download(ctx, fileID, size)
+		if err != nil {
+			return nil, err
+		}
+		if ext := path.Ext(filePath); m.Voice != nil && ext != "" {
+			name = "voice" + ext
+		}
+		transcript, err := h.transcriber.Transcribe(ctx, name, audio)
+		if err != nil {
+			h.logger.Warn("transcription failed", "err", err)
+			return nil, errors.New("the voice message could not be transcribed; please try again or type it")
+		}
+		if transcript == "" {
+			return nil, errors.New("the voice message had no words I could transcribe")
+		}
+		h.sendText(ctx, t, "🎤 "+transcript, m.ID)
+		text = strings.TrimSpace(transcript + "\n\n" + text)
+	case len(m.Photo) > 0:
+		best := -1
+		for i, p := range m.Photo {
+			if p.FileSize > 0 && p.FileSize > maxPhoto {
+				continue
+			}
+			if best < 0 || p.Width*p.Height > m.Photo[best].Width*m.Photo[best].Height {
+				best = i
+			}
+		}
+		if best < 0 {
+			return nil, fmt.Errorf("the photo is too large (the limit is %d MB)", maxPhoto>>20)
+		}
+		data, _, err := h.download(ctx, m.Photo[best].FileID, int64(m.Photo[best].FileSize))
+		if err != nil {
+			return nil, err
+		}
+		mime := http.DetectContentType(data)
+		if !strings.HasPrefix(mime, "image/") {
+			mime = "image/jpeg"
+		}
+		content = append(content, agent.Image(mime, data))
+		if text == "" {
+			text = "(a photo)"
+		}
+	case m.Document != nil:
+		data, _, err := h.download(ctx, m.Document.FileID, m.Document.FileSize)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := h.saveToInbox(m.Document.FileName, data)
+		if err != nil {
+			h.logger.Error("saving a document", "err", err)
+			return nil, errors.New("the file could not be saved in the workspace")
+		}
+		note := fmt.Sprintf("[The user sent a file, saved in the workspace at %s (%d bytes).]", rel, len(data))
+		text = strings.TrimSpace(note + "\n\n" + text)
+	}
+	if text != "" {
+		content = append([]agent.Content{agent.Text(text)}, content...)
+	}
+	if len(content) == 0 {
+		return nil, errors.New("the message is empty")
+	}
+	return content, nil
+}
+
+// download fetches a file through getFile, within the 20 MB limit.
+func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte, string, error) {
+	tooBig := fmt.Errorf("the file is too large: bots can download at most %d MB", MaxDownload>>20)
+	if size > MaxDownload {
+		return nil, "", tooBig
+	}
+	f, err := h.send.GetFile(ctx, &bot.GetFileParams{FileID: fileID})
+	if err != nil {
+		h.logger.Warn("getFile failed", "err", err)
+		if strings.Contains(err.Error(), "too big") {
+			return nil, "", tooBig
+		}
+		return nil, "", errors.New("the file could not be fetched from Telegram")
+	}
+	return h.fetchFile(ctx, f, tooBig)
+}
+
+func (h *Host) fetchFile(ctx context.Context, f *models.File, tooBig error) ([]byte, string, error) {
+	if f.FileSize > MaxDownload {
+		return nil, "", tooBig
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.cfg.APIURL+"/file/bot"+h.cfg.Token+"/"+f.FilePath, nil)
+	if err != nil {
+		return nil, "", errors.New("the file could not be fetched from Telegram")
+	}
+	resp, err := h.http.Do(req)
+	if err != nil {
+		h.logger.Warn("file download failed", "err", h.scrub(err))
+		return nil, "", errors.New("the file could not be downloaded from Telegram")
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		h.logger.Warn("file download failed", "status", resp.StatusCode)
+		return nil, "", errors.New("the file could not be downloaded from Telegram")
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxDownload+1))
+	if err != nil {
+		return nil, "", errors.New("the file download broke off")
+	}
+	if len(data) > MaxDownload {
+		return nil, "", tooBig
+	}
+	return data, f.FilePath, nil
+}
+
+// saveToInbox writes data under <workspace>/inbox/ with a sanitised name,
+// never overwriting a file, and returns the path relative to the workspace.
+func (h *Host) saveToInbox(name string, data []byte) (string, error) {
+	dir := filepath.Join(h.cfg.WorkspaceDir, InboxDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	base := sanitizeFileName(name)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for i := 0; i < 10000; i++ {
+		candidate := base
+		if i > 0 {
+			candidate = fmt.Sprintf("%s-%d%s", stem, i, ext)
+		}
+		f, err := os.OpenFile(filepath.Join(dir, candidate), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			os.Remove(f.Name())
+			return "", werr
+		}
+		return InboxDir + "/" + candidate, nil
+	}
+	return "", errors.New("too many files with that name")
+}
+
+// sanitizeFileName keeps a file name's letters, digits, '.', '-' and '_',
+// drops any directory part, and never returns a hidden or empty name.
+func sanitizeFileName(name string) string {
+	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case unicode.IsLetter(r), unicode.IsDigit(r), r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		case unicode.IsSpace(r):
+			b.WriteRune('_')
+		}
+	}
+	s := strings.TrimLeft(b.String(), ".")
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[len(r)-100:])
+	}
+	if s == "" || s == "." {
+		s = "file"
+	}
+	return s
+}

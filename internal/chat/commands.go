@@ -1,0 +1,310 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+)
+
+// JobBoard is what /jobs shows and cancels: the scheduler's jobs of one
+// target, adapted by main.
+type JobBoard interface {
+	ListJobs(target string) []JobView
+	CancelJob(target, id string) error
+}
+
+// JobView is one scheduled job as /jobs lists it.
+type JobView struct {
+	ID, Name, Schedule string
+	// Next is the job's next run; zero when it has none.
+	Next time.Time
+}
+
+// callbackCancelJob prefixes the callback data of a job's cancel button.
+const callbackCancelJob = "cancel:"
+
+// botCommands are the commands registered with setMyCommands.
+func botCommands() []models.BotCommand {
+	return []models.BotCommand{
+		{Command: "start", Description: "what this bot is"},
+		{Command: "help", Description: "the commands"},
+		{Command: "new", Description: "start a fresh session (the old one is kept)"},
+		{Command: "stop", Description: "stop the running turn and clear the queue"},
+		{Command: "status", Description: "model, session, what is running, time zone"},
+		{Command: "tz", Description: "set this chat's time zone: /tz Europe/Berlin"},
+		{Command: "jobs", Description: "scheduled jobs, with cancel buttons"},
+		{Command: "retry", Description: "run the message a restart interrupted again"},
+	}
+}
+
+func knownCommand(name string) bool {
+	for _, c := range botCommands() {
+		if c.Command == name {
+			return true
+		}
+	}
+	return false
+}
+
+const helpText = `I am an AI agent: I answer your messages and can run commands, read and write files in my workspace, and schedule jobs.
+
+Send text, voice notes, photos or files.
+
+/new — start a fresh session (the old conversation is kept on disk)
+/stop — stop the running turn and its processes, clear the queue
+/status — model, session size, what is running and queued, time zone
+/tz <zone> — set this chat's time zone, e.g. /tz Europe/Berlin
+/jobs — scheduled jobs, with cancel buttons
+/retry — run the message a restart interrupted again`
+
+// dispatch acts on an accepted message: a command at once, a turn queued on
+// its chat's worker.
+func (h *Host) dispatch(ctx context.Context, in *inbound) {
+	if !in.startsTurn {
+		h.handleCommand(ctx, in)
+		return
+	}
+	h.queueTurn(ctx, in, in.updateID)
+}
+
+// queueTurn queues in as a turn; the user is told when it has to wait.
+func (h *Host) queueTurn(ctx context.Context, in *inbound, journalID int64) {
+	w, err := h.worker(in.target)
+	if err != nil {
+		return // shutting down: the journal keeps it for after the restart
+	}
+	if w.enqueue(&workItem{kind: itemMessage, in: in, journalID: journalID}) {
+		h.sendText(ctx, in.target, "⏳ Queued: I will get to this after the current turn.", in.msg.ID)
+	}
+}
+
+// handleCommand runs a known command.
+func (h *Host) handleCommand(ctx context.Context, in *inbound) {
+	t, scope := in.target, in.target.String()
+	reply := func(text string) { h.sendText(ctx, t, text, in.msg.ID) }
+	switch in.command {
+	case "start", "help":
+		reply(helpText)
+	case "new":
+		w, err := h.worker(t)
+		if err != nil {
+			return
+		}
+		if w.enqueue(&workItem{kind: itemNew}) {
+			reply("⏳ A new session will start after the current turn (/stop to cut it short).")
+		}
+	case "stop":
+		reply(h.stopChat(t))
+	case "status":
+		reply(h.status(ctx, t))
+	case "tz":
+		reply(h.setTimeZone(ctx, t, in.args))
+	case "jobs":
+		h.listJobs(ctx, t, in.msg.ID)
+	case "retry":
+		e, ok := h.journal.takeInterrupted(scope)
+		if !ok {
+			reply("Nothing to retry: no message of this chat was interrupted by a restart.")
+			return
+		}
+		var u models.Update
+		if err := json.Unmarshal(e.Update, &u); err != nil || u.Message == nil {
+			reply("The interrupted message cannot be read back; please send it again.")
+			return
+		}
+		again := h.classifyUpdate(&u)
+		if again == nil || !again.startsTurn {
+			reply("The interrupted message cannot be replayed; please send it again.")
+			return
+		}
+		e.State = statePending
+		if err := h.journal.write(e); err != nil {
+			h.logger.Error("journal", "err", err)
+		}
+		reply("🔁 Running your interrupted message again.")
+		h.queueTurn(ctx, again, e.ID)
+	}
+}
+
+// stopChat cancels t's running turn and clears its queue.
+func (h *Host) stopChat(t target) string {
+	w := h.existingWorker(t)
+	if w == nil {
+		return "Nothing is running."
+	}
+	stopped, dropped := w.stop()
+	switch {
+	case stopped && dropped > 0:
+		return fmt.Sprintf("⏹ Stopped the running turn and dropped %d queued message(s).", dropped)
+	case stopped:
+		return "⏹ Stopped the running turn."
+	case dropped > 0:
+		return fmt.Sprintf("⏹ Dropped %d queued message(s).", dropped)
+	}
+	return "Nothing is running."
+}
+
+// status describes t's session and worker.
+func (h *Host) status(ctx context.Context, t target) string {
+	var b strings.Builder
+	model, messages := h.cfg.Model, 0
+	if s, err := h.session(ctx, t); err == nil {
+		model, messages = s.Model(), len(s.Messages())
+	}
+	fmt.Fprintf(&b, "Model: %s\nSession: %s (%d messages)\n", model, h.sessionID(t), messages)
+	running, queued := (*workItem)(nil), 0
+	if w := h.existingWorker(t); w != nil {
+		running, queued = w.snapshot()
+	}
+	switch {
+	case running == nil:
+		b.WriteString("Running: nothing\n")
+	case running.kind == itemPrompt:
+		fmt.Fprintf(&b, "Running: scheduled prompt %q\n", running.label)
+	default:
+		b.WriteString("Running: a turn\n")
+	}
+	fmt.Fprintf(&b, "Queued: %d\n", queued)
+	zone := h.TimeZone(t.String())
+	if zone == "" {
+		zone = "the host's (" + time.Now().Format("MST") + ")"
+	}
+	fmt.Fprintf(&b, "Time zone: %s", zone)
+	return b.String()
+}
+
+// setTimeZone handles /tz.
+func (h *Host) setTimeZone(ctx context.Context, t target, arg string) string {
+	scope := t.String()
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		zone := h.TimeZone(scope)
+		if zone == "" {
+			zone = "the host's"
+		}
+		return "This chat's time zone is " + zone + ". Set it with /tz <IANA zone>, for example /tz Europe/Berlin or /tz America/New_York."
+	}
+	if _, err := time.LoadLocation(arg); err != nil || arg == "Local" || strings.EqualFold(arg, "local") {
+		return fmt.Sprintf("%q is not an IANA time zone. Use a name such as Europe/Berlin, America/New_York, Asia/Tokyo or UTC.", shorten(arg, 60))
+	}
+	if err := h.settings.update(scope, func(c *chatSettings) { c.TimeZone = arg }); err != nil {
+		h.logger.Error("tz", "err", err)
+		return "⚠️ The time zone could not be saved."
+	}
+	if s, err := h.session(ctx, t); err == nil {
+		if err := s.SetTimeZone(arg); err != nil {
+			h.logger.Warn("session time zone", "err", err)
+		}
+	}
+	return "🕒 Time zone set to " + arg + "."
+}
+
+// listJobs handles /jobs.
+func (h *Host) listJobs(ctx context.Context, t target, replyTo int) {
+	if h.jobs == nil {
+		h.sendText(ctx, t, "Scheduling is not enabled.", replyTo)
+		return
+	}
+	jobs := h.jobs.ListJobs(t.String())
+	if len(jobs) == 0 {
+		h.sendText(ctx, t, "No scheduled jobs.", replyTo)
+		return
+	}
+	loc := h.location(t.String())
+	var b strings.Builder
+	var rows [][]models.InlineKeyboardButton
+	for _, j := range jobs {
+		name := j.Name
+		if name == "" {
+			name = j.ID
+		}
+		next := "no next run"
+		if !j.Next.IsZero() {
+			next = "next " + j.Next.In(loc).Format("Mon 2 Jan 15:04 MST")
+		}
+		fmt.Fprintf(&b, "• %s (%s): %s, %s\n", name, j.ID, j.Schedule, next)
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + shorten(name, 30), CallbackData: callbackCancelJob + j.ID}})
+	}
+	p := h.messageParams(t, strings.TrimRight(b.String(), "\n"), "", replyTo)
+	p.ReplyMarkup = &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+	if _, err := h.send.SendMessage(ctx, p); err != nil {
+		h.logSendError("jobs", t, err)
+	}
+}
+
+// handleCallback answers an inline button: Stop, or a job's cancel.
+func (h *Host) handleCallback(ctx context.Context, q *models.CallbackQuery) {
+	answer := func(text string) {
+		if _, err := h.send.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: q.ID, Text: text}); err != nil {
+			h.logger.Debug("answerCallbackQuery", "err", err)
+		}
+	}
+	if !h.allowed[q.From.ID] {
+		h.logger.Debug("ignored a button press from a user who is not allowed", "user_id", q.From.ID)
+		return
+	}
+	if q.Message.Message == nil {
+		answer("")
+		return
+	}
+	t := targetOf(q.Message.Message)
+	switch {
+	case q.Data == CallbackStop:
+		msg := h.stopChat(t)
+		answer(msg)
+	case strings.HasPrefix(q.Data, callbackCancelJob):
+		id := strings.TrimPrefix(q.Data, callbackCancelJob)
+		if h.jobs == nil {
+			answer("Scheduling is not enabled.")
+			return
+		}
+		if err := h.jobs.CancelJob(t.String(), id); err != nil {
+			answer("Could not cancel: " + err.Error())
+			return
+		}
+		answer("Cancelled.")
+		h.sendText(ctx, t, "✖ Cancelled job "+id+".", 0)
+	default:
+		answer("")
+	}
+}
+
+// reportInterrupted tells each chat whose message a crash or restart cut
+// short, so nothing is lost silently.
+func (h *Host) reportInterrupted(ctx context.Context) {
+	seen := map[string]bool{}
+	for _, e := range h.journal.reported() {
+		if seen[e.Scope] {
+			continue
+		}
+		seen[e.Scope] = true
+		t, err := parseTarget(e.Scope)
+		if err != nil {
+			continue
+		}
+		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
+		h.sendText(ctx, t, "⚠️ Your last message was interrupted by a restart; send it again or say /retry.", 0)
+	}
+}
+
+// startTyping shows the typing indicator until the returned func is
+// called.
+func (h *Host) startTyping(ctx context.Context, t target) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			h.send.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: t.chatID, MessageThreadID: t.threadID, Action: models.ChatActionTyping})
+			if !sleep(ctx, 4*time.Second) {
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

@@ -1,0 +1,235 @@
+package chat
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/hardening"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+func TestMain(m *testing.M) {
+	hardening.Apply(false, slog.New(slog.DiscardHandler))
+	os.Exit(m.Run())
+}
+
+const (
+	userID     = int64(1001)
+	strangerID = int64(2002)
+	// openAIKey is a configured secret besides the bot token.
+	openAIKey = "sk-test-0123456789abcdef"
+)
+
+// harness is a chat host running against a fake Bot API server.
+type harness struct {
+	t         *testing.T
+	tg        *telegramtest.Server
+	host      *Host
+	agent     *agent.Agent
+	agentDir  string
+	workspace string
+	cancel    context.CancelFunc
+	done      chan error
+	stopOnce  sync.Once
+}
+
+type harnessConfig struct {
+	provider agent.Provider
+	// environ is the environment agent processes inherit from.
+	environ map[string]string
+	opts    []Option
+	tgOpts  []telegramtest.Option
+	// agentDir reuses a state directory (restart tests).
+	agentDir, workspace string
+	tg                  *telegramtest.Server
+}
+
+// newHarness starts a host whose agent runs provider, with the built-in
+// tools and a spawn policy over cfg.environ (never the test's own).
+func newHarness(t *testing.T, cfg harnessConfig) *harness {
+	t.Helper()
+	tg := cfg.tg
+	if tg == nil {
+		tg = telegramtest.New(t, cfg.tgOpts...)
+	}
+	if cfg.agentDir == "" {
+		cfg.agentDir = t.TempDir()
+	}
+	if cfg.workspace == "" {
+		cfg.workspace = t.TempDir()
+	}
+	environ := cfg.environ
+	if environ == nil {
+		environ = map[string]string{"PATH": os.Getenv("PATH"), "HOME": cfg.workspace}
+	}
+	secrets := []string{tg.Token(), openAIKey}
+	popts := spawnpolicy.DefaultOptions()
+	popts.HardenHostProcess = false
+	popts.SecretValues = secrets
+	logger := testLogger(t)
+	policy, err := spawnpolicy.New(popts, logger, func() map[string]string { return environ })
+	if err != nil {
+		t.Fatalf("spawnpolicy.New: %v", err)
+	}
+	red := redactor.New(secrets)
+	ag, err := agent.New(cfg.provider, policy, red,
+		agent.WithLogger(logger),
+		agent.WithModel("test-model"),
+		agent.WithWorkspace(cfg.workspace),
+		agent.WithSessionDir(filepath.Join(cfg.agentDir, "sessions")),
+		agent.WithTools(tools.All(tools.WithKillGrace(200*time.Millisecond))...),
+		agent.WithAbortGrace(2*time.Second),
+	)
+	if err != nil {
+		t.Fatalf("agent.New: %v", err)
+	}
+	if err := ag.Start(context.Background()); err != nil {
+		t.Fatalf("agent.Start: %v", err)
+	}
+	opts := append([]Option{
+		WithLogger(logger),
+		WithRetryPolicy(RetryPolicy{Attempts: 6, BaseDelay: 20 * time.Millisecond, MaxDelay: 5 * time.Second}),
+		WithEditInterval(50 * time.Millisecond),
+		WithPollTimeout(time.Second),
+		WithShutdownGrace(5 * time.Second),
+	}, cfg.opts...)
+	host, err := New(Config{
+		Token: tg.Token(), APIURL: tg.URL(), AllowedUserIDs: []int64{userID},
+		Agent: ag, Redactor: red, AgentDir: cfg.agentDir, WorkspaceDir: cfg.workspace, Model: "test-model",
+	}, opts...)
+	if err != nil {
+		t.Fatalf("chat.New: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{t: t, tg: tg, host: host, agent: ag, agentDir: cfg.agentDir, workspace: cfg.workspace, cancel: cancel, done: make(chan error, 1)}
+	go func() { h.done <- host.Run(ctx) }()
+	t.Cleanup(h.stop)
+	return h
+}
+
+// stop shuts the host down and waits for it.
+func (h *harness) stop() {
+	h.stopOnce.Do(func() {
+		h.cancel()
+		select {
+		case err := <-h.done:
+			if err != nil {
+				h.t.Errorf("Run: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			h.t.Errorf("Run did not return within 15s of the cancellation")
+		}
+		h.agent.Close()
+	})
+}
+
+// waitMessages waits until the bot's messages in chat satisfy ok.
+func (h *harness) waitMessages(chatID int64, what string, ok func([]telegramtest.Message) bool) []telegramtest.Message {
+	h.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		msgs := h.tg.Messages(chatID)
+		if ok(msgs) {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; the chat has %d messages: %s", what, len(msgs), describe(msgs))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitText waits for a bot message in chat whose visible text contains s.
+func (h *harness) waitText(chatID int64, s string) telegramtest.Message {
+	h.t.Helper()
+	var found telegramtest.Message
+	h.waitMessages(chatID, strconv.Quote(s), func(msgs []telegramtest.Message) bool {
+		for _, m := range msgs {
+			if strings.Contains(m.Visible, s) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func describe(msgs []telegramtest.Message) string {
+	var parts []string
+	for _, m := range msgs {
+		v := m.Visible
+		if len(v) > 80 {
+			v = v[:80] + "…"
+		}
+		parts = append(parts, strconv.Quote(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// waitFor polls cond for up to 15 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// lastToolText returns the text of the request's last tool message.
+func lastToolText(req agent.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == agent.RoleTool {
+			return agent.TextOf(req.Messages[i].Content)
+		}
+	}
+	return ""
+}
+
+// lastUserText returns the text of the request's last user message.
+func lastUserText(req agent.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == agent.RoleUser {
+			return agent.TextOf(req.Messages[i].Content)
+		}
+	}
+	return ""
+}
+
+// echoTool answers with the last tool result, in a code block.
+func echoTool() agent.FauxResponse {
+	return agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		text := "The tool said:\n```\n" + lastToolText(req) + "\n```"
+		onText(text)
+		return agent.Response{Text: text}, nil
+	})
+}
+
+// testLogger logs to the test at Debug, through no redactor: tests assert
+// on what the host itself sends.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	if testing.Verbose() {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}

@@ -1,0 +1,345 @@
+// Package chat is the Telegram front end of the agent: it polls updates,
+// answers only the allowed users, runs one agent session per chat (per forum
+// topic in forum groups) one turn at a time, streams the answers, shows tool
+// progress, handles the commands and the attachments, and passes everything
+// it sends through the redactor once more.
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
+// Config is what a Host needs; New checks it.
+type Config struct {
+	// Token is the bot token (TELEGRAM_BOT_TOKEN).
+	Token string
+	// APIURL is the Bot API server's base URL (TELEGRAM_API_URL).
+	APIURL string
+	// AllowedUserIDs are the only users the bot answers.
+	AllowedUserIDs []int64
+	// Agent runs the sessions; it must have been started.
+	Agent *agent.Agent
+	// Redactor is the last line of defence over everything sent to
+	// Telegram (the agent's redactor, normally).
+	Redactor *redactor.Redactor
+	// AgentDir holds chat-settings.json, the inbound journal and the
+	// heartbeat.
+	AgentDir string
+	// WorkspaceDir is the agent's working directory; documents are saved
+	// under its inbox/.
+	WorkspaceDir string
+	// DefaultTimeZone is the IANA zone of chats without /tz (empty: the
+	// host's).
+	DefaultTimeZone string
+	// Model is the model name /status shows.
+	Model string
+}
+
+// Option configures a Host built by New.
+type Option func(*Host)
+
+// WithLogger sets the logger (default: discard). Pass one that redacts.
+func WithLogger(l *slog.Logger) Option { return func(h *Host) { h.logger = l } }
+
+// WithJobBoard gives /jobs its jobs; without one /jobs says scheduling is
+// not enabled.
+func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs = j } }
+
+// WithTranscriber sets the speech-to-text service for voice notes and audio;
+// without one they get a reply saying transcription is not configured.
+func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.transcriber = t } }
+
+// WithHTTPClient sets the client for getUpdates, file downloads and, unless
+// WithSender replaces it, the Bot API methods.
+func WithHTTPClient(c *http.Client) Option { return func(h *Host) { h.http = c } }
+
+// WithSender replaces the go-telegram/bot client the host sends through
+// (tests). It is still wrapped by the redactor and the retry policy.
+func WithSender(s Sender) Option { return func(h *Host) { h.rawSender = s } }
+
+// WithRetryPolicy sets how failed Bot API calls are retried.
+func WithRetryPolicy(p RetryPolicy) Option { return func(h *Host) { h.retry = p } }
+
+// WithEditInterval sets the least time between two updates of a streamed
+// answer or of a status message (default 1s).
+func WithEditInterval(d time.Duration) Option { return func(h *Host) { h.editInterval = d } }
+
+// WithPollTimeout sets the long-poll timeout of getUpdates (default 50s).
+func WithPollTimeout(d time.Duration) Option { return func(h *Host) { h.pollTimeout = d } }
+
+// WithShutdownGrace sets how long Run waits for cancelled turns to end
+// at shutdown (default 5s).
+func WithShutdownGrace(d time.Duration) Option { return func(h *Host) { h.shutdownGrace = d } }
+
+// Host is the chat host: it polls Telegram and runs a worker per chat.
+// It provides the scheduler's Chats (Prompt, Notify, TimeZone).
+type Host struct {
+	cfg           Config
+	logger        *slog.Logger
+	jobs          JobBoard
+	transcriber   Transcriber
+	http          *http.Client
+	rawSender     Sender
+	retry         RetryPolicy
+	editInterval  time.Duration
+	pollTimeout   time.Duration
+	shutdownGrace time.Duration
+
+	send     Sender
+	noDrafts atomic.Bool
+	allowed  map[int64]bool
+	settings *settingsStore
+	journal  *journal
+
+	// turnCtx is the parent of every turn; cancelled at shutdown after the
+	// chats were told.
+	turnCtx    context.Context
+	cancelTurn context.CancelFunc
+
+	mu      sync.Mutex
+	botUser models.User
+	chats   map[string]*chatWorker
+	closing bool
+	workers sync.WaitGroup
+}
+
+// New builds a host: it checks cfg, loads chat-settings.json (a file that
+// does not parse is an error naming its path and the reason) and opens the
+// inbound journal. Nothing is sent to Telegram before Run.
+func New(cfg Config, opts ...Option) (*Host, error) {
+	var errs []error
+	if cfg.Token == "" {
+		errs = append(errs, errors.New("chat: the bot token is empty"))
+	}
+	if cfg.Agent == nil {
+		errs = append(errs, errors.New("chat: no agent"))
+	}
+	if len(cfg.AllowedUserIDs) == 0 {
+		errs = append(errs, errors.New("chat: no allowed users"))
+	}
+	if cfg.AgentDir == "" || cfg.WorkspaceDir == "" {
+		errs = append(errs, errors.New("chat: the agent dir and the workspace dir are required"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = "https://api.telegram.org"
+	}
+	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
+	h := &Host{
+		cfg:           cfg,
+		logger:        slog.New(slog.DiscardHandler),
+		retry:         defaultRetryPolicy,
+		editInterval:  time.Second,
+		pollTimeout:   50 * time.Second,
+		shutdownGrace: 5 * time.Second,
+		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
+		chats:         make(map[string]*chatWorker),
+	}
+	for _, o := range opts {
+		o(h)
+	}
+	if h.http == nil {
+		h.http = &http.Client{}
+	}
+	for _, id := range cfg.AllowedUserIDs {
+		h.allowed[id] = true
+	}
+	var err error
+	if h.settings, err = loadSettings(cfg.AgentDir); err != nil {
+		return nil, err
+	}
+	if h.journal, err = openJournal(cfg.AgentDir); err != nil {
+		return nil, err
+	}
+	if h.rawSender == nil {
+		b, err := bot.New(cfg.Token,
+			bot.WithServerURL(cfg.APIURL),
+			bot.WithSkipGetMe(),
+			bot.WithHTTPClient(time.Minute, &http.Client{Timeout: time.Minute, Transport: h.http.Transport}),
+			bot.WithErrorsHandler(func(err error) { h.logger.Warn("telegram client", "err", err) }),
+		)
+		if err != nil {
+			h.journal.close()
+			return nil, fmt.Errorf("chat: telegram client: %w", err)
+		}
+		h.rawSender = b
+	}
+	h.send = newSafeSender(h.rawSender, cfg.Redactor, h.retry, h.logger)
+	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
+	return h, nil
+}
+
+// Run talks to Telegram until ctx is done: it learns the bot's own user,
+// registers the commands, reports the messages a crash or a restart
+// interrupted, then polls. When ctx ends it stops fetching updates, tells
+// the chats with a running turn that the bot is restarting, cancels the
+// turns (their process groups die) and waits for them, bounded by the
+// shutdown grace. It returns nil after a clean shutdown.
+func (h *Host) Run(ctx context.Context) error {
+	defer h.journal.close()
+	me, err := h.send.GetMe(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			h.shutdown()
+			return nil
+		}
+		return fmt.Errorf("chat: getMe: %w", err)
+	}
+	h.mu.Lock()
+	h.botUser = *me
+	h.mu.Unlock()
+	if _, err := h.send.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: botCommands()}); err != nil && ctx.Err() == nil {
+		h.logger.Warn("setMyCommands failed", "err", err)
+	}
+	h.reportInterrupted(ctx)
+	h.poll(ctx)
+	h.shutdown()
+	return nil
+}
+
+// shutdown tells the chats with a running turn that the bot is restarting,
+// cancels every turn and waits for the workers.
+func (h *Host) shutdown() {
+	h.mu.Lock()
+	h.closing = true
+	var running []*chatWorker
+	for _, w := range h.chats {
+		w.close()
+		if w.busy() {
+			running = append(running, w)
+		}
+	}
+	h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	var wg sync.WaitGroup
+	for _, w := range running {
+		wg.Go(func() {
+			h.sendText(ctx, w.target, "⚠️ The bot is restarting; this turn was interrupted. Once it is back, send /retry to run your last message again.", 0)
+		})
+	}
+	wg.Wait()
+	cancel()
+	h.cancelTurn()
+	done := make(chan struct{})
+	go func() { h.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(h.shutdownGrace):
+		h.logger.Warn("shutdown: turns still running after the grace period")
+	}
+}
+
+// target is a chat's scope: "<chatID>" or "<chatID>:<threadID>" for a forum
+// topic. It is also the session's Scope and the scheduler's target.
+type target struct {
+	chatID   int64
+	threadID int
+}
+
+func (t target) String() string {
+	if t.threadID != 0 {
+		return strconv.FormatInt(t.chatID, 10) + ":" + strconv.Itoa(t.threadID)
+	}
+	return strconv.FormatInt(t.chatID, 10)
+}
+
+// sessionBase is the base of the target's session ids: letters, digits,
+// '-', '_' and '.' only.
+func (t target) sessionBase() string {
+	if t.threadID != 0 {
+		return fmt.Sprintf("chat_%d_%d", t.chatID, t.threadID)
+	}
+	return fmt.Sprintf("chat_%d", t.chatID)
+}
+
+// parseTarget reads a scope string.
+func parseTarget(s string) (target, error) {
+	chat, thread, hasThread := strings.Cut(s, ":")
+	id, err := strconv.ParseInt(chat, 10, 64)
+	if err != nil || id == 0 {
+		return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
+	}
+	t := target{chatID: id}
+	if hasThread {
+		if t.threadID, err = strconv.Atoi(thread); err != nil || t.threadID <= 0 {
+			return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
+		}
+	}
+	return t, nil
+}
+
+// targetOf returns the target a message belongs to: its forum topic in a
+// forum chat, else the chat.
+func targetOf(m *models.Message) target {
+	t := target{chatID: m.Chat.ID}
+	if m.Chat.IsForum && m.IsTopicMessage && m.MessageThreadID != 0 {
+		t.threadID = m.MessageThreadID
+	}
+	return t
+}
+
+// Prompt queues a turn for target behind a running turn, like a user
+// message; the answer is sent marked with label. It is the scheduler's way
+// into a chat.
+func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
+	t, err := parseTarget(scope)
+	if err != nil {
+		return err
+	}
+	w, err := h.worker(t)
+	if err != nil {
+		return err
+	}
+	w.enqueue(&workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}})
+	return nil
+}
+
+// Notify sends text to target as it is (redacted, split when long), outside
+// any turn.
+func (h *Host) Notify(ctx context.Context, scope, text string) error {
+	t, err := parseTarget(scope)
+	if err != nil {
+		return err
+	}
+	return h.sendText(ctx, t, text, 0)
+}
+
+// TimeZone returns target's IANA zone: its /tz, else the default zone.
+func (h *Host) TimeZone(scope string) string {
+	if z := h.settings.get(scope).TimeZone; z != "" {
+		return z
+	}
+	return h.cfg.DefaultTimeZone
+}
+
+// location returns target's zone as a *time.Location (Local when none).
+func (h *Host) location(scope string) *time.Location {
+	if z := h.TimeZone(scope); z != "" {
+		if loc, err := time.LoadLocation(z); err == nil {
+			return loc
+		}
+	}
+	return time.Local
+}
+
+// draftsUnsupported reports that the server answered sendMessageDraft 404.
+func (h *Host) draftsUnsupported() bool { return h.noDrafts.Load() }
+
+func (h *Host) markDraftsUnsupported() { h.noDrafts.Store(true) }

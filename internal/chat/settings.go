@@ -1,0 +1,114 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// SettingsFile is the file in the agent dir that keeps each chat's settings.
+const SettingsFile = "chat-settings.json"
+
+// chatSettings is what one chat (one target) keeps across restarts.
+type chatSettings struct {
+	// TimeZone is the chat's IANA zone set with /tz.
+	TimeZone string `json:"time_zone,omitempty"`
+	// Session is the id of the chat's current session (a new one after
+	// /new); empty means the target's base id.
+	Session string `json:"session,omitempty"`
+}
+
+// settingsStore is chat-settings.json in memory, written through atomically.
+type settingsStore struct {
+	path string
+	mu   sync.Mutex
+	all  map[string]chatSettings
+}
+
+// loadSettings reads the settings file; a missing file is empty, a file
+// that does not parse is an error with its path and the reason (and is
+// never overwritten).
+func loadSettings(dir string) (*settingsStore, error) {
+	s := &settingsStore{path: filepath.Join(dir, SettingsFile), all: map[string]chatSettings{}}
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("chat settings %s: %w", s.path, err)
+	}
+	if err := json.Unmarshal(data, &s.all); err != nil {
+		return nil, fmt.Errorf("chat settings %s does not parse: %w", s.path, err)
+	}
+	if s.all == nil {
+		s.all = map[string]chatSettings{}
+	}
+	return s, nil
+}
+
+func (s *settingsStore) get(scope string) chatSettings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.all[scope]
+}
+
+// update changes scope's settings with f and writes the file.
+func (s *settingsStore) update(scope string, f func(*chatSettings)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.all[scope]
+	f(&c)
+	old, had := s.all[scope]
+	s.all[scope] = c
+	data, err := json.MarshalIndent(s.all, "", "  ")
+	if err == nil {
+		err = writeFileAtomic(s.path, append(data, '\n'))
+	}
+	if err != nil {
+		if had {
+			s.all[scope] = old
+		} else {
+			delete(s.all, scope)
+		}
+		return fmt.Errorf("chat settings: %w", err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory: write, fsync, rename, fsync the directory.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

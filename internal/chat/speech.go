@@ -1,0 +1,52 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Transcriber turns a voice note or an audio file into text.
+type Transcriber interface {
+	Transcribe(ctx context.Context, fileName string, audio []byte) (string, error)
+}
+
+// OpenAITranscriber transcribes through an OpenAI-compatible
+// /audio/transcriptions endpoint, with go-openai's CreateTranscription.
+type OpenAITranscriber struct {
+	client *openai.Client
+	model  string
+}
+
+// NewOpenAITranscriber returns a transcriber for the endpoint at baseURL
+// (TELEGRAM_SPEECH_BASE_URL) with key and model. httpClient nil means
+// http.DefaultClient.
+func NewOpenAITranscriber(baseURL, key, model string, httpClient *http.Client) *OpenAITranscriber {
+	cfg := openai.DefaultConfig(key)
+	cfg.BaseURL = strings.TrimRight(baseURL, "/")
+	if httpClient != nil {
+		cfg.HTTPClient = httpClient
+	}
+	if model == "" {
+		model = openai.Whisper1
+	}
+	return &OpenAITranscriber{client: openai.NewClientWithConfig(cfg), model: model}
+}
+
+// Transcribe sends audio and returns the transcript's text.
+func (t *OpenAITranscriber) Transcribe(ctx context.Context, fileName string, audio []byte) (string, error) {
+	resp, err := t.client.CreateTranscription(ctx, openai.AudioRequest{
+		Model:    t.model,
+		FilePath: fileName,
+		Reader:   bytes.NewReader(audio),
+		Format:   openai.AudioResponseFormatJSON,
+	})
+	if err != nil {
+		return "", fmt.Errorf("transcription: %w", err)
+	}
+	return strings.TrimSpace(resp.Text), nil
+}

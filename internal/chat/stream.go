@@ -1,0 +1,380 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"html"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// previewLimit bounds a streamed preview (drafts and edits), below
+// Telegram's 4096.
+const previewLimit = 4000
+
+// throttle calls push at most once per interval, on its own goroutine,
+// after kick; stop ends it without a last push.
+type throttle struct {
+	interval time.Duration
+	push     func(context.Context)
+	wake     chan struct{}
+	quit     chan struct{}
+	done     chan struct{}
+	once     sync.Once
+}
+
+func newThrottle(ctx context.Context, interval time.Duration, push func(context.Context)) *throttle {
+	t := &throttle{interval: interval, push: push, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	go t.loop(ctx)
+	return t
+}
+
+func (t *throttle) kick() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *throttle) stop() {
+	t.once.Do(func() { close(t.quit) })
+	<-t.done
+}
+
+func (t *throttle) loop(ctx context.Context) {
+	defer close(t.done)
+	var last time.Time
+	for {
+		select {
+		case <-t.quit:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.wake:
+		}
+		if wait := t.interval - time.Since(last); wait > 0 {
+			timer := time.NewTimer(wait)
+			select {
+			case <-t.quit:
+				timer.Stop()
+				return
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-timer.C:
+			}
+		}
+		t.push(ctx)
+		last = time.Now()
+	}
+}
+
+// turnOutput is what one turn shows in the chat: the streamed answer (one
+// message per text segment; a tool call ends a segment) and the tool status
+// message.
+type turnOutput struct {
+	h       *Host
+	ctx     context.Context
+	t       target
+	label   string
+	replyTo int
+	private bool
+
+	mu     sync.Mutex
+	seg    *segment
+	status *toolStatus
+}
+
+func (h *Host) newTurnOutput(ctx context.Context, t target, label string, replyTo int) *turnOutput {
+	return &turnOutput{h: h, ctx: ctx, t: t, label: label, replyTo: replyTo, private: t.chatID > 0}
+}
+
+// emit receives the session's events; it runs on the turn's goroutine.
+func (o *turnOutput) emit(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventTextDelta:
+		o.mu.Lock()
+		if o.seg == nil {
+			o.seg = o.h.newSegment(o.ctx, o.t, o.label, o.replyTo, o.private)
+		}
+		seg := o.seg
+		o.mu.Unlock()
+		seg.append(ev.Text)
+	case agent.EventToolStart:
+		o.mu.Lock()
+		seg := o.seg
+		o.seg = nil
+		if o.status == nil {
+			o.status = o.h.newToolStatus(o.ctx, o.t)
+		}
+		st := o.status
+		o.mu.Unlock()
+		if seg != nil {
+			seg.finish(o.ctx, seg.text())
+		}
+		st.start(ev.ToolCallID, ev.ToolName, ev.Arguments)
+	case agent.EventToolUpdate:
+		if st := o.currentStatus(); st != nil && ev.Result != nil {
+			st.update(ev.ToolCallID, agent.TextOf(ev.Result.Content))
+		}
+	case agent.EventToolEnd:
+		if st := o.currentStatus(); st != nil {
+			isErr := ev.Result != nil && ev.Result.IsError
+			st.end(ev.ToolCallID, isErr)
+		}
+	}
+}
+
+func (o *turnOutput) currentStatus() *toolStatus {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.status
+}
+
+// finish sends the final answer, or what is known of it, and closes the
+// status message.
+func (o *turnOutput) finish(ctx context.Context, final string, err error, stopped, shuttingDown bool) {
+	o.mu.Lock()
+	seg, st := o.seg, o.status
+	o.seg = nil
+	o.mu.Unlock()
+	if st != nil {
+		st.finish(ctx, stopped || shuttingDown)
+	}
+	streamed := ""
+	if seg != nil {
+		streamed = seg.text()
+	}
+	text := final
+	if err != nil || text == "" {
+		text = streamed
+	}
+	switch {
+	case err != nil && errors.Is(err, context.Canceled):
+		if text != "" {
+			text += "\n\n_(stopped)_"
+		}
+	case err != nil:
+		if text != "" {
+			text += "\n\n"
+		}
+		text += turnError(err)
+	case text == "" && st == nil:
+		text = "_(no answer)_"
+	}
+	if text == "" {
+		if seg != nil {
+			seg.discard()
+		}
+		return
+	}
+	if seg == nil {
+		seg = o.h.newSegment(ctx, o.t, o.label, o.replyTo, o.private)
+	}
+	seg.finish(ctx, text)
+}
+
+// segment is one streamed answer message: drafts in private chats (where
+// the server accepts sendMessageDraft), else a message edited in place,
+// at most once per edit interval; finish sends the rendered text.
+type segment struct {
+	h       *Host
+	t       target
+	label   string
+	replyTo int
+	th      *throttle
+
+	mu       sync.Mutex
+	buf      strings.Builder
+	useDraft bool
+	draftID  int64
+	msgID    int
+	sent     string
+}
+
+func (h *Host) newSegment(ctx context.Context, t target, label string, replyTo int, private bool) *segment {
+	s := &segment{h: h, t: t, label: label, replyTo: replyTo, useDraft: private && !h.draftsUnsupported(), draftID: rand.Int64N(1<<31) + 1}
+	s.th = newThrottle(ctx, h.editInterval, s.push)
+	return s
+}
+
+func (s *segment) append(delta string) {
+	s.mu.Lock()
+	s.buf.WriteString(delta)
+	s.mu.Unlock()
+	s.th.kick()
+}
+
+func (s *segment) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// prefix is the plain-text label line of a labelled (scheduled) answer.
+func (s *segment) prefix() string {
+	if s.label == "" {
+		return ""
+	}
+	return "⏰ " + s.label + "\n\n"
+}
+
+// push shows the text so far: a draft, or the message edited.
+func (s *segment) push(ctx context.Context) {
+	s.mu.Lock()
+	text := s.prefix() + s.buf.String()
+	useDraft, draftID, msgID := s.useDraft, s.draftID, s.msgID
+	s.mu.Unlock()
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	text = preview(text)
+	h := s.h
+	if useDraft {
+		_, err := h.send.SendMessageDraft(ctx, &bot.SendMessageDraftParams{ChatID: s.t.chatID, MessageThreadID: s.t.threadID, DraftID: itoa64(draftID), Text: text})
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		h.logger.Debug("sendMessageDraft refused; streaming by edits", "err", err)
+		if isNotFound(err) {
+			h.markDraftsUnsupported()
+		}
+		s.mu.Lock()
+		s.useDraft = false
+		s.mu.Unlock()
+	}
+	if msgID == 0 {
+		m, err := h.send.SendMessage(ctx, s.h.messageParams(s.t, text, "", s.replyTo))
+		if err != nil {
+			h.logSendError("stream", s.t, err)
+			return
+		}
+		s.mu.Lock()
+		s.msgID, s.sent = m.ID, text
+		s.mu.Unlock()
+		return
+	}
+	if _, err := h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: text}); err != nil {
+		h.logSendError("stream edit", s.t, err)
+		return
+	}
+	s.mu.Lock()
+	s.sent = text
+	s.mu.Unlock()
+}
+
+// discard stops the throttle without sending anything more.
+func (s *segment) discard() { s.th.stop() }
+
+// finish stops the streaming and delivers text (Markdown) whole: rendered
+// as HTML and split into messages that fit, the first replacing the
+// streamed message; when Telegram rejects the markup the same text goes out
+// plain.
+func (s *segment) finish(ctx context.Context, text string) {
+	s.th.stop()
+	s.mu.Lock()
+	msgID := s.msgID
+	s.mu.Unlock()
+	h := s.h
+	htmlText := RenderHTML(text)
+	if s.label != "" {
+		htmlText = "<b>⏰ " + html.EscapeString(s.label) + "</b>\n\n" + htmlText
+	}
+	if err := h.deliver(ctx, s.t, SplitMessage(htmlText, 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
+		return
+	}
+	h.logger.Debug("telegram rejected the HTML; sending the answer as plain text")
+	_ = h.deliver(ctx, s.t, SplitPlain(s.prefix()+text, 0), "", msgID, s.replyTo)
+}
+
+// deliver sends parts in order; the first edits editID when it is set.
+// It stops at the first failure and returns it.
+func (h *Host) deliver(ctx context.Context, t target, parts []string, mode models.ParseMode, editID, replyTo int) error {
+	for i, part := range parts {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		var err error
+		if i == 0 && editID != 0 {
+			_, err = h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: t.chatID, MessageID: editID, Text: part, ParseMode: mode})
+			if err != nil && !isBadMarkup(err) && classOf(err) == classFatal {
+				// The streamed message is gone or cannot be edited: send anew.
+				_, err = h.send.SendMessage(ctx, h.messageParams(t, part, mode, 0))
+			}
+		} else {
+			r := 0
+			if i == 0 {
+				r = replyTo
+			}
+			_, err = h.send.SendMessage(ctx, h.messageParams(t, part, mode, r))
+		}
+		if err != nil {
+			if isBadMarkup(err) {
+				return err
+			}
+			h.logSendError("answer", t, err)
+			return err
+		}
+	}
+	return nil
+}
+
+func classOf(err error) errorClass {
+	c, _ := classify(err)
+	return c
+}
+
+// messageParams builds a sendMessage for t.
+func (h *Host) messageParams(t target, text string, mode models.ParseMode, replyTo int) *bot.SendMessageParams {
+	p := &bot.SendMessageParams{ChatID: t.chatID, MessageThreadID: t.threadID, Text: text, ParseMode: mode,
+		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: bot.True()}}
+	if replyTo != 0 {
+		p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+	}
+	return p
+}
+
+// sendText sends plain text to t, split when long.
+func (h *Host) sendText(ctx context.Context, t target, text string, replyTo int) error {
+	return h.deliver(ctx, t, SplitPlain(text, 0), "", 0, replyTo)
+}
+
+// logSendError logs a failed send: a 403 (the user blocked the bot) drops
+// the message.
+func (h *Host) logSendError(what string, t target, err error) {
+	if classOf(err) == classForbidden {
+		h.logger.Warn("telegram refused the message (the user blocked the bot or left); dropped", "what", what, "scope", t.String(), "err", err)
+		return
+	}
+	h.logger.Error("sending to telegram failed", "what", what, "scope", t.String(), "err", err)
+}
+
+// preview cuts text to fit a streamed preview.
+func preview(text string) string {
+	if UTF16Len(text) <= previewLimit {
+		return text
+	}
+	n := 0
+	for i, r := range text {
+		if n += utf16Units(r); n > previewLimit-2 {
+			return text[:i] + " …"
+		}
+	}
+	return text
+}
+
+func itoa64(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
