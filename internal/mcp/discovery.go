@@ -1,0 +1,101 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// discovered is what discovery learnt of one server.
+type discovered struct {
+	server ServerConfig
+	tools  []*mcp.Tool
+	err    error
+}
+
+// discoverAll lists the tools of every enabled server, concurrently, each
+// within the discovery timeout. The result follows the order of servers;
+// a server that failed has its error set and no tools.
+func (e *Extension) discoverAll(ctx context.Context, preparer agent.ProcessPreparer, servers []ServerConfig) []discovered {
+	out := make([]discovered, len(servers))
+	var wg sync.WaitGroup
+	for i, sc := range servers {
+		out[i].server = sc
+		wg.Go(func() {
+			tools, err := e.discover(ctx, preparer, sc)
+			out[i].tools, out[i].err = tools, err
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// discover starts one server through the process-wide policy (only the host
+// hooks run: no session exists yet), in a temporary working directory,
+// lists its tools and stops it (spec §5, McpCatalogCache).
+func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer, sc ServerConfig) ([]*mcp.Tool, error) {
+	dir, err := os.MkdirTemp(e.opts.tempDir, "mcp-discovery-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a working directory: %w", err)
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			e.logger.Warn("mcp: removing the discovery directory", "server", sc.Name, "err", err)
+		}
+	}()
+	pc, err := preparer.Prepare(spawnpolicy.Request{
+		Purpose: spawnpolicy.MCPServer,
+		Command: sc.Command,
+		Args:    sc.Args,
+		Cwd:     dir,
+		Env:     explicitEnv(sc.Env),
+		Origin:  sc.Name,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("process environment hook failed: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.discoveryTimeout)
+	defer cancel()
+	p, err := startServer(ctx, pc, sc.Name, e.processDeps())
+	if err != nil {
+		return nil, e.timeoutError(ctx, err)
+	}
+	var tools []*mcp.Tool
+	for t, err := range p.cs.Tools(ctx, nil) {
+		if err != nil {
+			p.stop()
+			return nil, withStderr(e.timeoutError(ctx, fmt.Errorf("listing tools: %w", err)), p.stderr)
+		}
+		tools = append(tools, t)
+	}
+	p.stop()
+	return tools, nil
+}
+
+// timeoutError words an error caused by the discovery timeout.
+func (e *Extension) timeoutError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %s: %w", e.opts.discoveryTimeout, err)
+	}
+	return err
+}
+
+// explicitEnv turns a server's env entries into the policy's explicit
+// environment: set on purpose, after the filter, never filtered (spec §2).
+func explicitEnv(env map[string]string) map[string]*string {
+	if len(env) == 0 {
+		return nil
+	}
+	out := make(map[string]*string, len(env))
+	for k, v := range env {
+		out[k] = &v
+	}
+	return out
+}

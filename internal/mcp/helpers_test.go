@@ -1,0 +1,210 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// Fake values the tests hand the policy, the configuration and the
+// redactor. Failure messages never print them.
+const (
+	// inheritedSecret is OPENAI_API_KEY in the injected host environment.
+	inheritedSecret = "sk-inherited-SECRET-0123456789"
+	// explicitToken is GITHUB_TOKEN, passed on purpose to the fake server
+	// through its env entry; it is not a configured secret.
+	explicitToken = "ghp-explicit-TOKEN-0123456789"
+	// configuredSecret is one of the SecretValues, inherited under an
+	// innocent name and passed on purpose as SERVICE_PASSWORD.
+	configuredSecret = "configured-SECRET-9876543210"
+)
+
+// testEnviron is the injected host environment of the tests' policies.
+func testEnviron() map[string]string {
+	return map[string]string{
+		"PATH":           os.Getenv("PATH"),
+		"HOME":           os.Getenv("HOME"),
+		"LANG":           "C.UTF-8",
+		"OPENAI_API_KEY": inheritedSecret,
+		"INNOCENT_NAME":  configuredSecret,
+		"KEEP_ME":        "kept-value",
+		// The race runtime sleeps a second at exit unless told not to;
+		// the fake server is this test binary.
+		"GORACE": "atexit_sleep_ms=0",
+	}
+}
+
+// testLookup is the host environment the configuration is expanded from.
+func testLookup(name string) (string, bool) {
+	v, ok := map[string]string{
+		"GITHUB_TOKEN":     explicitToken,
+		"SERVICE_PASSWORD": configuredSecret,
+	}[name]
+	return v, ok
+}
+
+// newPolicy builds a spawn policy with the default deny-list over the
+// injected environment.
+func newPolicy(t *testing.T) *spawnpolicy.Policy {
+	t.Helper()
+	opts := spawnpolicy.DefaultOptions()
+	opts.HardenHostProcess = false
+	opts.SecretValues = []string{configuredSecret}
+	p, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), testEnviron)
+	if err != nil {
+		t.Fatalf("spawnpolicy.New: %v", err)
+	}
+	return p
+}
+
+// testBinary is the path of the running test binary, which is also the
+// fake server.
+func testBinary(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatalf("os.Executable: %v", err)
+	}
+	return exe
+}
+
+// fakeServer configures the fake server under name, in mode with extra
+// flags.
+func fakeServer(t *testing.T, name string, flags ...string) ServerConfig {
+	t.Helper()
+	return ServerConfig{Name: name, Command: testBinary(t), Args: append([]string{fakeServerArg}, flags...)}
+}
+
+// harness is an agent over a faux provider with the MCP extension.
+type harness struct {
+	agent *agent.Agent
+	ext   *Extension
+	faux  *agent.FauxProvider
+	logs  *logRecorder
+	// workspace is the agent's working directory.
+	workspace string
+}
+
+// newHarness builds and starts an agent with the extension for cfg.
+func newHarness(t *testing.T, cfg Config, opts ...Option) *harness {
+	t.Helper()
+	logs := &logRecorder{}
+	logger := slog.New(logs)
+	ext := New(cfg, append([]Option{WithLogger(logger), WithTempDir(t.TempDir())}, opts...)...)
+	faux := agent.NewFauxProvider()
+	ws := t.TempDir()
+	a, err := agent.New(faux, newPolicy(t), redactor.New([]string{configuredSecret}),
+		agent.WithWorkspace(ws), agent.WithExtensions(ext), agent.WithLogger(logger))
+	if err != nil {
+		t.Fatalf("agent.New: %v", err)
+	}
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatalf("agent.Start: %v", err)
+	}
+	t.Cleanup(func() {
+		a.Close()
+		if err := ext.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return &harness{agent: a, ext: ext, faux: faux, logs: logs, workspace: ws}
+}
+
+// session opens the session id.
+func (h *harness) session(t *testing.T, id string) *agent.Session {
+	t.Helper()
+	s, err := h.agent.Session(t.Context(), agent.SessionOptions{ID: id, Scope: "chat-" + id})
+	if err != nil {
+		t.Fatalf("Session: %v", err)
+	}
+	return s
+}
+
+// call runs one turn in which the model calls tool with args, and returns
+// the tool's message as the session recorded it (redacted by the loop).
+func (h *harness) call(t *testing.T, s *agent.Session, tool, args string) agent.Message {
+	t.Helper()
+	h.faux.Enqueue(agent.FauxToolCalls(agent.FauxCall(tool, args)), agent.FauxText("done"))
+	if _, err := s.Prompt(context.WithoutCancel(t.Context()), []agent.Content{agent.Text("go")}, nil); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	msgs := s.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == agent.RoleTool {
+			return msgs[i]
+		}
+	}
+	t.Fatalf("no tool message after calling %s", tool)
+	return agent.Message{}
+}
+
+// logRecorder is a slog.Handler that keeps every record as text.
+type logRecorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+
+func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", rec.Level, rec.Message)
+	rec.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, b.String())
+	return nil
+}
+
+func (r *logRecorder) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &logView{r: r, attrs: attrs}
+}
+
+func (r *logRecorder) WithGroup(string) slog.Handler { return r }
+
+// text returns every record so far, one a line.
+func (r *logRecorder) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}
+
+// logView is a logRecorder with attributes attached.
+type logView struct {
+	r     *logRecorder
+	attrs []slog.Attr
+}
+
+func (v *logView) Enabled(context.Context, slog.Level) bool { return true }
+
+func (v *logView) Handle(ctx context.Context, rec slog.Record) error {
+	rec = rec.Clone()
+	rec.AddAttrs(v.attrs...)
+	return v.r.Handle(ctx, rec)
+}
+
+func (v *logView) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &logView{r: v.r, attrs: append(append([]slog.Attr(nil), v.attrs...), attrs...)}
+}
+
+func (v *logView) WithGroup(string) slog.Handler { return v }
+
+// checkAbsent fails the test when text holds secret; it names what leaked,
+// never the value or the text.
+func checkAbsent(t *testing.T, where, what, text, secret string) {
+	t.Helper()
+	if strings.Contains(text, secret) {
+		t.Errorf("%s contains %s (value and text not printed)", where, what)
+	}
+}

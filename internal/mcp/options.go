@@ -1,0 +1,72 @@
+package mcp
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Defaults of the extension's options.
+const (
+	// DefaultDiscoveryTimeout bounds the start, handshake and tool listing
+	// of one server at discovery, and the start of a session's server.
+	DefaultDiscoveryTimeout = 30 * time.Second
+	// DefaultIdleTimeout stops a session's server that had no call for so
+	// long.
+	DefaultIdleTimeout = 15 * time.Minute
+	// DefaultStopGrace is how long a server may take to exit once its stdin
+	// is closed, before it is signalled and then killed.
+	DefaultStopGrace = 2 * time.Second
+)
+
+// options holds what the Options set.
+type options struct {
+	discoveryTimeout time.Duration
+	idleTimeout      time.Duration
+	stopGrace        time.Duration
+	logger           *slog.Logger
+	tempDir          string
+}
+
+// Option configures an Extension built by New.
+type Option func(*options)
+
+// WithDiscoveryTimeout sets how long one server may take to start and list
+// its tools at discovery, and to start for a session (default
+// DefaultDiscoveryTimeout); values below 1ns are ignored.
+func WithDiscoveryTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.discoveryTimeout = d
+		}
+	}
+}
+
+// WithIdleTimeout sets how long a session's server may go without a call
+// before it is stopped (default DefaultIdleTimeout); zero or less never
+// stops it for idleness.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(o *options) { o.idleTimeout = d }
+}
+
+// WithStopGrace sets how long a stopped server may take to exit after its
+// stdin is closed, before SIGTERM and then SIGKILL (default
+// DefaultStopGrace); values below 1ns are ignored.
+func WithStopGrace(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.stopGrace = d
+		}
+	}
+}
+
+// WithLogger sets the logger (default: the one the agent hands the
+// extension at activation).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
+}
+
+// WithTempDir sets where discovery creates the servers' temporary working
+// directories (default: os.TempDir()).
+func WithTempDir(dir string) Option {
+	return func(o *options) { o.tempDir = dir }
+}
