@@ -31,13 +31,14 @@ func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
 	wait := maxWait
 	zones := make(map[string]*time.Location)
 	for _, e := range s.snapshot() {
-		next := e.sched.next(cmpOrTime(e.anchor, now), s.location(e.job.Target, zones))
-		switch {
-		case next.IsZero():
-		case next.After(now):
-			wait = min(wait, next.Sub(now))
-		default:
+		loc := s.location(e.job.Target, zones)
+		next := e.sched.next(cmpOrTime(e.anchor, now), loc)
+		if !next.IsZero() && !next.After(now) {
 			s.fire(ctx, e, now)
+			next = e.sched.next(now, loc) // fire moved the anchor to now
+		}
+		if next.After(now) {
+			wait = min(wait, next.Sub(now))
 		}
 	}
 	return wait

@@ -144,11 +144,15 @@ type setup struct {
 	zones map[string]string
 	hooks []spawnpolicy.Hook
 	faux  []agent.FauxResponse
+	dir   string // the agent dir; a fresh one when empty
 }
 
 func newEnv(t *testing.T, su setup) *env {
 	t.Helper()
-	e := &env{dir: t.TempDir(), workspace: t.TempDir(), token: randomSecret(t), secret: randomSecret(t)}
+	e := &env{dir: su.dir, workspace: t.TempDir(), token: randomSecret(t), secret: randomSecret(t)}
+	if e.dir == "" {
+		e.dir = t.TempDir()
+	}
 	zones := su.zones
 	if zones == nil {
 		zones = map[string]string{"chat-a": "Europe/Berlin", "chat-b": "America/New_York"}

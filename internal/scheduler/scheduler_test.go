@@ -1,0 +1,221 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// settle gives the firing loop time to act on a poke.
+func settle() { time.Sleep(100 * time.Millisecond) }
+
+// TestEveryFires checks that @every 1s fires repeatedly on the real clock.
+func TestEveryFires(t *testing.T) {
+	e := newEnv(t, setup{opts: []Option{WithMinInterval(time.Second)}})
+	j := e.schedule(t, "chat-a", "@every 1s", "tick", "")
+	if err := e.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.chats.waitFor(t, 2, 5*time.Second)
+	want := sent{Kind: "prompt", Target: "chat-a", Label: "⏰ Job tick", Text: "tick"}
+	for _, m := range msgs[:2] {
+		if diff := cmp.Diff(want, m); diff != "" {
+			t.Errorf("prompt (-want +got):\n%s", diff)
+		}
+	}
+	if got := e.job(t, j.ID); got.LastOutcome != "prompted the chat" || got.LastRun.IsZero() {
+		t.Errorf("last run %v, outcome %q", got.LastRun, got.LastOutcome)
+	}
+}
+
+// TestOneShotAcrossDST fires one-shot jobs in Europe/Berlin on an injected
+// clock: not a second early, at the instant the documented rule gives for
+// a time in the spring gap and one in the autumn fold; then the job is
+// gone.
+func TestOneShotAcrossDST(t *testing.T) {
+	tests := []struct {
+		name  string
+		local string
+		want  time.Time
+	}{
+		{"spring gap", "2026-03-29 02:30", time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC)},
+		{"autumn fold", "2026-10-25 02:30", time.Date(2026, 10, 25, 0, 30, 0, 0, time.UTC)},
+		{"ordinary", "2026-12-01 09:00", time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: tt.want.Add(-48 * time.Hour)}
+			e := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
+			j := e.schedule(t, "chat-a", tt.local, "wake up", "")
+			if next := e.s.Next(j); !next.Equal(tt.want) {
+				t.Fatalf("Next = %v, want %v", next.UTC(), tt.want)
+			}
+			if err := e.s.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			clock.Set(tt.want.Add(-time.Second))
+			e.s.poke()
+			settle()
+			if n := len(e.chats.sent()); n != 0 {
+				t.Fatalf("fired %d time(s) a second early", n)
+			}
+			clock.Set(tt.want)
+			e.s.poke()
+			msgs := e.chats.waitFor(t, 1, 5*time.Second)
+			if diff := cmp.Diff(sent{Kind: "prompt", Target: "chat-a", Label: "⏰ Job wake-up", Text: "wake up"}, msgs[0]); diff != "" {
+				t.Errorf("prompt (-want +got):\n%s", diff)
+			}
+			if jobs := e.s.List("chat-a"); len(jobs) != 0 {
+				t.Errorf("the one-shot job is still listed: %v", jobs)
+			}
+			clock.Set(tt.want.Add(time.Hour))
+			e.s.poke()
+			settle()
+			if n := len(e.chats.sent()); n != 1 {
+				t.Errorf("a one-shot job fired %d times", n)
+			}
+		})
+	}
+}
+
+// TestMissedOneShot checks that a one-shot job whose time passed while the
+// bot was down runs once at start-up, marked late, and never again;
+// recurring jobs do not back-fill.
+func TestMissedOneShot(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+	before := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
+	before.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", "") // 11:00 UTC
+	before.schedule(t, "chat-a", "@hourly", "hourly check", "")
+
+	clock.Set(time.Date(2026, 6, 1, 15, 30, 0, 0, time.UTC)) // the bot was down for hours
+	after := newEnv(t, setup{dir: before.dir, opts: []Option{WithClock(clock.Now)}})
+	if err := after.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	after.chats.waitFor(t, 1, 5*time.Second)
+	settle()
+	want := []sent{{
+		Kind: "prompt", Target: "chat-a", Label: "⏰ Job call-mum (late)",
+		Text: "(This job was due at Mon 2026-06-01 13:00 CEST; it runs late because the bot was not running then.)\n\ncall mum",
+	}}
+	if diff := cmp.Diff(want, after.chats.sent()); diff != "" {
+		t.Errorf("messages at start-up (-want +got):\n%s", diff)
+	}
+
+	again := newEnv(t, setup{dir: before.dir, opts: []Option{WithClock(clock.Now)}})
+	if err := again.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	again.s.poke()
+	settle()
+	if got := again.chats.sent(); len(got) != 0 {
+		t.Errorf("after a second restart the chat got %+v", got)
+	}
+	if jobs := again.s.List("chat-a"); len(jobs) != 1 || jobs[0].Name != "hourly-check" {
+		t.Errorf("jobs left: %+v", jobs)
+	}
+}
+
+// TestChatsAreIsolated checks that a chat lists and cancels only its own
+// jobs, and that cancelling another chat's job looks like a missing one.
+func TestChatsAreIsolated(t *testing.T) {
+	e := newEnv(t, setup{})
+	a := e.schedule(t, "chat-a", "@daily", "a's job", "")
+	if jobs := e.s.List("chat-b"); len(jobs) != 0 {
+		t.Errorf("chat-b lists %d job(s) of chat-a", len(jobs))
+	}
+	if err := e.s.Cancel("chat-b", a.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("chat-b cancelling chat-a's job: %v, want ErrNotFound", err)
+	}
+	if jobs := e.s.List("chat-a"); len(jobs) != 1 {
+		t.Fatalf("chat-a has %d job(s) after chat-b's attempt", len(jobs))
+	}
+	if err := e.s.Cancel("chat-a", a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if jobs := e.s.List("chat-a"); len(jobs) != 0 {
+		t.Errorf("chat-a still lists %d job(s)", len(jobs))
+	}
+	stored, err := loadJobs(filepath.Join(e.dir, "jobs.json"))
+	if err != nil || len(stored) != 0 {
+		t.Errorf("the file holds %d job(s) after the cancel (err %v)", len(stored), err)
+	}
+}
+
+// TestListOrderAndLimit checks List's order (next run first) and the
+// per-chat limit.
+func TestListOrderAndLimit(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 20, 0, 0, time.UTC)}
+	e := newEnv(t, setup{opts: []Option{WithClock(clock.Now), WithMaxJobs(3)}})
+	daily := e.schedule(t, "chat-a", "@daily", "daily", "")
+	hourly := e.schedule(t, "chat-a", "@hourly", "hourly", "")
+	soon := e.schedule(t, "chat-a", "2026-06-01 12:30", "soon", "") // 10:30 UTC
+	var got []string
+	for _, j := range e.s.List("chat-a") {
+		got = append(got, j.ID)
+	}
+	if diff := cmp.Diff([]string{soon.ID, hourly.ID, daily.ID}, got); diff != "" {
+		t.Errorf("List order (-want +got):\n%s", diff)
+	}
+	if _, err := e.s.Schedule("chat-a", "@daily", "fourth", "", ""); err == nil || !strings.Contains(err.Error(), "already has 3 jobs") {
+		t.Errorf("a fourth job: %v, want the limit's error", err)
+	}
+	if _, err := e.s.Schedule("chat-b", "@daily", "other chat", "", ""); err != nil {
+		t.Errorf("the limit is per chat, yet chat-b was refused: %v", err)
+	}
+}
+
+// TestStopKillsRunningScript checks that Stop cancels a running watcher,
+// kills its process group, waits for it and sends no alert.
+func TestStopKillsRunningScript(t *testing.T) {
+	e := newEnv(t, setup{opts: []Option{WithMinInterval(time.Second)}})
+	e.s.cfg.killGrace = 200 * time.Millisecond
+	e.schedule(t, "chat-a", "@every 1s", "p", "sleep 30 & echo $! > child.pid; wait")
+	if err := e.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(e.workspace, "child.pid")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if data, err := os.ReadFile(pidFile); err == nil && len(data) > 0 && data[len(data)-1] == '\n' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pid := e.readPID(t, "child.pid")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := e.s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(3 * time.Second); !processGone(pid); {
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher's child survived Stop")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := e.chats.sent(); len(got) != 0 {
+		t.Errorf("Stop made the scheduler send %+v", got)
+	}
+}
+
+// TestStartNeedsActivation checks that the scheduler refuses to fire
+// before the agent gave it its spawn policy.
+func TestStartNeedsActivation(t *testing.T) {
+	s, err := New(filepath.Join(t.TempDir(), "jobs.json"), newFakeChats(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(t.Context()); err == nil {
+		t.Error("Start succeeded without activation")
+	}
+}
