@@ -1,0 +1,323 @@
+package securitytest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/volcanic/telegram-agent/internal/hardening"
+)
+
+// botUID and botGID are the unprivileged user and group the bot runs as when
+// the tests run as root (nobody and nogroup).
+const (
+	botUID = 65534
+	botGID = 65534
+)
+
+// botPath is the PATH the bot (and so the agent's processes) gets: system
+// directories only, none under /root, which the bot's user cannot enter.
+const botPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// layout is the directory tree of one run. root and bin are 0755 and owned
+// by the test's user; home, agent and workspace belong to the bot's user.
+type layout struct {
+	root      string
+	bin       string
+	botBinary string
+	mcpBinary string
+	home      string
+	agentDir  string
+	workspace string
+	// secretsDir, inside the workspace, holds one file per known secret
+	// (named after its variable, the bare value) and "all" (every known
+	// value, one a line).
+	secretsDir string
+	mcpConfig  string
+	// asRoot reports whether the tests run as root, so the bot is started
+	// as botUID:botGID.
+	asRoot bool
+}
+
+// newLayout creates the run's directories under a fresh 0755 temporary
+// directory, removed when the test ends.
+func newLayout(t *testing.T) *layout {
+	t.Helper()
+	root, err := os.MkdirTemp("", "securitytest-")
+	if err != nil {
+		t.Fatalf("creating the run directory: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(root); err != nil {
+			t.Logf("removing %s: %v", root, err)
+		}
+	})
+	l := &layout{
+		root:   root,
+		bin:    filepath.Join(root, "bin"),
+		home:   filepath.Join(root, "home"),
+		asRoot: os.Geteuid() == 0,
+	}
+	l.botBinary = filepath.Join(l.bin, "telegram-bot")
+	l.mcpBinary = filepath.Join(l.bin, "fake-mcp")
+	l.agentDir = filepath.Join(root, "agent")
+	l.workspace = filepath.Join(root, "workspace")
+	l.secretsDir = filepath.Join(l.workspace, "secrets")
+	l.mcpConfig = filepath.Join(root, "mcp.json")
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatalf("chmod %s: %v", root, err)
+	}
+	for _, dir := range []string{l.bin, l.home, l.agentDir, l.workspace, l.secretsDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatalf("creating %s: %v", dir, err)
+		}
+	}
+	for _, dir := range []string{l.home, l.agentDir, l.workspace, l.secretsDir} {
+		l.giveToBot(t, dir)
+	}
+	return l
+}
+
+// giveToBot makes path belong to the bot's user when the tests run as root.
+func (l *layout) giveToBot(t *testing.T, path string) {
+	t.Helper()
+	if !l.asRoot {
+		return
+	}
+	if err := os.Chown(path, botUID, botGID); err != nil {
+		t.Fatalf("chown %s: %v", path, err)
+	}
+}
+
+// writeSecretFiles writes the known secrets into the workspace, readable by
+// the bot's user only: the files an injected agent would go after.
+func (l *layout) writeSecretFiles(t *testing.T, set secretSet) {
+	t.Helper()
+	var all strings.Builder
+	write := func(name, content string) {
+		path := filepath.Join(l.secretsDir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatalf("writing %s: %v", path, err)
+		}
+		l.giveToBot(t, path)
+	}
+	for _, sec := range set.known() {
+		write(sec.name, sec.value)
+		all.WriteString(sec.value + "\n")
+	}
+	write("all", all.String())
+}
+
+// writeMCPConfig configures the fake MCP server: the test binary re-executed
+// with fakeMCPArg, with GITHUB_TOKEN passed on purpose through its env entry.
+func (l *layout) writeMCPConfig(t *testing.T) {
+	t.Helper()
+	cfg := fmt.Sprintf(`{"mcpServers":{%q:{"command":%q,"args":[%q],"env":{%q:"${%s}"}}}}`,
+		fakeMCPName, l.mcpBinary, fakeMCPArg, envGitHubToken, envGitHubToken)
+	if err := os.WriteFile(l.mcpConfig, []byte(cfg), 0o644); err != nil {
+		t.Fatalf("writing %s: %v", l.mcpConfig, err)
+	}
+}
+
+// buildBot builds cmd/telegram-bot into the layout's bin directory and
+// copies the test binary beside it as the fake MCP server, both 0755.
+func (l *layout) buildBot(t *testing.T) {
+	t.Helper()
+	moduleRoot, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatalf("finding the module root: %v", err)
+	}
+	cmd := exec.Command("go", "build", "-o", l.botBinary, "./cmd/telegram-bot")
+	cmd.Dir = moduleRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/telegram-bot: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatalf("finding the test binary: %v", err)
+	}
+	if err := copyFile(self, l.mcpBinary, 0o755); err != nil {
+		t.Fatalf("copying the test binary: %v", err)
+	}
+	if err := os.Chmod(l.botBinary, 0o755); err != nil {
+		t.Fatalf("chmod %s: %v", l.botBinary, err)
+	}
+}
+
+// copyFile copies src to dst with mode perm.
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", src, err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", dst, err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copying to %s: %w", dst, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("closing %s: %w", dst, err)
+	}
+	return nil
+}
+
+// botEnv returns the bot's complete environment: its configuration, the
+// fake servers and every secret. The test's own environment is never
+// touched and never passed on.
+func botEnv(l *layout, set secretSet, telegramURL, openaiURL string, userIDs []int64) []string {
+	ids := make([]string, len(userIDs))
+	for i, id := range userIDs {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	env := []string{
+		"PATH=" + botPath,
+		"HOME=" + l.home,
+		"LANG=C.UTF-8",
+		"AGENT_DIR=" + l.agentDir,
+		"WORKSPACE_DIR=" + l.workspace,
+		"TELEGRAM_API_URL=" + telegramURL,
+		"OPENAI_BASE_URL=" + openaiURL,
+		"TELEGRAM_ALLOWED_USER_IDS=" + strings.Join(ids, ","),
+		"MCP_CONFIG=" + l.mcpConfig,
+		"DEFAULT_TIMEZONE=UTC",
+		"LOG_LEVEL=debug",
+		"LOG_FORMAT=json",
+		"PROCESS_ENV_ALLOW=" + envControl,
+		"PROCESS_ENV_SECRETS=" + envInnocent + "," + envGitHubToken,
+	}
+	for _, sec := range set.secrets {
+		env = append(env, sec.name+"="+sec.value)
+	}
+	return append(env, set.control.name+"="+set.control.value)
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes: the bot's
+// combined stdout and stderr.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// bot is the running bot process.
+type bot struct {
+	cmd  *exec.Cmd
+	log  *syncBuffer
+	done chan struct{}
+	err  error
+}
+
+// startBot starts the built binary with exactly env, as botUID:botGID when
+// the tests run as root, in a process group of its own. Starting a child
+// with other credentials clears the test process's dumpable flag (the
+// vfork-style clone shares the memory map, and the child's setuid resets
+// the flag), so startBot restores it and a cleanup checks it stayed set.
+func startBot(t *testing.T, l *layout, env []string) *bot {
+	t.Helper()
+	b := &bot{log: &syncBuffer{}, done: make(chan struct{})}
+	cmd := exec.Command(l.botBinary, "run")
+	cmd.Env = env
+	cmd.Dir = l.workspace
+	cmd.Stdout = b.log
+	cmd.Stderr = b.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if l.asRoot {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: botUID, Gid: botGID}
+	}
+	err := cmd.Start()
+	if perr := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); perr != nil {
+		t.Errorf("restoring the test process's dumpable flag: %v", perr)
+	}
+	if err != nil {
+		t.Fatalf("starting the bot: %v", err)
+	}
+	t.Cleanup(func() {
+		if ok, err := hardening.Dumpable(); err != nil || !ok {
+			t.Errorf("the test process is not dumpable after starting the bot (err %v)", err)
+		}
+	})
+	b.cmd = cmd
+	go func() {
+		b.err = cmd.Wait()
+		close(b.done)
+	}()
+	t.Cleanup(func() { b.stop(t) })
+	return b
+}
+
+// stop asks the bot to shut down (SIGTERM) and waits for it; after a grace
+// period it kills the bot's process group. It is safe to call twice.
+func (b *bot) stop(t *testing.T) {
+	t.Helper()
+	select {
+	case <-b.done:
+		return
+	default:
+	}
+	_ = b.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-b.done:
+	case <-time.After(15 * time.Second):
+		t.Errorf("the bot did not stop within 15s of SIGTERM; killing its process group")
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		<-b.done
+	}
+	var exitErr *exec.ExitError
+	if b.err != nil && !errors.As(b.err, &exitErr) {
+		t.Errorf("waiting for the bot: %v", b.err)
+	}
+}
+
+// exited reports whether the bot has exited.
+func (b *bot) exited() bool {
+	select {
+	case <-b.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitUntil polls cond every interval until it holds or ctx ends.
+func waitUntil(ctx context.Context, interval time.Duration, cond func() bool) bool {
+	for {
+		if cond() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return cond()
+		case <-time.After(interval):
+		}
+	}
+}

@@ -1,0 +1,577 @@
+package securitytest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/openaitest"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+// Bounds of one run.
+const (
+	// startTimeout is how long the bot has to start polling.
+	startTimeout = 60 * time.Second
+	// runTimeout is how long every vector together has to finish.
+	runTimeout = 150 * time.Second
+	// firstChatID is the chat (and user) id of the first vector; each
+	// vector has a private chat of its own.
+	firstChatID = 880001
+)
+
+// Channels searched for secrets.
+const (
+	chanModel    = "model"
+	chanTelegram = "telegram"
+	chanAgentDir = "agent-dir"
+	chanLog      = "bot-log"
+	// chanExercise is not a channel: its row says whether the vector did
+	// what it was meant to (its expectations and the control).
+	chanExercise = "exercise"
+)
+
+// Outcomes of one row of the table.
+const (
+	outcomePass = "PASS"
+	outcomeLeak = "LEAK"
+	outcomeFail = "FAIL"
+	outcomeSkip = "SKIP"
+)
+
+// Legitimate exclusions. They are the only places a secret may travel, and
+// the suite asserts each one instead of merely skipping it:
+//   - the OPENAI_API_KEY in the Authorization header of chat completion
+//     requests to the model provider: headers are not a channel the model
+//     sees, so request bodies are searched and headers are not, except that
+//     every other header is searched;
+//   - the TELEGRAM_SPEECH_API_KEY in the Authorization header of
+//     transcription requests, for the same reason;
+//   - the bot token in the URL path of Bot API requests: the Bot API puts
+//     it there (telegramtest never searches the path); the body, decoded
+//     parameters, query and uploads are searched.
+const authorizationHeader = "Authorization"
+
+// vectorState is what the fake model saw of one vector.
+type vectorState struct {
+	calls       int // first requests answered with the vector's tool call
+	results     int // follow-ups after the tool result, answered "done"
+	wakeups     int // later turns without the vector's prompt (a watcher)
+	missingTool bool
+}
+
+// suite is one run: the secrets, the vectors and what the fake model saw.
+type suite struct {
+	set   secretSet
+	paths vectorPaths
+	// printable redacts every fake value, the control included, from text
+	// the suite prints.
+	printable *redactor.Redactor
+	vectors   []vector
+	chatID    map[string]int64
+
+	mu    sync.Mutex
+	state map[string]*vectorState
+}
+
+// newSuite assigns each vector its chat.
+func newSuite(set secretSet, paths vectorPaths, vs []vector) *suite {
+	s := &suite{
+		set: set, paths: paths, vectors: vs,
+		printable: redactor.New(append(values(set.secrets), set.control.value)),
+		chatID:    map[string]int64{}, state: map[string]*vectorState{},
+	}
+	for i, v := range vs {
+		s.chatID[v.name] = int64(firstChatID + i)
+		s.state[v.name] = &vectorState{}
+	}
+	return s
+}
+
+// vectorOf returns the vector whose marker the conversation carries.
+func (s *suite) vectorOf(req openaitest.ChatRequest) (vector, bool) {
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		text := m.Text()
+		i := strings.Index(text, "[[vector:")
+		if i < 0 {
+			continue
+		}
+		rest := text[i+len("[[vector:"):]
+		j := strings.Index(rest, "]]")
+		if j < 0 {
+			continue
+		}
+		for _, v := range s.vectors {
+			if v.name == rest[:j] {
+				return v, true
+			}
+		}
+	}
+	return vector{}, false
+}
+
+// respond is the fake model: the first request of a vector's turn gets the
+// vector's tool call, every other request a plain "done".
+func (s *suite) respond(req openaitest.ChatRequest) openaitest.Response {
+	v, ok := s.vectorOf(req)
+	if !ok {
+		return openaitest.Text("done")
+	}
+	last := req.LastMessage()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state[v.name]
+	switch {
+	case last.Role == "user" && strings.Contains(last.Text(), v.marker()):
+		if !slices.ContainsFunc(req.Tools, func(t openaitest.Tool) bool { return t.Name == v.tool }) {
+			st.missingTool = true
+			return openaitest.Text("done")
+		}
+		st.calls++
+		return openaitest.ToolCalls(openaitest.ToolCall{Name: v.tool, Arguments: v.args(s.paths)})
+	case last.Role == "tool":
+		st.results++
+	default:
+		st.wakeups++
+	}
+	return openaitest.Text("done")
+}
+
+// snapshot returns a copy of a vector's state.
+func (s *suite) snapshot(name string) vectorState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *s.state[name]
+}
+
+// complete reports whether a vector has run to its end.
+func (s *suite) complete(v vector, tg *telegramtest.Server) bool {
+	st := s.snapshot(v.name)
+	if st.missingTool {
+		return true
+	}
+	if st.results < 1 {
+		return false
+	}
+	msgs := tg.Messages(s.chatID[v.name])
+	var done []int
+	for i, m := range msgs {
+		if strings.Contains(m.Visible, "done") {
+			done = append(done, i)
+		}
+	}
+	switch v.wake {
+	case wakeTurn:
+		return st.wakeups >= 1 && len(done) >= 2
+	case wakeMessage:
+		return len(done) >= 1 && len(msgs) > done[0]+1
+	case wakeNone:
+		return len(done) >= 1
+	}
+	return false
+}
+
+// row is one line of the table.
+type row struct {
+	vector, channel, outcome string
+	details                  []string
+}
+
+// TestSecurity runs every attack vector against the built bot, running as
+// an unprivileged user with hardening in force, and searches every channel
+// for every secret in every derived form.
+func TestSecurity(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the security suite needs Linux (/proc, prctl)")
+	}
+	if testing.Short() {
+		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
+	}
+	started := time.Now()
+	set, err := newSecretSet()
+	if err != nil {
+		t.Fatalf("generating secrets: %v", err)
+	}
+	l := newLayout(t)
+	l.buildBot(t)
+	l.writeSecretFiles(t, set)
+	l.writeMCPConfig(t)
+
+	all := vectors()
+	var runnable, skipped []vector
+	for _, v := range all {
+		if missing := missingExecutables(v.needs); len(missing) > 0 {
+			t.Logf("vector %s skipped: %s not on the bot's PATH", v.name, strings.Join(missing, ", "))
+			skipped = append(skipped, v)
+			continue
+		}
+		runnable = append(runnable, v)
+	}
+	s := newSuite(set, vectorPaths{secrets: l.secretsDir}, runnable)
+	printable := s.printable
+
+	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
+	ai := openaitest.New(t, openaitest.AllowUnscripted(), openaitest.WithResponder(s.respond))
+	var ids []int64
+	for _, v := range runnable {
+		ids = append(ids, s.chatID[v.name])
+	}
+	b := startBot(t, l, botEnv(l, set, tg.URL(), ai.URL(), ids))
+
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	polling := waitUntil(ctx, 100*time.Millisecond, func() bool {
+		return b.exited() || len(tg.RequestsFor("getUpdates")) > 0
+	})
+	if !polling || b.exited() {
+		t.Fatalf("the bot did not start polling (exited: %v); its log, redacted:\n%s", b.exited(), lastLines(printable.Redact(b.log.String()), 40))
+	}
+
+	for _, v := range runnable {
+		chat := s.chatID[v.name]
+		if v.voice {
+			ai.EnqueueTranscripts(openaitest.Transcript{Text: v.prompt()})
+			tg.SendVoice(chat, chat, []byte("OggS fake voice note"))
+			continue
+		}
+		tg.SendText(chat, chat, v.prompt())
+	}
+
+	runCtx, runCancel := context.WithTimeout(context.Background(), runTimeout)
+	defer runCancel()
+	waitUntil(runCtx, 250*time.Millisecond, func() bool {
+		if b.exited() {
+			return true
+		}
+		for _, v := range runnable {
+			if !s.complete(v, tg) {
+				return false
+			}
+		}
+		return true
+	})
+	if b.exited() {
+		t.Errorf("the bot exited during the run; its log, redacted:\n%s", lastLines(printable.Redact(b.log.String()), 40))
+	}
+	// Let the last edits land, then stop the bot so that every file and
+	// log line is flushed before they are searched.
+	time.Sleep(500 * time.Millisecond)
+	b.stop(t)
+
+	obs := observe(t, l, ai, tg, b)
+	var rows []row
+	for _, v := range skipped {
+		rows = append(rows, row{vector: v.name, channel: "-", outcome: outcomeSkip, details: []string{"needs " + strings.Join(v.needs, ", ")}})
+	}
+	for _, v := range runnable {
+		rows = append(rows, s.evaluate(v, tg, obs)...)
+	}
+	rows = append(rows, s.evaluateGlobal(obs)...)
+
+	passed, failed, skippedRows := 0, 0, 0
+	for _, r := range rows {
+		switch r.outcome {
+		case outcomePass:
+			passed++
+		case outcomeSkip:
+			skippedRows++
+		default:
+			failed++
+		}
+	}
+	t.Logf("vectors: %d run, %d skipped (%s)", len(runnable), len(skipped), familyCounts(all))
+	t.Logf("results:\n%s", formatTable(rows))
+	t.Logf("%d passed, %d failed (%d skipped) in %s", passed, failed, skippedRows, time.Since(started).Round(time.Second))
+
+	for _, r := range rows {
+		t.Run(r.vector+"/"+r.channel, func(t *testing.T) {
+			switch r.outcome {
+			case outcomeSkip:
+				t.Skip(strings.Join(r.details, "; "))
+			case outcomeLeak:
+				t.Errorf("LEAK: %s", strings.Join(r.details, "; "))
+			case outcomeFail:
+				t.Errorf("FAIL: %s", strings.Join(r.details, "; "))
+			}
+		})
+	}
+}
+
+// values returns the secrets' values.
+func values(secrets []secret) []string {
+	out := make([]string, len(secrets))
+	for i, s := range secrets {
+		out[i] = s.value
+	}
+	return out
+}
+
+// missingExecutables returns the names not found in any directory of the
+// bot's PATH.
+func missingExecutables(names []string) []string {
+	var missing []string
+	for _, name := range names {
+		found := false
+		for dir := range strings.SplitSeq(botPath, ":") {
+			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// observation is everything the channels hold once the bot has stopped.
+type observation struct {
+	model       []openaitest.Request
+	telegram    []telegramtest.Request
+	files       []piece // every file under the agent dir
+	logLines    []string
+	openaiBody  []piece
+	telegramAll []piece
+}
+
+// observe collects the channels' content and checks the legitimate
+// exclusions (the API keys in Authorization headers).
+func observe(t *testing.T, l *layout, ai *openaitest.Server, tg *telegramtest.Server, b *bot) observation {
+	t.Helper()
+	o := observation{model: ai.Requests(), telegram: tg.Requests()}
+	_ = filepath.WalkDir(l.agentDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		data, rerr := os.ReadFile(path)
+		if rerr != nil {
+			t.Errorf("reading %s: %v", path, rerr)
+			return nil
+		}
+		rel, _ := filepath.Rel(l.agentDir, path)
+		o.files = append(o.files, piece{where: "file " + rel, text: string(data)})
+		return nil
+	})
+	o.logLines = strings.Split(b.log.String(), "\n")
+	for i, r := range o.model {
+		o.openaiBody = append(o.openaiBody, piece{where: fmt.Sprintf("request %d %s body", i, r.Path), text: string(r.Body)})
+	}
+	for _, r := range o.telegram {
+		o.telegramAll = append(o.telegramAll, telegramPieces(r)...)
+	}
+	return o
+}
+
+// telegramPieces returns what the bot put in one Bot API request: body,
+// decoded parameters, query and uploads; never the URL path, which carries
+// the bot token by design.
+func telegramPieces(r telegramtest.Request) []piece {
+	where := fmt.Sprintf("%s #%d", r.Method, r.Seq)
+	out := []piece{{where: where + " body", text: string(r.Body)}, {where: where + " query", text: r.Query}}
+	for k, v := range r.Params {
+		out = append(out, piece{where: where + " param " + k, text: v})
+	}
+	for k, f := range r.Files {
+		out = append(out, piece{where: where + " upload " + k, text: f.Filename + "\n" + string(f.Content)})
+	}
+	return out
+}
+
+// evaluate returns the rows of one vector: one per channel, and the
+// exercise row.
+func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row {
+	st := s.snapshot(v.name)
+	if st.missingTool {
+		return []row{{vector: v.name, channel: "-", outcome: outcomeSkip, details: []string{"the bot does not offer the tool " + v.tool}}}
+	}
+	chat := s.chatID[v.name]
+	chatText := strconv.FormatInt(chat, 10)
+
+	var model []piece
+	var toolResults strings.Builder
+	for i, r := range o.model {
+		if r.Chat == nil {
+			continue
+		}
+		if vv, ok := s.vectorOf(*r.Chat); !ok || vv.name != v.name {
+			continue
+		}
+		model = append(model, piece{where: fmt.Sprintf("request %d body", i), text: string(r.Body)})
+		for _, m := range r.Chat.Messages {
+			if m.Role == "tool" {
+				toolResults.WriteString(m.Text() + "\n")
+			}
+		}
+	}
+	var telegram []piece
+	for _, r := range o.telegram {
+		if r.Params["chat_id"] == chatText {
+			telegram = append(telegram, telegramPieces(r)...)
+		}
+	}
+	var files []piece
+	for _, f := range o.files {
+		if strings.Contains(f.where, chatText) {
+			files = append(files, f)
+		}
+	}
+	var logs []piece
+	for i, line := range o.logLines {
+		if strings.Contains(line, chatText) {
+			logs = append(logs, piece{where: fmt.Sprintf("log line %d", i+1), text: line})
+		}
+	}
+
+	rows := []row{
+		leakRow(v.name, chanModel, s.set.secrets, model),
+		leakRow(v.name, chanTelegram, s.set.secrets, telegram),
+		leakRow(v.name, chanAgentDir, s.set.secrets, files),
+		leakRow(v.name, chanLog, s.set.secrets, logs),
+	}
+
+	ex := row{vector: v.name, channel: chanExercise, outcome: outcomePass}
+	if !s.complete(v, tg) {
+		ex.details = append(ex.details, fmt.Sprintf("did not finish (tool calls %d, results %d, wake-ups %d)", st.calls, st.results, st.wakeups))
+	}
+	if len(model) == 0 {
+		ex.details = append(ex.details, "the model received no request for it")
+	}
+	results := toolResults.String()
+	for _, e := range v.expect {
+		if !strings.Contains(results, e.text(s.set)) {
+			ex.details = append(ex.details, fmt.Sprintf("missing %s; the tool results begin %q", e.what, truncate(s.printable.Redact(results), 300)))
+		}
+	}
+	for _, f := range v.forbid {
+		if strings.Contains(results, f) {
+			ex.details = append(ex.details, fmt.Sprintf("the tool result says %q", f))
+		}
+	}
+	if len(ex.details) > 0 {
+		ex.outcome = outcomeFail
+	}
+	return append(rows, ex)
+}
+
+// evaluateGlobal returns the rows that search each channel whole, so that
+// nothing escapes because it could not be attributed to a vector, and that
+// check the legitimate exclusions.
+func (s *suite) evaluateGlobal(o observation) []row {
+	const all = "(all)"
+	var logs []piece
+	for i, line := range o.logLines {
+		logs = append(logs, piece{where: fmt.Sprintf("log line %d", i+1), text: line})
+	}
+	rows := []row{
+		leakRow(all, chanModel, s.set.secrets, o.openaiBody),
+		leakRow(all, chanTelegram, s.set.secrets, o.telegramAll),
+		leakRow(all, chanAgentDir, s.set.secrets, o.files),
+		leakRow(all, chanLog, s.set.secrets, logs),
+	}
+	return append(rows, s.headerRows(o)...)
+}
+
+// headerRows checks the exclusions: every request to the model provider
+// carries in its Authorization header exactly the key meant for its path
+// (the OPENAI_API_KEY for chat completions, the speech key for
+// transcriptions), no other header carries a secret, and every Bot API
+// request names the bot token in its path only.
+func (s *suite) headerRows(o observation) []row {
+	openaiKey := s.set.byName(envOpenAIKey).value
+	speechKey := s.set.byName(envSpeechKey).value
+	hdr := row{vector: "(all)", channel: "model-headers", outcome: outcomePass}
+	transcriptions := 0
+	for i, r := range o.model {
+		want := "Bearer " + openaiKey
+		if strings.Contains(r.Path, "/audio/transcriptions") {
+			want = "Bearer " + speechKey
+			transcriptions++
+		}
+		if r.Header.Get(authorizationHeader) != want {
+			hdr.details = append(hdr.details, fmt.Sprintf("request %d %s: the Authorization header is not the expected key", i, r.Path))
+		}
+		var other []piece
+		for name, vals := range r.Header {
+			if name != authorizationHeader {
+				other = append(other, piece{where: fmt.Sprintf("request %d header %s", i, name), text: strings.Join(vals, "\n")})
+			}
+		}
+		for _, f := range scan(s.set.secrets, other) {
+			hdr.details = append(hdr.details, "LEAK "+f.String())
+		}
+	}
+	if len(hdr.details) > 0 {
+		hdr.outcome = outcomeFail
+	}
+	tgRow := row{vector: "(all)", channel: "telegram-path", outcome: outcomePass}
+	token := s.set.byName(envBotToken).value
+	for _, r := range o.telegram {
+		if r.Token != token {
+			tgRow.outcome = outcomeFail
+			tgRow.details = append(tgRow.details, fmt.Sprintf("%s #%d was not made with the bot token", r.Method, r.Seq))
+		}
+	}
+	rows := []row{hdr, tgRow}
+	if transcriptions == 0 {
+		rows = append(rows, row{vector: "(all)", channel: "speech-header", outcome: outcomeSkip, details: []string{"no transcription request was made"}})
+	}
+	return rows
+}
+
+// leakRow searches content for every secret and returns the row.
+func leakRow(vectorName, channel string, secrets []secret, content []piece) row {
+	r := row{vector: vectorName, channel: channel, outcome: outcomePass}
+	for _, f := range scan(secrets, content) {
+		r.outcome = outcomeLeak
+		r.details = append(r.details, f.String())
+	}
+	if len(r.details) > 8 {
+		n := len(r.details)
+		r.details = append(r.details[:8], fmt.Sprintf("... %d findings in all", n))
+	}
+	return r
+}
+
+// formatTable renders rows as an aligned table.
+func formatTable(rows []row) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VECTOR\tCHANNEL\tRESULT\tDETAILS")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.vector, r.channel, r.outcome, strings.Join(r.details, "; "))
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// truncate returns at most n bytes of s.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// lastLines returns the last n lines of text.
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
