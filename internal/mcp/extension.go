@@ -23,8 +23,8 @@ import (
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
-// extensionName is the extension's name, and the Origin of nothing: its
-// processes carry their server's name as Origin.
+// extensionName is the extension's name. The processes it starts carry
+// their server's name as Origin instead.
 const extensionName = "mcp"
 
 // errShutDown reports a call after Close.

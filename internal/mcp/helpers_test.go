@@ -208,3 +208,36 @@ func checkAbsent(t *testing.T, where, what, text, secret string) {
 		t.Errorf("%s contains %s (value and text not printed)", where, what)
 	}
 }
+
+// checkServerEnv checks the environment a server printed (out, parsed into
+// vars) against the injected host environment and the configuration of
+// configFile: deny-listed and secret-valued inherited variables are absent,
+// the explicit GITHUB_TOKEN arrived, and the explicit configured secret came
+// back redacted. No value is ever printed.
+func checkServerEnv(t *testing.T, out string, vars map[string]string) {
+	t.Helper()
+	checkAbsent(t, "the env output", "the inherited OPENAI_API_KEY value", out, inheritedSecret)
+	checkAbsent(t, "the env output", "the configured secret", out, configuredSecret)
+	tests := []struct {
+		name    string
+		present bool
+		want    string
+	}{
+		{name: "OPENAI_API_KEY"},                                      // deny-listed, inherited
+		{name: "INNOCENT_NAME"},                                       // a secret value under an innocent name
+		{name: "KEEP_ME", present: true, want: "kept-value"},          // inherited, harmless
+		{name: "SERVICE_PASSWORD", present: true, want: "[REDACTED]"}, // explicit and secret: redacted by the loop
+		{name: "GITHUB_TOKEN", present: true, want: explicitToken},    // explicit under a deny-listed name
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ok := vars[tt.name]
+			if ok != tt.present {
+				t.Fatalf("%s present = %v, want %v", tt.name, ok, tt.present)
+			}
+			if ok && v != tt.want {
+				t.Errorf("%s does not have the expected value (not printed)", tt.name)
+			}
+		})
+	}
+}
