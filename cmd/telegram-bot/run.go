@@ -2,18 +2,23 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
 	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/hardening"
+	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/scheduler"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -100,12 +105,24 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 
 	provider := agent.NewOpenAI(agent.OpenAIConfig{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger})
-	// Extensions, in load order. The scheduler (scheduler.New(<AGENT_DIR>/
-	// jobs.json, host, ...)) and MCP (mcp.Load(cfg.MCPConfig,
-	// os.LookupEnv) + mcp.New) go here once their packages land; the
-	// scheduler needs the chat host, which needs the agent, so hand it a
-	// forwarding Chats that is pointed at the host below.
-	var extensions []agent.Extension
+	// Extensions, in load order: the scheduler, then MCP. The scheduler
+	// needs the chat host, which needs the agent, so it gets a forwarding
+	// Chats that is pointed at the host below, before polling starts.
+	chats := &chatsProxy{}
+	sched, err := scheduler.New(filepath.Join(cfg.AgentDir, "jobs.json"), chats,
+		scheduler.WithLogger(logger), scheduler.WithWorkspace(cfg.WorkspaceDir))
+	if err != nil {
+		logger.Error("scheduler", "err", err)
+		return 1
+	}
+	mcpCfg, err := mcp.Load(cfg.MCPConfig, os.LookupEnv)
+	if err != nil {
+		logger.Error("MCP configuration", "err", err)
+		return 1
+	}
+	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger))
+	defer mcpExt.Close()
+	extensions := []agent.Extension{sched, mcpExt}
 
 	ag, err := agent.New(provider, policy, red,
 		agent.WithLogger(logger),
@@ -127,7 +144,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 1
 	}
 
-	opts := []chat.Option{chat.WithLogger(logger)}
+	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched})}
 	if cfg.SpeechKey != "" {
 		opts = append(opts, chat.WithTranscriber(chat.NewOpenAITranscriber(cfg.SpeechBaseURL, cfg.SpeechKey, cfg.SpeechModel, nil)))
 	}
@@ -146,6 +163,18 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		logger.Error("chat host", "err", err)
 		return 1
 	}
+	chats.set(host)
+	if err := sched.Start(ctx); err != nil {
+		logger.Error("scheduler", "err", err)
+		return 1
+	}
+	defer func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if err := sched.Stop(stopCtx); err != nil {
+			logger.Warn("scheduler stop", "err", err)
+		}
+	}()
 	logger.Info("polling Telegram", "allowed_users", len(cfg.AllowedUserIDs), "model", cfg.Model)
 	if err := host.Run(ctx); err != nil {
 		logger.Error("chat host stopped", "err", err)
@@ -154,6 +183,65 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	logger.Info("telegram-bot stopped")
 	return 0
 }
+
+// chatsProxy is the scheduler's Chats before the chat host exists; set
+// points it at the host before anything fires.
+type chatsProxy struct {
+	mu   sync.RWMutex
+	host *chat.Host
+}
+
+func (c *chatsProxy) set(h *chat.Host) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.host = h
+}
+
+func (c *chatsProxy) get() (*chat.Host, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.host == nil {
+		return nil, errors.New("the chat host is not running yet")
+	}
+	return c.host, nil
+}
+
+func (c *chatsProxy) Prompt(ctx context.Context, target, label, prompt string) error {
+	h, err := c.get()
+	if err != nil {
+		return err
+	}
+	return h.Prompt(ctx, target, label, prompt)
+}
+
+func (c *chatsProxy) Notify(ctx context.Context, target, text string) error {
+	h, err := c.get()
+	if err != nil {
+		return err
+	}
+	return h.Notify(ctx, target, text)
+}
+
+func (c *chatsProxy) TimeZone(target string) string {
+	h, err := c.get()
+	if err != nil {
+		return ""
+	}
+	return h.TimeZone(target)
+}
+
+// jobBoard shows the scheduler's jobs to /jobs.
+type jobBoard struct{ s *scheduler.Scheduler }
+
+func (b jobBoard) ListJobs(target string) []chat.JobView {
+	var out []chat.JobView
+	for _, j := range b.s.List(target) {
+		out = append(out, chat.JobView{ID: j.ID, Name: j.Name, Schedule: j.Schedule, Next: b.s.Next(j)})
+	}
+	return out
+}
+
+func (b jobBoard) CancelJob(target, id string) error { return b.s.Cancel(target, id) }
 
 // systemPrompt is the agent's system prompt for one turn.
 func systemPrompt(info agent.SessionInfo) string {

@@ -224,7 +224,7 @@ func (s *segment) prefix() string {
 	if s.label == "" {
 		return ""
 	}
-	return "⏰ " + s.label + "\n\n"
+	return s.label + "\n\n"
 }
 
 // push shows the text so far: a draft, or the message edited.
@@ -289,7 +289,7 @@ func (s *segment) finish(ctx context.Context, text string) {
 	h := s.h
 	htmlText := RenderHTML(text)
 	if s.label != "" {
-		htmlText = "<b>⏰ " + html.EscapeString(s.label) + "</b>\n\n" + htmlText
+		htmlText = "<b>" + html.EscapeString(s.label) + "</b>\n\n" + htmlText
 	}
 	if err := h.deliver(ctx, s.t, SplitMessage(htmlText, 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
 		return
