@@ -66,6 +66,10 @@ func New(provider Provider, policy ProcessPreparer, red *redactor.Redactor, opts
 		maxSteps:   DefaultMaxSteps,
 		logger:     slog.New(slog.DiscardHandler),
 		abortGrace: defaultAbortGrace,
+		keepTurns:  DefaultKeepTurns,
+		// contextReserve -1 means "the default", resolved with the window.
+		contextWindow:  DefaultContextWindow,
+		contextReserve: -1,
 	}
 	for _, opt := range opts {
 		opt(&cfg)

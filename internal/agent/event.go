@@ -27,6 +27,10 @@ const (
 	// Text holds the final answer, Usage the last request's usage, Err the
 	// redacted error when the turn failed.
 	EventTurnEnd
+	// EventCompaction: the session was compacted (before a request that
+	// would not fit, or by [Session.Compact]); Text holds the redacted
+	// summary that now stands for the earlier conversation.
+	EventCompaction
 )
 
 // String returns the kind's name, as logs print it.
@@ -48,6 +52,8 @@ func (k EventKind) String() string {
 		return "extension_error"
 	case EventTurnEnd:
 		return "turn_end"
+	case EventCompaction:
+		return "compaction"
 	}
 	return "unknown"
 }

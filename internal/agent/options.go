@@ -25,6 +25,9 @@ type config struct {
 	extensions      []Extension
 	toolTimeout     time.Duration
 	abortGrace      time.Duration
+	contextWindow   int
+	contextReserve  int
+	keepTurns       int
 }
 
 // WithSessionDir keeps one append-only JSONL transcript per session in dir
@@ -93,6 +96,40 @@ func WithAbortGrace(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
 			c.abortGrace = d
+		}
+	}
+}
+
+// WithContextWindow sets the model's context window in tokens (default
+// [DefaultContextWindow]); values below 1 are ignored.
+func WithContextWindow(tokens int) Option {
+	return func(c *config) {
+		if tokens >= 1 {
+			c.contextWindow = tokens
+		}
+	}
+}
+
+// WithContextReserve sets how many tokens of the context window are kept
+// free for the answer: a session is compacted before a request would use
+// more than the window minus the reserve. The default is
+// [DefaultContextReserve], at most a quarter of the window; values below 0
+// are ignored, and a reserve is never more than half the window.
+func WithContextReserve(tokens int) Option {
+	return func(c *config) {
+		if tokens >= 0 {
+			c.contextReserve = tokens
+		}
+	}
+}
+
+// WithCompactionKeepTurns sets how many of the latest user turns compaction
+// keeps word for word (default [DefaultKeepTurns]); older tool results are
+// shortened in the working context. Values below 1 are ignored.
+func WithCompactionKeepTurns(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.keepTurns = n
 		}
 	}
 }

@@ -36,6 +36,8 @@ type SessionInfo struct {
 	Model    string
 	// Now is the current time in the session's zone.
 	Now time.Time
+	// Tools are the names of the tools the model is offered.
+	Tools []string
 }
 
 // Session is one conversation: its messages, model and time zone, and its
@@ -51,11 +53,16 @@ type Session struct {
 	turn chan struct{}
 	done chan struct{}
 
-	mu         sync.Mutex
-	tz         string
-	loc        *time.Location
-	model      string
+	mu    sync.Mutex
+	tz    string
+	loc   *time.Location
+	model string
+	// messages are the session's messages since its last compaction,
+	// compaction the summary standing for those before, meter the size of
+	// the context.
 	messages   []Message
+	compaction compactionState
+	meter      contextMeter
 	usage      Usage
 	closed     bool
 	cancelTurn context.CancelFunc
@@ -102,6 +109,8 @@ func (a *Agent) Session(ctx context.Context, opts SessionOptions) (*Session, err
 		}
 		s.tr = tr
 		s.messages = msgs
+		s.compaction = tr.loaded
+		s.resetMeterLocked()
 		if err := s.repairDanglingCalls(); err != nil {
 			tr.close()
 			return nil, err
@@ -257,19 +266,28 @@ func (s *Session) LastUsage() Usage {
 	return s.usage
 }
 
-// Messages returns a deep copy of the session's history.
+// Messages returns a deep copy of the session's working context, the
+// messages its next request sends: after a compaction, a user message
+// holding the summary of the earlier conversation comes first; tool results
+// before the latest kept turns are shortened (the transcript keeps them
+// whole).
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return cloneMessages(s.messages)
+	msgs, _ := s.workingContextLocked()
+	return msgs
 }
 
 // Info returns what the system prompt is built from, with Now the current
 // time in the session's zone.
 func (s *Session) Info() SessionInfo {
+	tools := make([]string, 0, len(s.agent.tools))
+	for _, t := range s.agent.tools {
+		tools = append(tools, t.spec.Name)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return SessionInfo{ID: s.id, Scope: s.scope, TimeZone: s.tz, Model: s.model, Now: time.Now().In(s.loc)}
+	return SessionInfo{ID: s.id, Scope: s.scope, TimeZone: s.tz, Model: s.model, Now: time.Now().In(s.loc), Tools: tools}
 }
 
 // ToolContext returns a context bound to this session for the host (no

@@ -8,17 +8,32 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"slices"
+	"time"
 )
 
 // Transcript entry types. Every line of a transcript is an envelope
-// {"type": ..., ...}; "message" lines carry one Message. Lines of other
-// types (written by later versions, e.g. compaction) are skipped on load.
-const entryMessage = "message"
+// {"type": ..., ...}; "message" lines carry one Message; "compaction" lines
+// record a compaction: the summary that stands for the conversation before
+// the first kept message, which is the first_kept_user-th (from 0) user
+// message of the transcript. Lines of other types (written by later
+// versions) are skipped on load.
+const (
+	entryMessage    = "message"
+	entryCompaction = "compaction"
+)
 
 // transcriptEntry is one line of a transcript file.
 type transcriptEntry struct {
 	Type    string   `json:"type"`
 	Message *Message `json:"message,omitempty"`
+
+	// The fields of a compaction entry. TokensBefore is the context's size
+	// when it was compacted, for the record.
+	Summary       string    `json:"summary,omitempty"`
+	FirstKeptUser int       `json:"first_kept_user,omitempty"`
+	Time          time.Time `json:"time,omitzero"`
+	TokensBefore  int       `json:"tokens_before,omitempty"`
 }
 
 // transcript is a session's append-only JSONL file. Every append is one
@@ -27,10 +42,13 @@ type transcript struct {
 	path        string
 	f           *os.File
 	needNewline bool
+	// loaded is the last compaction the file recorded when it was opened.
+	loaded compactionState
 }
 
 // openTranscript opens (creating it when missing) the transcript at path and
-// loads its messages. A last line cut off by a crash mid-write (no newline,
+// loads its messages: those after its last compaction, which the returned
+// transcript keeps as loaded. A last line cut off by a crash mid-write (no newline,
 // not JSON) is logged, dropped and truncated away; any other line that does
 // not parse stops loading with the path and line number.
 func openTranscript(path string, logger *slog.Logger) (*transcript, []Message, error) {
@@ -38,7 +56,7 @@ func openTranscript(path string, logger *slog.Logger) (*transcript, []Message, e
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("agent: reading transcript %s: %w", path, err)
 	}
-	messages, keep, needNewline, err := parseTranscript(path, data, logger)
+	loaded, messages, keep, needNewline, err := parseTranscript(path, data, logger)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,13 +70,14 @@ func openTranscript(path string, logger *slog.Logger) (*transcript, []Message, e
 			return nil, nil, fmt.Errorf("agent: dropping the torn last line of %s: %w", path, err)
 		}
 	}
-	return &transcript{path: path, f: f, needNewline: needNewline}, messages, nil
+	return &transcript{path: path, f: f, needNewline: needNewline, loaded: loaded}, messages, nil
 }
 
-// parseTranscript parses a transcript's bytes. keep is how many bytes are
-// sound (less than len(data) when a torn last line is dropped);
-// needNewline reports a sound last line without its newline.
-func parseTranscript(path string, data []byte, logger *slog.Logger) (messages []Message, keep int64, needNewline bool, err error) {
+// parseTranscript parses a transcript's bytes into the last compaction and
+// the messages after it. keep is how many bytes are sound (less than
+// len(data) when a torn last line is dropped); needNewline reports a sound
+// last line without its newline.
+func parseTranscript(path string, data []byte, logger *slog.Logger) (loaded compactionState, messages []Message, keep int64, needNewline bool, err error) {
 	offset := 0
 	for lineNo := 1; offset < len(data); lineNo++ {
 		end := bytes.IndexByte(data[offset:], '\n')
@@ -73,20 +92,24 @@ func parseTranscript(path string, data []byte, logger *slog.Logger) (messages []
 			continue
 		}
 		var e transcriptEntry
-		if perr := json.Unmarshal(line, &e); perr != nil || (e.Type == entryMessage && e.Message == nil) {
-			if perr == nil {
-				perr = errors.New("message entry without a message")
-			}
+		if perr := checkEntry(json.Unmarshal(line, &e), e); perr != nil {
 			if last {
 				logger.Warn("agent: dropped a torn last line of a transcript (the process stopped mid-write)",
 					"path", path, "line", lineNo, "bytes", len(line))
-				return messages, int64(start), false, nil
+				return loaded, messages, int64(start), false, nil
 			}
-			return nil, 0, false, fmt.Errorf("agent: transcript %s line %d does not parse: %w", path, lineNo, perr)
+			return compactionState{}, nil, 0, false, fmt.Errorf("agent: transcript %s line %d does not parse: %w", path, lineNo, perr)
 		}
 		switch e.Type {
 		case entryMessage:
 			messages = append(messages, *e.Message)
+		case entryCompaction:
+			cut, ok := userIndex(messages, e.FirstKeptUser-loaded.usersBefore)
+			if !ok {
+				return compactionState{}, nil, 0, false, fmt.Errorf("agent: transcript %s line %d: the compaction keeps user message %d, which the transcript does not hold before it", path, lineNo, e.FirstKeptUser)
+			}
+			messages = slices.Clone(messages[cut:])
+			loaded = compactionState{summary: e.Summary, at: e.Time, usersBefore: e.FirstKeptUser}
 		default:
 			logger.Warn("agent: skipped a transcript entry of an unknown type", "path", path, "line", lineNo, "type", e.Type)
 		}
@@ -94,12 +117,57 @@ func parseTranscript(path string, data []byte, logger *slog.Logger) (messages []
 			needNewline = true
 		}
 	}
-	return messages, int64(len(data)), needNewline, nil
+	return loaded, messages, int64(len(data)), needNewline, nil
+}
+
+// checkEntry returns err, or what makes the decoded entry e unusable.
+func checkEntry(err error, e transcriptEntry) error {
+	switch {
+	case err != nil:
+		return err
+	case e.Type == entryMessage && e.Message == nil:
+		return errors.New("message entry without a message")
+	case e.Type == entryCompaction && (e.Summary == "" || e.FirstKeptUser < 0):
+		return errors.New("compaction entry without a summary or with a negative first_kept_user")
+	}
+	return nil
+}
+
+// userIndex returns the index of the n-th (from 0) user message of msgs, or
+// len(msgs) when msgs holds exactly n; ok is false when n is out of range.
+func userIndex(msgs []Message, n int) (i int, ok bool) {
+	if n < 0 {
+		return 0, false
+	}
+	for i, m := range msgs {
+		if m.Role != RoleUser {
+			continue
+		}
+		if n == 0 {
+			return i, true
+		}
+		n--
+	}
+	return len(msgs), n == 0
 }
 
 // appendMessage writes m as one line and syncs the file.
 func (t *transcript) appendMessage(m Message) error {
-	line, err := json.Marshal(transcriptEntry{Type: entryMessage, Message: &m})
+	return t.appendEntry(transcriptEntry{Type: entryMessage, Message: &m})
+}
+
+// appendCompaction records a compaction of a context of tokensBefore
+// tokens.
+func (t *transcript) appendCompaction(c compactionState, tokensBefore int) error {
+	return t.appendEntry(transcriptEntry{
+		Type: entryCompaction, Summary: c.summary, FirstKeptUser: c.usersBefore,
+		Time: c.at, TokensBefore: tokensBefore,
+	})
+}
+
+// appendEntry writes e as one line and syncs the file.
+func (t *transcript) appendEntry(e transcriptEntry) error {
+	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("agent: encoding a transcript entry: %w", err)
 	}

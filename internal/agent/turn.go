@@ -37,28 +37,11 @@ func (s *Session) Prompt(ctx context.Context, content []Content, emit func(Event
 	if len(content) == 0 {
 		return TurnResult{}, errors.New("agent: prompt has no content")
 	}
-	select {
-	case <-s.done:
-		return TurnResult{}, ErrSessionClosed
-	case <-ctx.Done():
-		return TurnResult{}, ctx.Err()
-	case s.turn <- struct{}{}:
+	turnCtx, release, err := s.acquire(ctx, emit)
+	if err != nil {
+		return TurnResult{}, err
 	}
-	defer func() { <-s.turn }()
-	turnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return TurnResult{}, ErrSessionClosed
-	}
-	s.cancelTurn, s.frontEnd = cancel, emit
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancelTurn, s.frontEnd = nil, nil
-		s.mu.Unlock()
-	}()
+	defer release()
 
 	s.emit(Event{Kind: EventTurnStart})
 	res, err := s.runTurn(turnCtx, content)
@@ -70,6 +53,36 @@ func (s *Session) Prompt(ctx context.Context, content []Content, emit func(Event
 	return res, err
 }
 
+// acquire waits for the session's turn (see [Session.Prompt]) and takes it
+// for emit's front end; Close cancels the returned context. release gives
+// the turn back.
+func (s *Session) acquire(ctx context.Context, emit func(Event)) (turnCtx context.Context, release func(), err error) {
+	select {
+	case <-s.done:
+		return nil, nil, ErrSessionClosed
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	case s.turn <- struct{}{}:
+	}
+	turnCtx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		cancel()
+		<-s.turn
+		return nil, nil, ErrSessionClosed
+	}
+	s.cancelTurn, s.frontEnd = cancel, emit
+	s.mu.Unlock()
+	return turnCtx, func() {
+		s.mu.Lock()
+		s.cancelTurn, s.frontEnd = nil, nil
+		s.mu.Unlock()
+		cancel()
+		<-s.turn
+	}, nil
+}
+
 // runTurn is the loop of one turn.
 func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, error) {
 	var res TurnResult
@@ -79,9 +92,10 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 	info := s.Info()
 	system := ""
 	if s.agent.cfg.systemPrompt != nil {
-		system = s.agent.cfg.systemPrompt(info)
+		system = s.agent.red.Redact(s.agent.cfg.systemPrompt(info))
 	}
 	tools := s.agent.Tools()
+	s.setOverhead(system, tools)
 	for {
 		if res.Steps == s.agent.cfg.maxSteps {
 			res.StepLimit = true
@@ -90,21 +104,14 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 			return res, s.record(Message{Role: RoleAssistant, Content: []Content{Text(res.Text)}, Time: time.Now()})
 		}
 		res.Steps++
-		req := Request{Model: s.Model(), System: system, Messages: s.Messages(), Tools: tools}
-		resp, err := s.agent.provider.Complete(ctx, req, func(delta string) {
-			if delta != "" {
-				s.emit(Event{Kind: EventTextDelta, Text: delta})
-			}
-		})
+		s.autoCompact(ctx)
+		resp, err := s.request(ctx, system, tools)
 		if err != nil {
 			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 				err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 			}
 			return res, err
 		}
-		s.mu.Lock()
-		s.usage = resp.Usage
-		s.mu.Unlock()
 		res.Usage = resp.Usage
 		res.Text = resp.Text
 		assistant := Message{Role: RoleAssistant, ToolCalls: normalizeCalls(resp.ToolCalls, res.Steps), Time: time.Now()}
@@ -136,6 +143,44 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 			return res, err
 		}
 	}
+}
+
+// request sends the working context to the model, streaming the answer's
+// text as events, and records the usage. When the provider rejects the
+// request as too long, the session is compacted (keeping only the latest
+// turn) and the request sent once more.
+func (s *Session) request(ctx context.Context, system string, tools []ToolSpec) (Response, error) {
+	resp, err := s.send(ctx, system, tools)
+	if err == nil || !errors.Is(err, ErrContextTooLong) || ctx.Err() != nil {
+		return resp, err
+	}
+	s.agent.logger.Info("agent: the model rejected the request as too long; compacting", "session", s.id)
+	if cerr := s.compact(ctx, 1); cerr != nil {
+		return resp, fmt.Errorf("agent: the conversation is too long for the model, and compacting it failed (%w): %w", cerr, err)
+	}
+	resp, err = s.send(ctx, system, tools)
+	if errors.Is(err, ErrContextTooLong) {
+		err = fmt.Errorf("agent: the conversation is still too long for the model after compacting it: %w", err)
+	}
+	return resp, err
+}
+
+// send makes one model request of the working context.
+func (s *Session) send(ctx context.Context, system string, tools []ToolSpec) (Response, error) {
+	s.mu.Lock()
+	msgs, sent := s.workingContextLocked()
+	model := s.model
+	s.mu.Unlock()
+	req := Request{Model: model, System: system, Messages: msgs, Tools: tools}
+	resp, err := s.agent.provider.Complete(ctx, req, func(delta string) {
+		if delta != "" {
+			s.emit(Event{Kind: EventTextDelta, Text: delta})
+		}
+	})
+	if err == nil {
+		s.measured(resp.Usage, sent)
+	}
+	return resp, err
 }
 
 // normalizeCalls gives every call an id, unique within the response.
