@@ -179,11 +179,10 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 	})
 	readDone := make(chan error, 1)
 	go func() { readDone <- copyOutput(sink, pr) }()
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
 	stopProgress := b.startProgress(call.Progress, sink)
 
-	reason, waitErr, outputDone := b.await(ctx, cmd, timeout, pr, waitDone, readDone)
+	reason, waitErr := b.wait(ctx, cmd, timeout)
+	outputDone := b.drain(ctx, cmd, reason, pr, readDone)
 	stopProgress()
 	if !outputDone {
 		// Only a process outside the group (setsid) can still hold the pipe.
@@ -212,39 +211,64 @@ func copyOutput(sink io.Writer, r *os.File) error {
 	}
 }
 
-// await waits for the shell to end, by itself, by the timeout or by
-// cancellation, and for its output to end. It returns why the command
-// ended, the shell's wait error, and whether the output pipe reached its
-// end (false when it had to be cut off).
-func (b *bashTool) await(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, pr *os.File, waitDone, readDone <-chan error) (endReason, error, bool) {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	reason := endExited
-	var waitErr error
-	select {
-	case waitErr = <-waitDone:
-	case <-timer.C:
-		reason = endTimedOut
-	case <-ctx.Done():
-		reason = endCancelled
-	}
-	if reason != endExited {
+// wait waits for the shell to exit. A timeout or the end of ctx ends its
+// whole process group first (SIGTERM, then SIGKILL after the kill grace),
+// and wait returns once that is done. It returns why the command ended and
+// the shell's wait error. The shell is waited for on the calling goroutine,
+// as a bare exec.Cmd.Run does, so a quick command costs no extra wake-up.
+func (b *bashTool) wait(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) (endReason, error) {
+	var mu sync.Mutex
+	reason, exited := endExited, false
+	killed := make(chan struct{})
+	kill := func(r endReason) {
+		mu.Lock()
+		if exited || reason != endExited {
+			mu.Unlock()
+			return
+		}
+		reason = r
+		mu.Unlock()
 		terminateGroup(cmd, b.cfg.killGrace)
-		waitErr = <-waitDone
-		return reason, waitErr, cutOutput(pr, readDone, groupPollInterval*5)
+		close(killed)
 	}
-	// The shell is gone; wait a little for what it left in the background
-	// to release the pipe, then end the whole group.
-	grace := time.NewTimer(b.cfg.pipeGrace)
-	defer grace.Stop()
-	select {
-	case <-readDone:
-		return reason, waitErr, true
-	case <-grace.C:
-	case <-ctx.Done():
+	timer := time.AfterFunc(timeout, func() { kill(endTimedOut) })
+	stopCancel := context.AfterFunc(ctx, func() { kill(endCancelled) })
+	waitErr := cmd.Wait()
+	timer.Stop()
+	stopCancel()
+	mu.Lock()
+	exited = true
+	r := reason
+	mu.Unlock()
+	if r != endExited {
+		// The group may outlive the shell: wait for the kill to finish.
+		<-killed
 	}
-	terminateGroup(cmd, b.cfg.killGrace)
-	return reason, waitErr, cutOutput(pr, readDone, groupPollInterval*5)
+	return r, waitErr
+}
+
+// drain waits for the output to end once the shell is gone, and reports
+// whether it ended by itself. After a normal exit, what the shell left in
+// the background gets the pipe grace to release the pipe; then the whole
+// group is ended, and the pipe is cut off.
+func (b *bashTool) drain(ctx context.Context, cmd *exec.Cmd, reason endReason, pr *os.File, readDone <-chan error) bool {
+	if reason == endExited {
+		select {
+		case <-readDone:
+			return true
+		default:
+		}
+		grace := time.NewTimer(b.cfg.pipeGrace)
+		defer grace.Stop()
+		select {
+		case <-readDone:
+			return true
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+		terminateGroup(cmd, b.cfg.killGrace)
+	}
+	return cutOutput(pr, readDone, groupPollInterval*5)
 }
 
 // cutOutput waits up to d for the reader to reach the pipe's end, then
