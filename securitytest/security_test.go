@@ -160,6 +160,9 @@ func (s *suite) snapshot(name string) vectorState {
 
 // complete reports whether a vector has run to its end.
 func (s *suite) complete(v vector, tg *telegramtest.Server) bool {
+	if v.command != "" {
+		return len(tg.Messages(s.chatID[v.name])) > 0
+	}
 	st := s.snapshot(v.name)
 	if st.missingTool {
 		return true
@@ -195,13 +198,90 @@ type row struct {
 // an unprivileged user with hardening in force, and searches every channel
 // for every secret in every derived form.
 func TestSecurity(t *testing.T) {
+	started := time.Now()
+	all := vectors()
+	rows := runSuite(t, all, nil)
+	passed, failed, skippedRows := 0, 0, 0
+	for _, r := range rows {
+		switch r.outcome {
+		case outcomePass:
+			passed++
+		case outcomeSkip:
+			skippedRows++
+		default:
+			failed++
+		}
+	}
+	t.Logf("vectors: %d (%s)", len(all), familyCounts(all))
+	t.Logf("results:\n%s", formatTable(rows))
+	t.Logf("%d passed, %d failed (%d skipped) in %s", passed, failed, skippedRows, time.Since(started).Round(time.Second))
+
+	for _, r := range rows {
+		t.Run(r.vector+"/"+r.channel, func(t *testing.T) {
+			switch r.outcome {
+			case outcomeSkip:
+				t.Skip(strings.Join(r.details, "; "))
+			case outcomeLeak:
+				t.Errorf("LEAK: %s", strings.Join(r.details, "; "))
+			case outcomeFail:
+				t.Errorf("FAIL: %s", strings.Join(r.details, "; "))
+			}
+		})
+	}
+}
+
+// TestSecurityDetectsUnhardenedBot checks that the suite has teeth: with the
+// host hardening turned off (PROCESS_ENV_HARDEN_HOST_PROCESS=false), the
+// /proc vectors must read the bot's environment, and the suite must report
+// DB_PASSWORD (deny-listed, so not redacted) as a LEAK to the model and fail
+// the vectors' exercise rows.
+func TestSecurityDetectsUnhardenedBot(t *testing.T) {
+	var probes []vector
+	for _, v := range vectors() {
+		if v.name == "proc-ppid-environ" || v.name == "proc-walk-to-bot" {
+			probes = append(probes, v)
+		}
+	}
+	if len(probes) != 2 {
+		t.Fatalf("found %d of the 2 /proc vectors", len(probes))
+	}
+	rows := runSuite(t, probes, []string{"PROCESS_ENV_HARDEN_HOST_PROCESS=false"})
+	for _, v := range probes {
+		t.Run(v.name, func(t *testing.T) {
+			var leaked, exerciseFailed bool
+			for _, r := range rows {
+				if r.vector != v.name {
+					continue
+				}
+				if r.channel == chanModel && r.outcome == outcomeLeak && strings.Contains(strings.Join(r.details, "; "), envDBPassword+" (raw)") {
+					leaked = true
+				}
+				if r.channel == chanExercise && r.outcome == outcomeFail {
+					exerciseFailed = true
+				}
+			}
+			if !leaked {
+				t.Errorf("with hardening off, the suite did not report DB_PASSWORD leaking to the model:\n%s", formatTable(rows))
+			}
+			if !exerciseFailed {
+				t.Errorf("with hardening off, the exercise row did not fail")
+			}
+		})
+	}
+}
+
+// runSuite builds the bot, runs vs against it (each in a chat of its own,
+// all at once) with extraEnv added to the bot's environment, and returns
+// the table's rows: per vector one per channel and the exercise row, then
+// the rows that search each channel whole and check the exclusions.
+func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the security suite needs Linux (/proc, prctl)")
 	}
 	if testing.Short() {
 		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
 	}
-	started := time.Now()
 	set, err := newSecretSet()
 	if err != nil {
 		t.Fatalf("generating secrets: %v", err)
@@ -211,9 +291,8 @@ func TestSecurity(t *testing.T) {
 	l.writeSecretFiles(t, set)
 	l.writeMCPConfig(t)
 
-	all := vectors()
 	var runnable, skipped []vector
-	for _, v := range all {
+	for _, v := range vs {
 		if missing := missingExecutables(v.needs); len(missing) > 0 {
 			t.Logf("vector %s skipped: %s not on the bot's PATH", v.name, strings.Join(missing, ", "))
 			skipped = append(skipped, v)
@@ -230,7 +309,7 @@ func TestSecurity(t *testing.T) {
 	for _, v := range runnable {
 		ids = append(ids, s.chatID[v.name])
 	}
-	b := startBot(t, l, botEnv(l, set, tg.URL(), ai.URL(), ids))
+	b := startBot(t, l, append(botEnv(l, set, tg.URL(), ai.URL(), ids), extraEnv...))
 
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
@@ -243,7 +322,11 @@ func TestSecurity(t *testing.T) {
 
 	for _, v := range runnable {
 		chat := s.chatID[v.name]
-		if v.voice {
+		switch {
+		case v.command != "":
+			tg.SendText(chat, chat, v.command)
+			continue
+		case v.voice:
 			ai.EnqueueTranscripts(openaitest.Transcript{Text: v.prompt()})
 			tg.SendVoice(chat, chat, []byte("OggS fake voice note"))
 			continue
@@ -280,35 +363,7 @@ func TestSecurity(t *testing.T) {
 	for _, v := range runnable {
 		rows = append(rows, s.evaluate(v, tg, obs)...)
 	}
-	rows = append(rows, s.evaluateGlobal(obs)...)
-
-	passed, failed, skippedRows := 0, 0, 0
-	for _, r := range rows {
-		switch r.outcome {
-		case outcomePass:
-			passed++
-		case outcomeSkip:
-			skippedRows++
-		default:
-			failed++
-		}
-	}
-	t.Logf("vectors: %d run, %d skipped (%s)", len(runnable), len(skipped), familyCounts(all))
-	t.Logf("results:\n%s", formatTable(rows))
-	t.Logf("%d passed, %d failed (%d skipped) in %s", passed, failed, skippedRows, time.Since(started).Round(time.Second))
-
-	for _, r := range rows {
-		t.Run(r.vector+"/"+r.channel, func(t *testing.T) {
-			switch r.outcome {
-			case outcomeSkip:
-				t.Skip(strings.Join(r.details, "; "))
-			case outcomeLeak:
-				t.Errorf("LEAK: %s", strings.Join(r.details, "; "))
-			case outcomeFail:
-				t.Errorf("FAIL: %s", strings.Join(r.details, "; "))
-			}
-		})
-	}
+	return append(rows, s.evaluateGlobal(obs)...)
 }
 
 // values returns the secrets' values.
@@ -448,7 +503,7 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	if !s.complete(v, tg) {
 		ex.details = append(ex.details, fmt.Sprintf("did not finish (tool calls %d, results %d, wake-ups %d)", st.calls, st.results, st.wakeups))
 	}
-	if len(model) == 0 {
+	if len(model) == 0 && v.command == "" {
 		ex.details = append(ex.details, "the model received no request for it")
 	}
 	results := toolResults.String()

@@ -37,6 +37,10 @@ type vector struct {
 	needs []string
 	// wake is what the vector waits for after its turn.
 	wake wake
+	// command, when set, is a chat command the user sends instead of a
+	// prompt: the bot answers it without the model, and the answer must
+	// hold no secret.
+	command string
 	// voice sends the vector's prompt as a voice note, transcribed by the
 	// fake OpenAI server with the speech key.
 	voice bool
@@ -280,6 +284,12 @@ func vectors() []vector {
 			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/all") }},
 		{name: "mcp-error-result", family: "mcp", tool: mcpToolName(mcpToolFailResult), expect: []expectation{expectRedacted},
 			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/all") }},
+
+		// Chat commands: answered by the host itself, without the model.
+		{name: "command-status", family: "command", command: "/status"},
+		{name: "command-help", family: "command", command: "/help"},
+		{name: "command-jobs", family: "command", command: "/jobs"},
+		{name: "command-tz", family: "command", command: "/tz"},
 
 		// A voice note: the speech key is used for the transcription (in a
 		// header, excluded explicitly) and must appear nowhere else.
