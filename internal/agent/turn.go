@@ -23,7 +23,11 @@ type TurnResult struct {
 // Prompt runs one turn: it appends the user message content, then asks the
 // model, runs the tools it calls (in order) and asks again, until the model
 // answers without tool calls or the step limit is reached (the turn then
-// ends with an assistant message saying so). Events go to emit (may be nil)
+// ends with an assistant message saying so). Before a request whose context
+// would pass the compaction threshold (see [WithContextWindow]) the older
+// turns are compacted into a summary ([EventCompaction]); a request the
+// provider rejects as too long is compacted and sent once more. Events go
+// to emit (may be nil)
 // and to the extensions' event handlers: EventTurnStart first, EventTurnEnd
 // last, EventError before it when the turn fails.
 //
