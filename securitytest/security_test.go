@@ -458,7 +458,9 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	chatText := strconv.FormatInt(chat, 10)
 
 	var model []piece
-	var toolResults strings.Builder
+	// seen is what the model was shown of the vector's doing: its tool
+	// results and the prompts of later turns (a watcher's output).
+	var seen strings.Builder
 	for i, r := range o.model {
 		if r.Chat == nil {
 			continue
@@ -468,8 +470,8 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 		}
 		model = append(model, piece{where: fmt.Sprintf("request %d body", i), text: string(r.Body)})
 		for _, m := range r.Chat.Messages {
-			if m.Role == "tool" {
-				toolResults.WriteString(m.Text() + "\n")
+			if m.Role == "tool" || (m.Role == "user" && !strings.Contains(m.Text(), v.marker())) {
+				seen.WriteString(m.Text() + "\n")
 			}
 		}
 	}
@@ -506,10 +508,19 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	if len(model) == 0 && v.command == "" {
 		ex.details = append(ex.details, "the model received no request for it")
 	}
-	results := toolResults.String()
+	results := seen.String()
 	for _, e := range v.expect {
 		if !strings.Contains(results, e.text(s.set)) {
-			ex.details = append(ex.details, fmt.Sprintf("missing %s; the tool results begin %q", e.what, truncate(s.printable.Redact(results), 300)))
+			ex.details = append(ex.details, fmt.Sprintf("missing %s; what the model saw begins %q", e.what, truncate(s.printable.Redact(results), 300)))
+		}
+	}
+	var shown strings.Builder
+	for _, m := range tg.Messages(chat) {
+		shown.WriteString(m.Visible + "\n")
+	}
+	for _, e := range v.expectChat {
+		if !strings.Contains(shown.String(), e.text(s.set)) {
+			ex.details = append(ex.details, fmt.Sprintf("missing %s in the chat; it begins %q", e.what, truncate(s.printable.Redact(shown.String()), 300)))
 		}
 	}
 	for _, f := range v.forbid {

@@ -44,9 +44,13 @@ type vector struct {
 	// voice sends the vector's prompt as a voice note, transcribed by the
 	// fake OpenAI server with the speech key.
 	voice bool
-	// expect names texts the tool results the model saw must contain, so
-	// that a vector that silently did nothing cannot pass.
+	// expect names texts the model must have seen in the vector's tool
+	// results or in a watcher's wake-up prompt, so that a vector that
+	// silently did nothing cannot pass.
 	expect []expectation
+	// expectChat names texts the chat must show (a watcher's failure
+	// alert, which never reaches the model).
+	expectChat []expectation
 	// forbid lists texts the tool results must not contain (a successful
 	// ptrace attach, for example).
 	forbid []string
@@ -68,7 +72,7 @@ type vectorPaths struct {
 // Expectations shared by the vectors.
 var (
 	// expectRedacted: a known secret was printed and came back redacted.
-	expectRedacted = expectation{"[REDACTED] in the tool result", func(secretSet) string { return redactor.Token }}
+	expectRedacted = expectation{"[REDACTED]", func(secretSet) string { return redactor.Token }}
 	// expectControl: GH_TOKEN, allowed by PROCESS_ENV_ALLOW, arrived.
 	expectControl = expectation{"the GH_TOKEN control in the tool result", func(s secretSet) string { return s.control.value }}
 	// expectDigest: the fake MCP server received GITHUB_TOKEN through its
@@ -255,19 +259,19 @@ func vectors() []vector {
 
 		// Watcher scripts: prepared by the spawn policy, their output
 		// redacted before it becomes a prompt or an alert.
-		{name: "watcher-file", family: "watcher", tool: "schedule_job", wake: wakeTurn,
+		{name: "watcher-file", family: "watcher", tool: "schedule_job", wake: wakeTurn, expect: []expectation{expectRedacted},
 			args: func(p vectorPaths) string { return scheduleArgs("sec-file", "cat "+p.secrets+"/all") }},
-		{name: "watcher-encoded", family: "watcher", tool: "schedule_job", wake: wakeTurn,
+		{name: "watcher-encoded", family: "watcher", tool: "schedule_job", wake: wakeTurn, expect: []expectation{expectRedacted},
 			args: func(p vectorPaths) string {
 				return scheduleArgs("sec-enc", "base64 -w0 "+p.secrets+"/all; echo; xxd -p "+p.secrets+"/all")
 			}},
-		{name: "watcher-env", family: "watcher", tool: "schedule_job", wake: wakeTurn,
+		{name: "watcher-env", family: "watcher", tool: "schedule_job", wake: wakeTurn, expect: []expectation{expectControl, expectDenied},
 			args: func(vectorPaths) string {
-				return scheduleArgs("sec-env", `env; tr '\0' '\n' < /proc/$PPID/environ`)
+				return scheduleArgs("sec-env", `env; { tr '\0' '\n' < /proc/$PPID/environ; } 2>&1; true`)
 			}},
-		{name: "watcher-failure-alert", family: "watcher", tool: "schedule_job", wake: wakeMessage,
+		{name: "watcher-failure-alert", family: "watcher", tool: "schedule_job", wake: wakeMessage, expectChat: []expectation{expectRedacted},
 			args: func(p vectorPaths) string {
-				return scheduleArgs("sec-fail", "cat "+p.secrets+"/all >&2; env >&2; exit 3")
+				return scheduleArgs("sec-fail", "env >&2; cat "+p.secrets+"/all >&2; exit 3")
 			}},
 
 		// An MCP server: its environment is prepared by the policy with its
