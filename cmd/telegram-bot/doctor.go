@@ -100,16 +100,21 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	}
 	r.line("  ok: %d allowed user(s), model %s, Bot API %s", len(cfg.AllowedUserIDs), cfg.Model, hostOf(cfg.APIURL))
 
-	doctorProcessEnvironment(r, cfg, deps.environ)
+	policy := doctorProcessEnvironment(r, cfg, deps.environ)
 	doctorHardening(ctx, r, cfg, deps.probe)
 	doctorTools(r, cfg)
 	doctorDirs(r, cfg)
+	if policy != nil {
+		doctorMCP(ctx, r, cfg, deps.lookup, policy)
+	}
+	doctorJobs(r, cfg)
 	return r.finish()
 }
 
 // doctorProcessEnvironment prints the policy summary and every inherited
-// variable a child would lose, with the rule that removes it.
-func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]string) {
+// variable a child would lose, with the rule that removes it. It returns the
+// policy (nil when it cannot be built) for the MCP check.
+func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]string) *spawnpolicy.Policy {
 	r.line("\nProcess environment")
 	// The doctor only inspects: it must not harden itself, so the first
 	// (winning) call to Apply here disables it for this process.
@@ -119,7 +124,7 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 	policy, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), environ)
 	if err != nil {
 		r.problem("spawn policy: %v", err)
-		return
+		return nil
 	}
 	r.line("  %s", policy.Summary())
 	if len(cfg.SecretNames) == 0 {
@@ -130,7 +135,7 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 	removals := policy.Explain()
 	if len(removals) == 0 {
 		r.line("  agent processes lose no inherited variable")
-		return
+		return policy
 	}
 	r.line("  agent processes will not see these inherited variables:")
 	tw := tabwriter.NewWriter(r.w, 0, 4, 2, ' ', 0)
@@ -138,6 +143,7 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 		fmt.Fprintf(tw, "    %s\t(%s)\n", rm.Name, rm.Rule)
 	}
 	tw.Flush()
+	return policy
 }
 
 // doctorHardening reports whether hardening will be in force and whether it

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/mcp"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/scheduler"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// doctorMCPTimeout bounds MCP discovery in the doctor, per server.
+const doctorMCPTimeout = 30 * time.Second
+
+// doctorMCP loads the MCP configuration exactly as run does and discovers
+// every enabled server through the same spawn policy, so the operator sees
+// which servers answer and how many tools each brings.
+func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (string, bool), policy *spawnpolicy.Policy) {
+	r.line("\nMCP servers")
+	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	if len(mcpCfg.Servers) == 0 {
+		r.line("  none configured (%s)", cfg.MCPConfig)
+		return
+	}
+	r.line("  from %s", mcpCfg.Path)
+	red := redactor.New(cfg.Policy.SecretValues)
+	ext := mcp.New(mcpCfg, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithDiscoveryTimeout(doctorMCPTimeout))
+	defer ext.Close()
+	// Discovery runs when the extension is activated; the provider is never
+	// called, since the doctor opens no session.
+	ag, err := agent.New(agent.NewOpenAI(agent.OpenAIConfig{BaseURL: cfg.OpenAIBaseURL}), policy, red,
+		agent.WithWorkspace(cfg.WorkspaceDir),
+		agent.WithLogger(slog.New(slog.DiscardHandler)),
+		agent.WithExtensions(ext))
+	if err != nil {
+		r.problem("MCP: %v", err)
+		return
+	}
+	defer ag.Close()
+	if err := ag.Start(ctx); err != nil {
+		r.problem("MCP discovery: %v", err)
+		return
+	}
+	for _, s := range ext.Servers() {
+		switch {
+		case s.Disabled:
+			r.line("  %s: disabled", s.Name)
+		case s.Err != nil:
+			r.problem("MCP server %s does not work: %v", s.Name, s.Err)
+		default:
+			r.line("  %s: ok, %d tool(s)", s.Name, s.Tools)
+		}
+	}
+}
+
+// doctorJobs lists the scheduled jobs in jobs.json; a file that does not
+// parse is a problem, since it stops start-up.
+func doctorJobs(r *report, cfg Config) {
+	r.line("\nScheduled jobs")
+	path := filepath.Join(cfg.AgentDir, "jobs.json")
+	sched, err := scheduler.New(path, readOnlyChats{}, scheduler.WithWorkspace(cfg.WorkspaceDir))
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	jobs := sched.All()
+	if len(jobs) == 0 {
+		r.line("  none (%s)", path)
+		return
+	}
+	r.line("  %d job(s) in %s:", len(jobs), path)
+	for _, j := range jobs {
+		outcome := j.LastOutcome
+		if outcome == "" {
+			outcome = "not run yet"
+		}
+		name := j.Name
+		if name == "" {
+			name = j.ID
+		}
+		r.line("    %s  %-8s chat %s  %q  (%s)", j.ID, j.Kind(), j.Target, truncate(name, 40), outcome)
+	}
+}
+
+// readOnlyChats is the doctor's scheduler.Chats: the doctor lists jobs and
+// never fires one, so anything that would send to a chat is refused.
+type readOnlyChats struct{}
+
+var errDoctorSends = errors.New("the doctor does not send messages")
+
+func (readOnlyChats) Prompt(context.Context, string, string, string) error { return errDoctorSends }
+func (readOnlyChats) Notify(context.Context, string, string) error         { return errDoctorSends }
+func (readOnlyChats) TimeZone(string) string                               { return "" }
+
+// truncate shortens s to at most n runes, marking the cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s…", string(r[:n-1]))
+}
