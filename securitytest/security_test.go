@@ -136,6 +136,12 @@ func (s *suite) respond(req openaitest.ChatRequest) openaitest.Response {
 	defer s.mu.Unlock()
 	st := s.state[v.name]
 	switch {
+	case last.Role == "user" && strings.Contains(last.Text(), v.marker()) && v.providerEcho:
+		st.calls++
+		return openaitest.Error(openaitest.HTTPError{
+			Status: 400, Type: "invalid_request_error",
+			Message: "Incorrect API key provided: " + s.set.byName(envOpenAIKey).value + " (forwarded for bot " + s.set.byName(envBotToken).value + ")",
+		})
 	case last.Role == "user" && strings.Contains(last.Text(), v.marker()):
 		if !slices.ContainsFunc(req.Tools, func(t openaitest.Tool) bool { return t.Name == v.tool }) {
 			st.missingTool = true
@@ -160,10 +166,13 @@ func (s *suite) snapshot(name string) vectorState {
 
 // complete reports whether a vector has run to its end.
 func (s *suite) complete(v vector, tg *telegramtest.Server) bool {
-	if v.command != "" {
-		return len(tg.Messages(s.chatID[v.name])) > 0
-	}
 	st := s.snapshot(v.name)
+	switch {
+	case v.command != "" || v.speechEcho:
+		return len(tg.Messages(s.chatID[v.name])) > 0
+	case v.providerEcho:
+		return st.calls >= 1 && len(tg.Messages(s.chatID[v.name])) > 0
+	}
 	if st.missingTool {
 		return true
 	}
@@ -320,22 +329,35 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 		t.Fatalf("the bot did not start polling (exited: %v); its log, redacted:\n%s", b.exited(), lastLines(printable.Redact(b.log.String()), 40))
 	}
 
+	runCtx, runCancel := context.WithTimeout(context.Background(), runTimeout)
+	defer runCancel()
+	// Transcripts are answered in order of arrival, whatever the chat, so
+	// voice notes go one at a time, while everything else runs at once.
+	var voices []vector
 	for _, v := range runnable {
 		chat := s.chatID[v.name]
 		switch {
+		case v.voice:
+			voices = append(voices, v)
 		case v.command != "":
 			tg.SendText(chat, chat, v.command)
-			continue
-		case v.voice:
-			ai.EnqueueTranscripts(openaitest.Transcript{Text: v.prompt()})
-			tg.SendVoice(chat, chat, []byte("OggS fake voice note"))
-			continue
+		default:
+			tg.SendText(chat, chat, v.prompt())
 		}
-		tg.SendText(chat, chat, v.prompt())
 	}
-
-	runCtx, runCancel := context.WithTimeout(context.Background(), runTimeout)
-	defer runCancel()
+	for _, v := range voices {
+		chat := s.chatID[v.name]
+		if v.speechEcho {
+			ai.EnqueueTranscripts(openaitest.Transcript{Error: &openaitest.HTTPError{
+				Status: 401, Type: "invalid_request_error",
+				Message: "Incorrect API key provided: " + set.byName(envSpeechKey).value,
+			}})
+		} else {
+			ai.EnqueueTranscripts(openaitest.Transcript{Text: v.prompt()})
+		}
+		tg.SendVoice(chat, chat, []byte("OggS fake voice note"))
+		waitUntil(runCtx, 100*time.Millisecond, func() bool { return b.exited() || s.complete(v, tg) })
+	}
 	waitUntil(runCtx, 250*time.Millisecond, func() bool {
 		if b.exited() {
 			return true
@@ -505,7 +527,7 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	if !s.complete(v, tg) {
 		ex.details = append(ex.details, fmt.Sprintf("did not finish (tool calls %d, results %d, wake-ups %d)", st.calls, st.results, st.wakeups))
 	}
-	if len(model) == 0 && v.command == "" {
+	if len(model) == 0 && v.command == "" && !v.speechEcho {
 		ex.details = append(ex.details, "the model received no request for it")
 	}
 	results := seen.String()

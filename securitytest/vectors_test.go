@@ -41,6 +41,14 @@ type vector struct {
 	// prompt: the bot answers it without the model, and the answer must
 	// hold no secret.
 	command string
+	// providerEcho makes the fake model provider answer the vector's
+	// prompt with an error whose message echoes the API key and the bot
+	// token, as a misconfigured proxy may: the chat and the log must not
+	// show them.
+	providerEcho bool
+	// speechEcho sends a voice note whose transcription fails with an
+	// error echoing the speech key.
+	speechEcho bool
 	// voice sends the vector's prompt as a voice note, transcribed by the
 	// fake OpenAI server with the speech key.
 	voice bool
@@ -125,7 +133,7 @@ func withSecrets(command string) func(vectorPaths) string {
 // scheduler, so the watchers are one-shots.
 func scheduleArgs(name, script string) string {
 	b, err := json.Marshal(map[string]any{
-		"schedule": time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339),
+		"schedule": time.Now().Add(8 * time.Second).UTC().Format(time.RFC3339),
 		"prompt":   "The watcher reported something; summarise it.",
 		"script":   script,
 		"name":     name,
@@ -247,6 +255,7 @@ func vectors() []vector {
 		withNeeds(bashVector("file", "truncation-bytes", withSecrets(`python3 -c "$(cat <<'EOF'
 `+pythonBoundary+`EOF
 )" $S/all`), expectRedacted), "python3"),
+		bashVector("file", "file-names", withSecrets(`mkdir -p $S/../names && cd $S/../names && while read -r v; do touch -- "${v//\//_}"; done < $S/all; ls -la`), expectRedacted),
 		bashVector("file", "progress-split", withSecrets(`v=$(head -n1 $S/all); printf '%s' "${v:0:14}"; sleep 1.5; printf '%s\n' "${v:14}"; sleep 0.5`), expectRedacted),
 		bashVector("file", "progress-full", withSecrets(`cat $S/all; sleep 1.5; echo finished`), expectRedacted),
 
@@ -288,6 +297,11 @@ func vectors() []vector {
 			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/all") }},
 		{name: "mcp-error-result", family: "mcp", tool: mcpToolName(mcpToolFailResult), expect: []expectation{expectRedacted},
 			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/all") }},
+
+		// Errors from the providers that echo a key: the chat host's error
+		// messages and the log are redacted too.
+		{name: "provider-error-echo", family: "error", providerEcho: true, expectChat: []expectation{expectRedacted}},
+		{name: "speech-error-echo", family: "speech", voice: true, speechEcho: true},
 
 		// Chat commands: answered by the host itself, without the model.
 		{name: "command-status", family: "command", command: "/status"},
