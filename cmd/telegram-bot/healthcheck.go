@@ -28,7 +28,13 @@ func runHealthcheck(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	e, err := LoadEnv()
+	return healthcheck(stdout, LoadEnv, time.Now())
+}
+
+// healthcheck is runHealthcheck with its inputs injected: it reads AGENT_DIR
+// through loadEnv and judges the heartbeat at now.
+func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time) int {
+	e, err := loadEnv()
 	if err != nil {
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
@@ -38,7 +44,7 @@ func runHealthcheck(_ context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
 	}
-	if err := checkHeartbeat(filepath.Join(dir, HeartbeatFile), time.Now(), heartbeatMaxAge); err != nil {
+	if err := checkHeartbeat(filepath.Join(dir, HeartbeatFile), now, heartbeatMaxAge); err != nil {
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
 	}

@@ -43,3 +43,42 @@ func TestCheckHeartbeat(t *testing.T) {
 		})
 	}
 }
+
+func TestHealthcheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	beat := filepath.Join(dir, HeartbeatFile)
+	load := func() (Env, error) { return Env{AgentDir: dir}, nil }
+	tests := []struct {
+		name     string
+		age      time.Duration // negative: no heartbeat file
+		wantCode int
+		wantOut  string
+	}{
+		{name: "missing", age: -1, wantCode: 1, wantOut: "unhealthy: no heartbeat"},
+		{name: "fresh", age: time.Second, wantCode: 0, wantOut: "healthy"},
+		{name: "stale", age: 10 * time.Minute, wantCode: 1, wantOut: "unhealthy: heartbeat is 10m0s old"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(beat)
+			if tt.age >= 0 {
+				if err := os.WriteFile(beat, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				mtime := now.Add(-tt.age)
+				if err := os.Chtimes(beat, mtime, mtime); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out strings.Builder
+			code := healthcheck(&out, load, now)
+			if code != tt.wantCode || !strings.HasPrefix(out.String(), tt.wantOut) {
+				t.Errorf("healthcheck = %d, %q; want %d, %q...", code, out.String(), tt.wantCode, tt.wantOut)
+			}
+			if strings.Count(strings.TrimSpace(out.String()), "\n") != 0 {
+				t.Errorf("healthcheck printed more than one line: %q", out.String())
+			}
+		})
+	}
+}
