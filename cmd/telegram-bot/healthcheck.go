@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/chat"
 )
 
 // HeartbeatFile is the file in the agent dir the polling loop touches after
-// every successful getUpdates.
-const HeartbeatFile = "heartbeat"
+// every successful getUpdates; the chat host defines it.
+const HeartbeatFile = chat.HeartbeatFile
 
 // heartbeatMaxAge is how old the heartbeat may be before the bot counts as
 // unhealthy: a long poll lasts under a minute, so 90 s leaves room for one
