@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -65,7 +66,7 @@ func (c *ToolContext) Exec(ctx context.Context, command string, args []string, o
 	}
 	cmd := exec.CommandContext(ctx, pc.Command, pc.Args...)
 	pc.ApplyTo(cmd)
-	ownProcessGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.WaitDelay = execWaitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, opts.Stdin

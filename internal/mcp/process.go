@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -27,7 +28,8 @@ type serverProcess struct {
 	name   string
 	cs     *mcp.ClientSession
 	stderr *stderrLog
-	pid    int
+	// cmd is the server's process; its group is killed when it stops.
+	cmd *exec.Cmd
 	// cancel ends the process's context: cmd.Cancel then kills its group.
 	cancel context.CancelFunc
 	// done is closed once the connection has ended (the server exited or
@@ -56,7 +58,7 @@ func startServer(ctx context.Context, pc spawnpolicy.Context, name string, deps 
 	procCtx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(procCtx, pc.Command, pc.Args...)
 	pc.ApplyTo(cmd)
-	ownProcessGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.WaitDelay = deps.grace
 	stderr := newStderrLog(deps.logger, deps.red, name)
 	cmd.Stderr = stderr
@@ -70,9 +72,7 @@ func startServer(ctx context.Context, pc spawnpolicy.Context, name string, deps 
 	stopKill()
 	if err != nil {
 		cancel()
-		if cmd.Process != nil {
-			killGroup(cmd.Process.Pid)
-		}
+		procgroup.Kill(cmd)
 		stderr.finish()
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
@@ -83,7 +83,7 @@ func startServer(ctx context.Context, pc spawnpolicy.Context, name string, deps 
 		name:   name,
 		cs:     cs,
 		stderr: stderr,
-		pid:    cmd.Process.Pid,
+		cmd:    cmd,
 		cancel: cancel,
 		done:   make(chan struct{}),
 	}
@@ -136,7 +136,7 @@ func (p *serverProcess) stop() {
 	p.stopOnce.Do(func() {
 		_ = p.cs.Close()
 		<-p.done
-		killGroup(p.pid)
+		procgroup.Kill(p.cmd)
 		p.cancel()
 		p.stderr.finish()
 	})

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -59,7 +60,7 @@ func (s *Scheduler) runScript(ctx context.Context, job Job, zone string) scriptR
 	}
 	cmd := exec.Command("bash", args...)
 	pc.ApplyTo(cmd)
-	ownGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.Stdin = nil // the null device
 	cmd.WaitDelay = s.cfg.killGrace
 	stdout := &headBuffer{limit: s.cfg.outputLimit}
@@ -86,7 +87,7 @@ func (s *Scheduler) runScript(ctx context.Context, job Job, zone string) scriptR
 		waitErr = s.stopGroup(cmd, done)
 	}
 	// Whatever the script left behind in its group goes with it.
-	signalGroup(cmd.Process, kill)
+	procgroup.Kill(cmd)
 	_ = outW.Close()
 	_ = errW.Close()
 
@@ -115,14 +116,14 @@ func (s *Scheduler) runScript(ctx context.Context, job Job, zone string) scriptR
 // the script has not ended after the grace period, and returns Wait's
 // result.
 func (s *Scheduler) stopGroup(cmd *exec.Cmd, done <-chan error) error {
-	signalGroup(cmd.Process, terminate)
+	procgroup.Terminate(cmd)
 	grace := time.NewTimer(s.cfg.killGrace)
 	defer grace.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-grace.C:
-		signalGroup(cmd.Process, kill)
+		procgroup.Kill(cmd)
 		return <-done
 	}
 }

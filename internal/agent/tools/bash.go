@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -22,6 +23,10 @@ const hookFailedPrefix = "process environment hook failed: "
 
 // readChunk is the size of one read from the output pipe.
 const readChunk = 64 * 1024
+
+// outputCutWait is how long the output may take to end once the group is
+// gone, before the pipe is cut off.
+const outputCutWait = 50 * time.Millisecond
 
 // tempDirName is the workspace folder the full outputs are saved in.
 const tempDirName = ".tmp"
@@ -148,7 +153,7 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 		cmd.Args = append(append(cmd.Args, "bash"), pc.Args...)
 	}
 	pc.ApplyTo(cmd)
-	setOwnProcessGroup(cmd)
+	procgroup.Set(cmd)
 	stdin, err := os.Open(os.DevNull)
 	if err != nil {
 		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err))
@@ -228,7 +233,7 @@ func (b *bashTool) wait(ctx context.Context, cmd *exec.Cmd, timeout time.Duratio
 		}
 		reason = r
 		mu.Unlock()
-		terminateGroup(cmd, b.cfg.killGrace)
+		procgroup.Stop(cmd, b.cfg.killGrace)
 		close(killed)
 	}
 	timer := time.AfterFunc(timeout, func() { kill(endTimedOut) })
@@ -266,9 +271,9 @@ func (b *bashTool) drain(ctx context.Context, cmd *exec.Cmd, reason endReason, p
 		case <-grace.C:
 		case <-ctx.Done():
 		}
-		terminateGroup(cmd, b.cfg.killGrace)
+		procgroup.Stop(cmd, b.cfg.killGrace)
 	}
-	return cutOutput(pr, readDone, groupPollInterval*5)
+	return cutOutput(pr, readDone, outputCutWait)
 }
 
 // cutOutput waits up to d for the reader to reach the pipe's end, then
