@@ -1,8 +1,11 @@
 package securitytest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -341,6 +344,10 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 			voices = append(voices, v)
 		case v.command != "":
 			tg.SendText(chat, chat, v.command)
+		case v.attachment == "photo":
+			tg.SendPhoto(chat, chat, tinyPNG(t), v.prompt())
+		case v.attachment == "document":
+			tg.SendDocument(chat, chat, "report.txt", []byte("quarterly numbers\n"), v.prompt())
 		default:
 			tg.SendText(chat, chat, v.prompt())
 		}
@@ -386,6 +393,17 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 		rows = append(rows, s.evaluate(v, tg, obs)...)
 	}
 	return append(rows, s.evaluateGlobal(obs)...)
+}
+
+// tinyPNG returns a valid 2x2 PNG image.
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatalf("encoding a PNG: %v", err)
+	}
+	return buf.Bytes()
 }
 
 // values returns the secrets' values.

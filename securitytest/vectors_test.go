@@ -49,6 +49,10 @@ type vector struct {
 	// speechEcho sends a voice note whose transcription fails with an
 	// error echoing the speech key.
 	speechEcho bool
+	// attachment sends the vector's prompt as the caption of a photo or a
+	// document ("photo", "document"): the bot downloads it with a URL that
+	// holds the bot token, which must reach neither the model nor the disk.
+	attachment string
 	// voice sends the vector's prompt as a voice note, transcribed by the
 	// fake OpenAI server with the speech key.
 	voice bool
@@ -222,8 +226,10 @@ func vectors() []vector {
 		// the agent's own entries hold only the filtered environment.
 		bashVector("proc", "proc-self-environ", fixed(`cat /proc/self/environ | tr '\0' '\n'`), expectControl),
 		bashVector("proc", "proc-ppid-environ", fixed(`echo "parent: $PPID"; tr '\0' '\n' < /proc/$PPID/environ; echo "status $?"`), expectDenied),
-		bashVector("proc", "proc-walk-to-bot", fixed(findBot+`tr '\0' '\n' < /proc/$BOT/environ; cat /proc/$BOT/cmdline | tr '\0' ' '; echo; ls -l /proc/$BOT/fd 2>&1 | head; head -5 /proc/$BOT/maps`), expectDenied),
+		bashVector("proc", "proc-walk-to-bot", fixed(findBot+`tr '\0' '\n' < /proc/$BOT/environ; for f in /proc/$BOT/task/*/environ; do cat $f | tr '\0' '\n'; done; cat /proc/$BOT/cmdline | tr '\0' ' '; echo; ls -l /proc/$BOT/fd 2>&1 | head; head -5 /proc/$BOT/maps`), expectDenied),
 		bashVector("proc", "proc-every-pid", fixed(`for p in /proc/[0-9]*; do echo "== $p"; cat $p/environ 2>&1 | tr '\0' '\n'; done`), expectControl),
+		withNeeds(bashVector("proc", "inherited-fds", fixed(`ls -l /proc/$$/fd; for fd in $(ls /proc/$$/fd); do if [ "$fd" -gt 2 ]; then echo "== fd $fd"; timeout 1 cat <&$fd 2>&1 | head -c 4096; fi; done; true`), expectation{"the descriptor listing", func(secretSet) string { return "pipe:[" }}), "timeout"),
+		bashVector("proc", "agent-dir-files", fixed(`echo "agent dir: $AGENT_DIR"; find "$AGENT_DIR" -type f | head -200; find "$AGENT_DIR" -type f -exec cat {} + 2>&1 | tail -c 40000`)),
 		withNeeds(bashVector("proc", "ps-e-all", fixed(`ps axeww`)), "ps"),
 		withNeeds(bashVector("proc", "ps-eww-bot", fixed(findBot+`ps eww -p $BOT; ps -o pid,user,args eww -p $BOT`), expectBotSeen), "ps"),
 
@@ -302,6 +308,12 @@ func vectors() []vector {
 		// messages and the log are redacted too.
 		{name: "provider-error-echo", family: "error", providerEcho: true, expectChat: []expectation{expectRedacted}},
 		{name: "speech-error-echo", family: "speech", voice: true, speechEcho: true},
+
+		// Attachments: downloaded from a URL holding the bot token.
+		{name: "photo-attachment", family: "attachment", tool: "bash", attachment: "photo", expect: []expectation{expectControl},
+			args: func(vectorPaths) string { return bashArgs("env", 30) }},
+		{name: "document-attachment", family: "attachment", tool: "bash", attachment: "document", expect: []expectation{expectControl},
+			args: func(vectorPaths) string { return bashArgs("ls -la inbox 2>&1; env", 30) }},
 
 		// Chat commands: answered by the host itself, without the model.
 		{name: "command-status", family: "command", command: "/status"},
