@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -46,24 +48,22 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 	in := &inbound{updateID: u.ID, msg: m, target: targetOf(m), text: text}
 
 	command, args, isCommand := parseCommand(text, me.Username)
-	mentioned := false
+	// Telegram marks every mention with an entity; the text alone is not
+	// trusted ("@name_fan" contains "@name", an e-mail address may too).
+	var mentions []models.MessageEntity
 	for _, e := range entities {
 		switch e.Type {
 		case models.MessageEntityTypeMention:
 			if me.Username != "" && strings.EqualFold(entityText(text, e), "@"+me.Username) {
-				mentioned = true
+				mentions = append(mentions, e)
 			}
 		case models.MessageEntityTypeTextMention:
-			if e.User != nil && e.User.ID == me.ID {
-				mentioned = true
+			if e.User != nil && e.User.ID == me.ID && me.ID != 0 {
+				mentions = append(mentions, e)
 			}
 		}
 	}
-	if !mentioned && me.Username != "" && len(entities) == 0 {
-		// Telegram marks mentions with entities; a client that sends none
-		// still gets an @name in the text recognised.
-		mentioned = strings.Contains(strings.ToLower(text), "@"+strings.ToLower(me.Username))
-	}
+	mentioned := len(mentions) > 0
 	repliesToBot := m.ReplyToMessage != nil && m.ReplyToMessage.From != nil && m.ReplyToMessage.From.ID == me.ID && me.ID != 0
 	if m.Chat.Type != models.ChatTypePrivate && !isCommand && !mentioned && !repliesToBot {
 		h.logger.Debug("ignored a group message that is not for the bot", "user_id", m.From.ID, "chat_id", m.Chat.ID)
@@ -72,9 +72,7 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 	if isCommand && command == "" {
 		return nil // a command for another bot
 	}
-	if mentioned && me.Username != "" {
-		in.text = strings.TrimSpace(replaceFold(in.text, "@"+me.Username))
-	}
+	in.text = strings.TrimSpace(removeMentions(text, mentions))
 	if isCommand {
 		in.command, in.args = command, args
 	}
@@ -112,22 +110,26 @@ func entityText(text string, e models.MessageEntity) string {
 	return string(utf16.Decode(u[e.Offset : e.Offset+e.Length]))
 }
 
-// replaceFold removes every case-insensitive occurrence of sub from s.
-func replaceFold(s, sub string) string {
-	lower, lsub := strings.ToLower(s), strings.ToLower(sub)
-	if len(lower) != len(s) {
-		return strings.ReplaceAll(s, sub, "")
+// removeMentions removes the @username mentions of the bot from text
+// (entity offsets are in UTF-16 code units). A text mention (a name linked
+// to the bot) is the user's wording and stays.
+func removeMentions(text string, mentions []models.MessageEntity) string {
+	if len(mentions) == 0 {
+		return text
 	}
-	var b strings.Builder
-	for {
-		i := strings.Index(lower, lsub)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
+	mentions = slices.SortedFunc(slices.Values(mentions), func(a, b models.MessageEntity) int { return cmp.Compare(a.Offset, b.Offset) })
+	u := utf16.Encode([]rune(text))
+	keep := make([]uint16, 0, len(u))
+	pos := 0
+	for _, e := range mentions {
+		if e.Type != models.MessageEntityTypeMention || e.Offset < pos || e.Offset+e.Length > len(u) {
+			continue
 		}
-		b.WriteString(s[:i])
-		s, lower = s[i+len(sub):], lower[i+len(sub):]
+		keep = append(keep, u[pos:e.Offset]...)
+		pos = e.Offset + e.Length
 	}
+	keep = append(keep, u[pos:]...)
+	return string(utf16.Decode(keep))
 }
 
 func hasAttachment(m *models.Message) bool {

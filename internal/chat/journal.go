@@ -3,6 +3,7 @@ package chat
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 )
 
 // JournalFile is the inbound journal in the agent dir: every message that
@@ -25,12 +27,19 @@ const (
 	stateInterrupted = "interrupted"
 )
 
+// updateRetention is how long Telegram keeps an update it has not been
+// told was received; a journal older than this has nothing left to be
+// delivered twice.
+const updateRetention = 24 * time.Hour
+
 // journalEntry is one line of the journal. The last line about an id wins.
 type journalEntry struct {
 	ID     int64           `json:"id"`
 	State  string          `json:"state"`
 	Scope  string          `json:"scope,omitempty"`
 	Update json.RawMessage `json:"update,omitempty"`
+	// At is when the update was journaled (Unix seconds).
+	At int64 `json:"at,omitempty"`
 }
 
 // journal is the append-only inbound journal.
@@ -43,12 +52,20 @@ type journal struct {
 	interrupted map[string]journalEntry
 	// fresh lists the entries found pending at start-up, to report.
 	fresh []journalEntry
+	// known holds the update ids the journal held at start-up: a
+	// re-delivery of one of them (the bot died before acknowledging it) is
+	// skipped.
+	known map[int64]bool
+	// lastID is the highest update id journaled before start-up, and
+	// lastAt when it was journaled; polling starts after it.
+	lastID int64
+	lastAt time.Time
 }
 
 // openJournal reads the journal, turns every entry still pending into an
 // interrupted one, compacts the file to those, and opens it for appending.
 func openJournal(dir string) (*journal, error) {
-	j := &journal{path: filepath.Join(dir, JournalFile), interrupted: map[string]journalEntry{}}
+	j := &journal{path: filepath.Join(dir, JournalFile), interrupted: map[string]journalEntry{}, known: map[int64]bool{}}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -72,7 +89,17 @@ func openJournal(dir string) (*journal, error) {
 		if e.Update == nil {
 			e.Update, e.Scope = prev.Update, prev.Scope
 		}
+		if e.At == 0 {
+			e.At = prev.At
+		}
 		states[e.ID] = e
+		j.known[e.ID] = true
+		if e.ID >= j.lastID {
+			j.lastID = e.ID
+			if e.At != 0 {
+				j.lastAt = time.Unix(e.At, 0)
+			}
+		}
 	}
 	var keep []journalEntry
 	for _, id := range order {
@@ -93,7 +120,12 @@ func openJournal(dir string) (*journal, error) {
 	for _, e := range j.interrupted {
 		keep = append(keep, e)
 	}
-	slices.SortFunc(keep, func(a, b journalEntry) int { return int(a.ID - b.ID) })
+	// The highest id stays in the file (as done, when nothing else keeps
+	// it), so the next start-up still knows where polling stopped.
+	if j.lastID != 0 && !slices.ContainsFunc(keep, func(e journalEntry) bool { return e.ID == j.lastID }) {
+		keep = append(keep, journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At})
+	}
+	slices.SortFunc(keep, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
 	var buf bytes.Buffer
 	for _, e := range keep {
 		line, _ := json.Marshal(e)
@@ -141,6 +173,28 @@ func (j *journal) done(id int64) error {
 		return nil
 	}
 	return j.write(journalEntry{ID: id, State: stateDone})
+}
+
+// seen reports whether update id was in the journal at start-up.
+func (j *journal) seen(id int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.known[id]
+}
+
+// resumeOffset returns the getUpdates offset polling starts from: after
+// the highest journaled update, so an update journaled but never
+// acknowledged is not delivered again. It is 0 (Telegram's own position)
+// when the journal is empty or older than Telegram keeps updates: update
+// ids may restart lower after a long pause, and a stale offset would
+// discard new updates.
+func (j *journal) resumeOffset(now time.Time) int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.lastID == 0 || j.lastAt.IsZero() || now.Sub(j.lastAt) > updateRetention {
+		return 0
+	}
+	return j.lastID + 1
 }
 
 // takeInterrupted removes and returns scope's interrupted message.

@@ -83,11 +83,16 @@ func (e redactedError) Unwrap() error { return e.err }
 
 // poll runs the getUpdates loop until ctx is done. Each batch is journaled
 // before its updates are acknowledged (by the next request's offset); the
-// heartbeat is touched after every successful call. It never gives up on an
-// error: a 429 waits retry_after, a 409 (another instance polls the same
-// token) logs a clear error and backs off, anything else backs off.
+// heartbeat is touched after every successful call. Polling starts after
+// the highest update of a recent journal, so an update the bot journaled
+// but died before acknowledging is not delivered again. It never gives up
+// on an error: a 429 waits retry_after, a 409 (another instance polls the
+// same token) logs a clear error and backs off, anything else backs off.
 func (h *Host) poll(ctx context.Context) {
-	var offset int64
+	offset := h.journal.resumeOffset(time.Now())
+	if offset > 0 {
+		h.logger.Debug("polling from after the last journaled update", "offset", offset)
+	}
 	failures := 0
 	for ctx.Err() == nil {
 		raws, err := h.getUpdates(ctx, offset, h.pollTimeout)
@@ -144,6 +149,7 @@ func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64)
 	batch := make([]decoded, 0, len(raws))
 	var entries []journalEntry
 	next := offset
+	now := time.Now().Unix()
 	for _, raw := range raws {
 		var u models.Update
 		if err := json.Unmarshal(raw, &u); err != nil {
@@ -159,9 +165,16 @@ func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64)
 		if u.ID >= next {
 			next = u.ID + 1
 		}
+		if h.journal.seen(u.ID) {
+			// Journaled before a restart that came before its
+			// acknowledgement: it was reported as interrupted (or has
+			// run), so it does not run again.
+			h.logger.Info("skipped an update that was journaled before the restart", "update_id", u.ID)
+			continue
+		}
 		d := decoded{raw: raw, upd: &u}
 		if d.in = h.classifyUpdate(&u); d.in != nil && d.in.startsTurn {
-			entries = append(entries, journalEntry{ID: u.ID, State: statePending, Scope: d.in.target.String(), Update: raw})
+			entries = append(entries, journalEntry{ID: u.ID, State: statePending, Scope: d.in.target.String(), Update: raw, At: now})
 		}
 		batch = append(batch, d)
 	}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
 )
@@ -169,13 +168,14 @@ func (s *Server) SetChat(chat models.Chat) {
 }
 
 // SendText queues a text message from userID in chatID, as if the user had
-// sent it, and returns the message. A text that starts with a /command gets
-// its bot_command entity, as Telegram adds it.
+// sent it, and returns the message. As Telegram does, a text that starts
+// with a /command gets its bot_command entity, and every @username in it
+// (the bot's included) a mention entity.
 func (s *Server) SendText(chatID, userID int64, text string, opts ...MessageOption) models.Message {
 	s.tb.Helper()
 	return s.sendIncoming(chatID, userID, opts, func(m *models.Message) {
 		m.Text = text
-		m.Entities = commandEntities(text)
+		m.Entities = append(commandEntities(text), mentionEntities(text)...)
 	})
 }
 
@@ -261,17 +261,4 @@ func (s *Server) chatLocked(chatID int64) models.Chat {
 func defaultUser(userID int64) models.User {
 	id := strconv.FormatInt(userID, 10)
 	return models.User{ID: userID, FirstName: "User " + id, Username: "user" + id, LanguageCode: "en"}
-}
-
-// commandEntities returns the bot_command entity of a text that starts with
-// a command, such as "/new" or "/new@some_bot".
-func commandEntities(text string) []models.MessageEntity {
-	if len(text) < 2 || text[0] != '/' {
-		return nil
-	}
-	end := 1
-	for end < len(text) && text[end] != ' ' && text[end] != '\n' {
-		end++
-	}
-	return []models.MessageEntity{{Type: models.MessageEntityTypeBotCommand, Offset: 0, Length: len(utf16.Encode([]rune(text[:end])))}}
 }
