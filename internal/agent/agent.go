@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
@@ -114,7 +115,10 @@ func New(provider Provider, policy ProcessPreparer, red *redactor.Redactor, opts
 	return a, nil
 }
 
-// addTool registers t for origin, checking its name and schema.
+// addTool registers t for origin, checking its name and schema. A schema
+// the loop cannot fully read does not stop the agent: the keywords it
+// skips are logged as a warning naming the tool, and a tool whose schema is
+// unusable is left out with a warning.
 func (a *Agent) addTool(t Tool, origin string) error {
 	if t == nil {
 		return errors.New("agent: tool is nil")
@@ -126,9 +130,15 @@ func (a *Agent) addTool(t Tool, origin string) error {
 	if _, dup := a.toolIndex[spec.Name]; dup {
 		return fmt.Errorf("agent: tool %q is registered twice", spec.Name)
 	}
-	sc, err := parseSchema(spec.Parameters)
+	sc, skipped, err := parseSchema(spec.Parameters)
 	if err != nil {
-		return fmt.Errorf("agent: tool %q: %w", spec.Name, err)
+		a.logger.Warn("agent: tool left out: its parameter schema is unusable",
+			"tool", spec.Name, "origin", origin, "err", err)
+		return nil
+	}
+	if len(skipped) > 0 {
+		a.logger.Warn("agent: tool schema keywords skipped; calls are checked without them",
+			"tool", spec.Name, "origin", origin, "skipped", strings.Join(skipped, "; "))
 	}
 	rt := &registeredTool{tool: t, spec: spec, schema: sc, origin: origin}
 	a.tools = append(a.tools, rt)

@@ -2,17 +2,20 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 )
 
 // schema is the subset of JSON Schema the loop checks tool arguments
-// against: type, properties, required, enum, additionalProperties: false and
-// items. Other keywords are accepted and ignored.
+// against: type, properties, required, enum, additionalProperties: false,
+// items (one schema) and the boolean schemas true and false. Other keywords
+// are left to the model.
 type schema struct {
 	types      []string
 	properties map[string]*schema
@@ -20,58 +23,140 @@ type schema struct {
 	enum       []any
 	noExtra    bool
 	items      *schema
-}
-
-// wireSchema is the JSON form parseSchema reads.
-type wireSchema struct {
-	Type                 json.RawMessage            `json:"type"`
-	Properties           map[string]json.RawMessage `json:"properties"`
-	Required             []string                   `json:"required"`
-	Enum                 []any                      `json:"enum"`
-	AdditionalProperties json.RawMessage            `json:"additionalProperties"`
-	Items                json.RawMessage            `json:"items"`
+	// never is the schema false: no value is valid.
+	never bool
 }
 
 // parseSchema parses a tool's parameter schema. An empty one accepts any
-// object.
-func parseSchema(raw json.RawMessage) (*schema, error) {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return &schema{types: []string{"object"}}, nil
+// object. A keyword of the subset in a form the loop cannot read (a type
+// that is not a name or a list of names, items as a list, ...) is skipped,
+// and so is one the loop does not follow ($ref, anyOf, ...): what it would
+// check is not checked. Each skip is described in the returned notes. Only
+// a schema that is not JSON, or whose top is neither an object nor a
+// boolean, is an error: no call of the tool could be checked.
+func parseSchema(raw json.RawMessage) (*schema, []string, error) {
+	text := bytes.TrimSpace(raw)
+	if len(text) == 0 || string(text) == "null" {
+		return &schema{types: []string{"object"}}, nil, nil
 	}
-	var w wireSchema
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
-	if err := dec.Decode(&w); err != nil {
-		return nil, fmt.Errorf("parsing the parameter schema: %w", err)
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, nil, fmt.Errorf("parsing the parameter schema: %w", err)
 	}
-	s := &schema{required: w.Required, enum: w.Enum}
-	if len(w.Type) > 0 {
-		var one string
-		if err := json.Unmarshal(w.Type, &one); err == nil {
-			s.types = []string{one}
-		} else if err := json.Unmarshal(w.Type, &s.types); err != nil {
-			return nil, fmt.Errorf("parsing the schema type: %w", err)
-		}
+	if dec.More() {
+		return nil, nil, errors.New("parsing the parameter schema: unexpected data after it")
 	}
-	if len(w.Properties) > 0 {
-		s.properties = make(map[string]*schema, len(w.Properties))
-		for name, p := range w.Properties {
-			ps, err := parseSchema(p)
-			if err != nil {
-				return nil, fmt.Errorf("property %q: %w", name, err)
+	switch v.(type) {
+	case map[string]any, bool:
+	default:
+		return nil, nil, fmt.Errorf("the parameter schema is a JSON %s, not an object", typeName(v))
+	}
+	var p schemaParser
+	return p.parse("", v), p.notes, nil
+}
+
+// schemaParser collects the notes of one parseSchema.
+type schemaParser struct {
+	notes []string
+}
+
+// skip notes that the keyword at path was skipped, and why.
+func (p *schemaParser) skip(path, keyword, why string) {
+	p.notes = append(p.notes, fmt.Sprintf("%s (%s)", joinPath(path, keyword), why))
+}
+
+// parse reads the schema v found at path.
+func (p *schemaParser) parse(path string, v any) *schema {
+	var m map[string]any
+	switch x := v.(type) {
+	case bool:
+		return &schema{never: !x}
+	case map[string]any:
+		m = x
+	default:
+		p.notes = append(p.notes, fmt.Sprintf("%s (a JSON %s, not a schema)", cmp.Or(path, "the schema"), typeName(v)))
+		return &schema{}
+	}
+	s := &schema{}
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		val := m[key]
+		switch key {
+		case "type":
+			if types, ok := stringList(val); ok {
+				s.types = types
+			} else {
+				p.skip(path, key, "not a type name or a list of them")
 			}
-			s.properties[name] = ps
+		case "required":
+			if names, ok := stringList(val); ok {
+				s.required = names
+			} else {
+				p.skip(path, key, "not a list of names")
+			}
+		case "enum":
+			if values, ok := val.([]any); ok {
+				s.enum = values
+			} else {
+				p.skip(path, key, "not a list")
+			}
+		case "additionalProperties":
+			// Only false is checked; a schema for the other properties is
+			// left to the model.
+			if b, ok := val.(bool); ok {
+				s.noExtra = !b
+			}
+		case "properties":
+			props, ok := val.(map[string]any)
+			if !ok {
+				p.skip(path, key, "not an object")
+				continue
+			}
+			s.properties = make(map[string]*schema, len(props))
+			for _, name := range slices.Sorted(maps.Keys(props)) {
+				s.properties[name] = p.parse(joinPath(path, key, name), props[name])
+			}
+		case "items":
+			switch val.(type) {
+			case map[string]any, bool:
+				s.items = p.parse(joinPath(path, key), val)
+			case []any:
+				p.skip(path, key, "a list of schemas is not checked")
+			default:
+				p.skip(path, key, "not a schema")
+			}
+		case "$ref", "allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "prefixItems":
+			// These shape what is valid, but the loop does not follow
+			// them: it checks less than the schema says.
+			p.skip(path, key, "not followed")
 		}
 	}
-	s.noExtra = string(bytes.TrimSpace(w.AdditionalProperties)) == "false"
-	if len(w.Items) > 0 {
-		is, err := parseSchema(w.Items)
-		if err != nil {
-			return nil, fmt.Errorf("items: %w", err)
+	return s
+}
+
+// joinPath names a place in a schema, as dot-separated keys.
+func joinPath(parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), ".")
+}
+
+// stringList reads a string or a list of strings.
+func stringList(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case string:
+		return []string{x}, true
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
 		}
-		s.items = is
+		return out, true
 	}
-	return s, nil
+	return nil, false
 }
 
 // parseArguments parses a tool call's arguments (empty means {}) and checks
@@ -102,6 +187,9 @@ func parseArguments(s *schema, args string) (json.RawMessage, error) {
 // validate checks v (decoded with UseNumber) against s; path names v in
 // the error.
 func (s *schema) validate(path string, v any) error {
+	if s.never {
+		return fmt.Errorf("%s: not allowed", path)
+	}
 	if len(s.types) > 0 && !slices.ContainsFunc(s.types, func(t string) bool { return hasType(v, t) }) {
 		return fmt.Errorf("%s: expected %s, got %s", path, strings.Join(s.types, " or "), typeName(v))
 	}

@@ -7,12 +7,13 @@ import (
 
 // toolSchema turns a server's input schema into the tool's parameter schema.
 // The agent checks arguments against a subset of JSON Schema (type,
-// properties, required, enum, additionalProperties, items) and refuses, at
-// start-up, a schema whose subset it cannot read, which would stop the whole
-// bot over one server. So the keywords of that subset are normalised to the
-// forms it reads (a keyword in another form is dropped, and only checks the
-// server itself makes are lost); every other keyword is passed on to the
-// model untouched. The top level is always an object schema.
+// properties, required, enum, additionalProperties, items) and skips, with
+// a warning at start-up, the keywords of that subset it cannot read. So
+// they are normalised here to the forms it reads (a keyword in another form
+// is dropped, and only checks the server itself makes are lost), which
+// keeps the model's view of the schema well-formed and the log quiet; every
+// other keyword is passed on to the model untouched. The top level is
+// always an object schema.
 func toolSchema(in any) (json.RawMessage, error) {
 	b, err := json.Marshal(in)
 	if err != nil {
