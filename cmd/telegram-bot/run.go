@@ -17,6 +17,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/mcp"
+	"github.com/volcanic/telegram-agent/internal/prompt"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/scheduler"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -123,6 +124,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger))
 	defer mcpExt.Close()
 	extensions := []agent.Extension{sched, mcpExt}
+	// The system prompt is built per turn: the template, then the
+	// operator's SYSTEM.md (agent dir) and AGENTS.md (workspace root).
+	pb := prompt.NewBuilder(cfg.AgentDir, cfg.WorkspaceDir, logger)
 
 	ag, err := agent.New(provider, policy, red,
 		agent.WithLogger(logger),
@@ -131,7 +135,8 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithWorkspace(cfg.WorkspaceDir),
 		agent.WithDefaultTimeZone(cfg.DefaultTimeZone),
 		agent.WithTools(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax))...),
-		agent.WithSystemPrompt(systemPrompt),
+		agent.WithSystemPrompt(pb.Prompt),
+		agent.WithContextWindow(cfg.ContextWindow),
 		agent.WithExtensions(extensions...),
 	)
 	if err != nil {
@@ -158,6 +163,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		WorkspaceDir:    cfg.WorkspaceDir,
 		DefaultTimeZone: cfg.DefaultTimeZone,
 		Model:           cfg.Model,
+		Models:          cfg.Models,
 	}, opts...)
 	if err != nil {
 		logger.Error("chat host", "err", err)
@@ -242,15 +248,3 @@ func (b jobBoard) ListJobs(target string) []chat.JobView {
 }
 
 func (b jobBoard) CancelJob(target, id string) error { return b.s.Cancel(target, id) }
-
-// systemPrompt is the agent's system prompt for one turn.
-func systemPrompt(info agent.SessionInfo) string {
-	zone := info.TimeZone
-	if zone == "" {
-		zone = info.Now.Format("MST")
-	}
-	return fmt.Sprintf(`You are an AI agent talking to a person on Telegram. You can run bash commands, read, write and edit files in your workspace (your working directory), and use the other tools you are given.
-Answer in Markdown (bold, italic, code spans, fenced code blocks, lists, links); keep answers concise: they are read on a phone.
-Files the user sends are saved under inbox/ in your workspace.
-Now: %s (%s).`, info.Now.Format("Monday 2 January 2006 15:04"), zone)
-}

@@ -336,3 +336,41 @@ func TestBinaryIdleRSS(t *testing.T) {
 	}
 	p.terminate()
 }
+
+// The wiring of issue 12: the system prompt comes from internal/prompt with
+// the operator's SYSTEM.md, and /model switches between OPENAI_MODELS (the
+// next request names the new model).
+func TestBinarySystemPromptAndModelSwitch(t *testing.T) {
+	tg := telegramtest.New(t)
+	oa := openaitest.New(t, openaitest.WithResponder(func(req openaitest.ChatRequest) openaitest.Response {
+		return openaitest.Text("echo: " + req.LastMessage().Text())
+	}))
+	agentDir, ws := t.TempDir(), t.TempDir()
+	const rule = "Operator rule: answer like a lighthouse keeper."
+	if err := os.WriteFile(filepath.Join(agentDir, "SYSTEM.md"), []byte(rule), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startBot(t, procEnv(tg, oa.URL(), agentDir, ws, "OPENAI_MODEL=model-a", "OPENAI_MODELS=model-b", "MODEL_CONTEXT_WINDOW=64000"))
+	tg.SendText(procUser, procUser, "first")
+	waitMessage(t, tg, procUser, "echo: first")
+	tg.SendText(procUser, procUser, "/model model-b")
+	waitMessage(t, tg, procUser, "This chat now uses model-b")
+	tg.SendText(procUser, procUser, "second")
+	waitMessage(t, tg, procUser, "echo: second")
+	tg.SendText(procUser, procUser, "/status")
+	waitMessage(t, tg, procUser, "of 64,000 tokens")
+
+	chats := oa.ChatRequests()
+	if len(chats) != 2 {
+		t.Fatalf("model requests = %d, want 2", len(chats))
+	}
+	if system := chats[0].Messages[0]; system.Role != "system" || !strings.Contains(system.Text(), rule) {
+		t.Errorf("the first message is not the system prompt with SYSTEM.md (role %q)", system.Role)
+	}
+	if got := []string{chats[0].Model, chats[1].Model}; got[0] != "model-a" || got[1] != "model-b" {
+		t.Errorf("request models = %q, want model-a then model-b", got)
+	}
+	if code, _ := p.terminate(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -35,7 +35,9 @@ func botCommands() []models.BotCommand {
 		{Command: "help", Description: "the commands"},
 		{Command: "new", Description: "start a fresh session (the old one is kept)"},
 		{Command: "stop", Description: "stop the running turn and clear the queue"},
-		{Command: "status", Description: "model, session, what is running, time zone"},
+		{Command: "status", Description: "model, context use, what is running, time zone"},
+		{Command: "compact", Description: "summarise older messages now to free context"},
+		{Command: "model", Description: "show or switch this chat's model: /model <name>"},
 		{Command: "tz", Description: "set this chat's time zone: /tz Europe/Berlin"},
 		{Command: "jobs", Description: "scheduled jobs, with cancel buttons"},
 		{Command: "retry", Description: "run the message a restart interrupted again"},
@@ -57,7 +59,9 @@ Send text, voice notes, photos or files.
 
 /new — start a fresh session (the old conversation is kept on disk)
 /stop — stop the running turn and its processes, clear the queue
-/status — model, session size, what is running and queued, time zone
+/status — model, session size, context use, what is running and queued, time zone
+/compact — summarise the older messages now, to free context
+/model [name] — show the models, or switch this chat to one
 /tz <zone> — set this chat's time zone, e.g. /tz Europe/Berlin
 /jobs — scheduled jobs, with cancel buttons
 /retry — run the message a restart interrupted again`
@@ -91,17 +95,15 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 	case "start", "help":
 		reply(helpText)
 	case "new":
-		w, err := h.worker(t)
-		if err != nil {
-			return
-		}
-		if w.enqueue(&workItem{kind: itemNew}) {
-			reply("⏳ A new session will start after the current turn (/stop to cut it short).")
-		}
+		h.queueCommand(t, itemNew, reply, "⏳ A new session will start after the current turn (/stop to cut it short).")
 	case "stop":
 		reply(h.stopChat(t))
 	case "status":
 		reply(h.status(ctx, t))
+	case "compact":
+		h.queueCommand(t, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
+	case "model":
+		reply(h.setModel(ctx, t, in.args))
 	case "tz":
 		reply(h.setTimeZone(ctx, t, in.args))
 	case "jobs":
@@ -131,6 +133,18 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 	}
 }
 
+// queueCommand queues a command that runs in order with t's turns; the
+// user is told waiting when it has to wait.
+func (h *Host) queueCommand(t target, kind itemKind, reply func(string), waiting string) {
+	w, err := h.worker(t)
+	if err != nil {
+		return // shutting down
+	}
+	if w.enqueue(&workItem{kind: kind}) {
+		reply(waiting)
+	}
+}
+
 // stopChat cancels t's running turn and clears its queue.
 func (h *Host) stopChat(t target) string {
 	w := h.existingWorker(t)
@@ -152,11 +166,12 @@ func (h *Host) stopChat(t target) string {
 // status describes t's session and worker.
 func (h *Host) status(ctx context.Context, t target) string {
 	var b strings.Builder
-	model, messages := h.cfg.Model, 0
+	model, messages, usage := h.cfg.Model, 0, ""
 	if s, err := h.session(ctx, t); err == nil {
 		model, messages = s.Model(), len(s.Messages())
+		usage = contextLines(s.ContextUsage(), h.location(t.String())) + "\n"
 	}
-	fmt.Fprintf(&b, "Model: %s\nSession: %s (%d messages)\n", model, h.sessionID(t), messages)
+	fmt.Fprintf(&b, "Model: %s\nSession: %s (%d messages)\n%s", model, h.sessionID(t), messages, usage)
 	running, queued := (*workItem)(nil), 0
 	if w := h.existingWorker(t); w != nil {
 		running, queued = w.snapshot()

@@ -22,7 +22,7 @@ func TestCommandsAreRegistered(t *testing.T) {
 	for _, c := range h.tg.Commands() {
 		names = append(names, c.Command)
 	}
-	if got := strings.Join(names, ","); got != "start,help,new,stop,status,tz,jobs,retry" {
+	if got := strings.Join(names, ","); got != "start,help,new,stop,status,compact,model,tz,jobs,retry" {
 		t.Errorf("commands = %s", got)
 	}
 	h.tg.SendText(userID, userID, "/help")

@@ -53,6 +53,10 @@ type harnessConfig struct {
 	// agentDir reuses a state directory (restart tests).
 	agentDir, workspace string
 	tg                  *telegramtest.Server
+	// agentOpts are added to the agent's options.
+	agentOpts []agent.Option
+	// models are the models a chat may switch to (Config.Models).
+	models []string
 }
 
 // newHarness starts a host whose agent runs provider, with the built-in
@@ -83,14 +87,14 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 		t.Fatalf("spawnpolicy.New: %v", err)
 	}
 	red := redactor.New(secrets)
-	ag, err := agent.New(cfg.provider, policy, red,
+	ag, err := agent.New(cfg.provider, policy, red, append([]agent.Option{
 		agent.WithLogger(logger),
 		agent.WithModel("test-model"),
 		agent.WithWorkspace(cfg.workspace),
 		agent.WithSessionDir(filepath.Join(cfg.agentDir, "sessions")),
-		agent.WithTools(tools.All(tools.WithKillGrace(200*time.Millisecond))...),
-		agent.WithAbortGrace(2*time.Second),
-	)
+		agent.WithTools(tools.All(tools.WithKillGrace(200 * time.Millisecond))...),
+		agent.WithAbortGrace(2 * time.Second),
+	}, cfg.agentOpts...)...)
 	if err != nil {
 		t.Fatalf("agent.New: %v", err)
 	}
@@ -107,6 +111,7 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 	host, err := New(Config{
 		Token: tg.Token(), APIURL: tg.URL(), AllowedUserIDs: []int64{userID},
 		Agent: ag, Redactor: red, AgentDir: cfg.agentDir, WorkspaceDir: cfg.workspace, Model: "test-model",
+		Models: cfg.models,
 	}, opts...)
 	if err != nil {
 		t.Fatalf("chat.New: %v", err)

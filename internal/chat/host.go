@@ -46,8 +46,12 @@ type Config struct {
 	// DefaultTimeZone is the IANA zone of chats without /tz (empty: the
 	// host's).
 	DefaultTimeZone string
-	// Model is the model name /status shows.
+	// Model is the agent's default model, which /status and /model show
+	// for a chat that has not switched.
 	Model string
+	// Models are the models a chat may switch to with /model
+	// (OPENAI_MODELS); empty means switching is not configured.
+	Models []string
 }
 
 // Option configures a Host built by New.

@@ -21,6 +21,8 @@ const (
 	itemPrompt
 	// itemNew starts a fresh session (/new), in order with the turns.
 	itemNew
+	// itemCompact compacts the session (/compact), in order with the turns.
+	itemCompact
 )
 
 // workItem is one entry of a chat's queue.
@@ -164,6 +166,8 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 	switch it.kind {
 	case itemNew:
 		h.newSession(ctx, w.target)
+	case itemCompact:
+		h.compactSession(ctx, w.target)
 	default:
 		h.runTurn(ctx, w, it)
 	}
@@ -188,14 +192,24 @@ func (h *Host) sessionID(t target) string {
 	return t.sessionBase()
 }
 
-// session opens (or returns) target's current session.
+// session opens (or returns) target's current session, with the chat's
+// model (see /model) applied.
 func (h *Host) session(ctx context.Context, t target) (*agent.Session, error) {
 	scope := t.String()
-	return h.cfg.Agent.Session(ctx, agent.SessionOptions{
+	model := h.chatModel(scope)
+	s, err := h.cfg.Agent.Session(ctx, agent.SessionOptions{
 		ID:       h.sessionID(t),
 		Scope:    scope,
 		TimeZone: h.TimeZone(scope),
+		Model:    model,
 	})
+	if err != nil {
+		return nil, err
+	}
+	if model != "" && s.Model() != model {
+		s.SetModel(model)
+	}
+	return s, nil
 }
 
 // newSession closes target's session (its transcript stays on disk) and

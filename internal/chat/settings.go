@@ -20,6 +20,8 @@ type chatSettings struct {
 	// Session is the id of the chat's current session (a new one after
 	// /new); empty means the target's base id.
 	Session string `json:"session,omitempty"`
+	// Model is the model chosen with /model; empty means the default.
+	Model string `json:"model,omitempty"`
 }
 
 // settingsStore is chat-settings.json in memory, written through atomically.

@@ -121,6 +121,19 @@ func (o *turnOutput) emit(ev agent.Event) {
 			seg.finish(o.ctx, seg.text())
 		}
 		st.start(ev.ToolCallID, ev.ToolName, ev.Arguments)
+	case agent.EventCompaction:
+		o.mu.Lock()
+		seg := o.seg
+		o.seg = nil
+		o.mu.Unlock()
+		if seg != nil {
+			seg.finish(o.ctx, seg.text())
+		}
+		p := o.h.messageParams(o.t, compactedNote, "", 0)
+		p.DisableNotification = true
+		if _, err := o.h.send.SendMessage(o.ctx, p); err != nil {
+			o.h.logSendError("compaction note", o.t, err)
+		}
 	case agent.EventToolUpdate:
 		if st := o.currentStatus(); st != nil && ev.Result != nil {
 			st.update(ev.ToolCallID, agent.TextOf(ev.Result.Content))

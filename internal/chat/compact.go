@@ -1,0 +1,64 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// compactedNote is shown when the session was compacted during a turn.
+const compactedNote = "🗜 compacted older messages"
+
+// compactSession handles /compact on the chat's queue: it summarises the
+// older messages now. A failed summary leaves the session as it was.
+func (h *Host) compactSession(ctx context.Context, t target) {
+	s, err := h.session(ctx, t)
+	if err != nil {
+		h.logger.Error("open session", "scope", t.String(), "err", err)
+		h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), 0)
+		return
+	}
+	before := s.ContextUsage()
+	err = s.Compact(ctx)
+	switch {
+	case errors.Is(err, agent.ErrNothingToCompact):
+		h.sendText(ctx, t, "Nothing to compact yet: the conversation is no longer than what compaction keeps.", 0)
+	case err != nil && ctx.Err() != nil:
+		// Stopped or shutting down: nothing was changed, nothing to say.
+	case err != nil:
+		h.logger.Warn("compaction failed", "scope", t.String(), "err", err)
+		h.sendText(ctx, t, "⚠️ The summary failed, so nothing changed: "+err.Error(), 0)
+	default:
+		after := s.ContextUsage()
+		h.sendText(ctx, t, fmt.Sprintf("🗜 Compacted older messages: the context went from %s to %s tokens (%d%% of the window).",
+			groupDigits(before.Tokens), groupDigits(after.Tokens), after.Percent), 0)
+	}
+}
+
+// contextLines describes a session's context use for /status: tokens and
+// percent of the window, and when it was last compacted (in loc).
+func contextLines(u agent.ContextUsage, loc *time.Location) string {
+	last := "never"
+	if !u.LastCompaction.IsZero() {
+		last = u.LastCompaction.In(loc).Format("Mon 2 Jan 15:04 MST")
+	}
+	return fmt.Sprintf("Context: %s of %s tokens (%d%%)\nLast compaction: %s",
+		groupDigits(u.Tokens), groupDigits(u.Window), u.Percent, last)
+}
+
+// groupDigits writes n with thousands separators: 128000 → "128,000".
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return sign + s
+}

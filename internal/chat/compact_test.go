@@ -1,0 +1,115 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+// echoHandler answers every request with "echo: <last user text>", and a
+// summary request (one without tools) with a summary.
+func echoHandler(faux *agent.FauxProvider, answer func(string) string) {
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		if len(req.Tools) == 0 {
+			return agent.Response{Text: "the summary of the chat"}, nil
+		}
+		return agent.Response{Text: answer(lastUserText(req))}, nil
+	})
+}
+
+// /compact on the chat's queue: nothing yet, a failed summary that changes
+// nothing, then a compaction that /status reports.
+func TestCompactCommand(t *testing.T) {
+	faux := agent.NewFauxProvider()
+	echoHandler(faux, func(s string) string { return "echo: " + s })
+	h := newHarness(t, harnessConfig{provider: faux, agentOpts: []agent.Option{agent.WithCompactionKeepTurns(1)}})
+	h.tg.SendText(userID, userID, "/compact")
+	h.waitText(userID, "Nothing to compact yet")
+	h.tg.SendText(userID, userID, "/status")
+	status := h.waitText(userID, "Context: ")
+	if !strings.Contains(status.Visible, "of 128,000 tokens (") || !strings.Contains(status.Visible, "Last compaction: never") {
+		t.Errorf("status before compaction: %q", status.Visible)
+	}
+	for _, s := range []string{"first", "second"} {
+		h.tg.SendText(userID, userID, s)
+		h.waitText(userID, "echo: "+s)
+	}
+
+	faux.Enqueue(agent.FauxError(errors.New("the provider is down")))
+	h.tg.SendText(userID, userID, "/compact")
+	h.waitText(userID, "The summary failed, so nothing changed")
+	sess, err := h.host.session(context.Background(), target{chatID: userID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sess.Messages()); n != 4 {
+		t.Errorf("after a failed summary the session has %d messages, want 4", n)
+	}
+
+	h.tg.SendText(userID, userID, "/tz Asia/Tokyo")
+	h.waitText(userID, "Time zone set")
+	h.tg.SendText(userID, userID, "/compact")
+	h.waitText(userID, "Compacted older messages")
+	if n := len(sess.Messages()); n >= 4 {
+		t.Errorf("after /compact the session has %d messages, want fewer than 4", n)
+	}
+	before := len(h.tg.Messages(userID))
+	h.tg.SendText(userID, userID, "/status")
+	msgs := h.waitMessages(userID, "the status", func(m []telegramtest.Message) bool { return len(m) > before })
+	last := msgs[len(msgs)-1].Visible
+	if !strings.Contains(last, "Last compaction: ") || strings.Contains(last, "never") || !strings.Contains(last, "JST") {
+		t.Errorf("status after compaction (want the time in the chat's zone): %q", last)
+	}
+}
+
+// A compaction during a turn (the context passed the threshold) shows a
+// short note, and the turn goes on.
+func TestCompactionDuringTurnShowsNote(t *testing.T) {
+	long := strings.Repeat("a long answer that fills the context window. ", 100)
+	faux := agent.NewFauxProvider()
+	echoHandler(faux, func(s string) string {
+		if s == "two" {
+			return "short answer"
+		}
+		return long
+	})
+	h := newHarness(t, harnessConfig{provider: faux, agentOpts: []agent.Option{
+		agent.WithContextWindow(1200), agent.WithCompactionKeepTurns(1),
+	}})
+	h.tg.SendText(userID, userID, "one")
+	h.waitText(userID, "a long answer")
+	h.tg.SendText(userID, userID, "two")
+	h.waitText(userID, "short answer")
+	var got []string
+	for _, m := range h.tg.Messages(userID) {
+		switch {
+		case m.Visible == compactedNote:
+			got = append(got, "note")
+		case m.Visible == "short answer":
+			got = append(got, "answer")
+		}
+	}
+	if diff := cmp.Diff([]string{"note", "answer"}, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	tests := []struct {
+		n    int
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {128000, "128,000"}, {1234567, "1,234,567"}, {-4500, "-4,500"}}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := groupDigits(tt.n); got != tt.want {
+				t.Errorf("groupDigits(%d) = %q, want %q", tt.n, got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package chat
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/prompt"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+// lastModel returns the model the provider's latest request named.
+func lastModel(faux *agent.FauxProvider) string {
+	reqs := faux.Requests()
+	if len(reqs) == 0 {
+		return ""
+	}
+	return reqs[len(reqs)-1].Model
+}
+
+// /model lists, refuses a name not in the list, switches the chat (the next
+// request uses the new model), and the choice survives /new and a restart.
+func TestModelCommand(t *testing.T) {
+	models := []string{"test-model", "big-model", "small-model"}
+	faux := agent.NewFauxProvider()
+	echoHandler(faux, func(s string) string { return "echo: " + s })
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	h := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws, models: models})
+
+	h.tg.SendText(userID, userID, "/model")
+	list := h.waitText(userID, "Available:")
+	for _, want := range append(models, "Model: test-model") {
+		if !strings.Contains(list.Visible, want) {
+			t.Errorf("/model does not show %q: %q", want, list.Visible)
+		}
+	}
+	h.tg.SendText(userID, userID, "/model gpt-unknown")
+	refused := h.waitText(userID, "is not one of the models")
+	if !strings.Contains(refused.Visible, "small-model") {
+		t.Errorf("the refusal does not list the models: %q", refused.Visible)
+	}
+	// ask sends text and checks the model its request named.
+	ask := func(h *harness, text, want string) {
+		t.Helper()
+		h.tg.SendText(userID, userID, text)
+		h.waitText(userID, "echo: "+text)
+		if got := lastModel(faux); got != want {
+			t.Errorf("%q: the request named %q, want %q", text, got, want)
+		}
+	}
+	ask(h, "before the switch", "test-model")
+	h.tg.SendText(userID, userID, "/model Big-Model")
+	h.waitText(userID, "This chat now uses big-model")
+	ask(h, "after the switch", "big-model")
+	h.tg.SendText(userID, userID, "/new")
+	h.waitText(userID, "New session started")
+	ask(h, "in a new session", "big-model")
+	h.stop()
+
+	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws, models: models})
+	ask(h2, "after the restart", "big-model")
+	h2.tg.SendText(userID, userID, "/status")
+	h2.waitText(userID, "Model: big-model")
+}
+
+func TestModelCommandWithoutModels(t *testing.T) {
+	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	for _, cmd := range []string{"/model", "/model big-model"} {
+		t.Run(cmd, func(t *testing.T) {
+			before := len(h.tg.Messages(userID))
+			h.tg.SendText(userID, userID, cmd)
+			msgs := h.waitMessages(userID, "the answer to "+cmd, func(m []telegramtest.Message) bool { return len(m) > before })
+			got := msgs[len(msgs)-1].Visible
+			if !strings.Contains(got, "Model: test-model") || !strings.Contains(got, "Switching models is not configured") {
+				t.Errorf("%s answered %q", cmd, got)
+			}
+		})
+	}
+}
+
+// The system prompt of a turn, built by internal/prompt, holds the current
+// time in the chat's zone and the operator's SYSTEM.md and AGENTS.md.
+func TestSystemPromptHasChatTimeAndOperatorFiles(t *testing.T) {
+	agentDir, ws := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		filepath.Join(agentDir, prompt.SystemFile): "Operator rule: always answer in haiku.",
+		filepath.Join(ws, prompt.AgentsFile):       "Workspace rule: the project is about tomatoes.",
+	}
+	for path, text := range files {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	faux := agent.NewFauxProvider()
+	echoHandler(faux, func(s string) string { return "echo: " + s })
+	pb := prompt.NewBuilder(agentDir, ws, nil)
+	h := newHarness(t, harnessConfig{provider: faux, agentDir: agentDir, workspace: ws,
+		agentOpts: []agent.Option{agent.WithSystemPrompt(pb.Prompt)}})
+	h.tg.SendText(userID, userID, "/tz Asia/Tokyo")
+	h.waitText(userID, "Time zone set")
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	const layout = "Monday, 2 January 2006, 15:04"
+	before := time.Now().In(tokyo).Format(layout)
+	h.tg.SendText(userID, userID, "what time is it?")
+	h.waitText(userID, "echo: what time is it?")
+	after := time.Now().In(tokyo).Format(layout)
+	system := faux.Requests()[0].System
+	if !strings.Contains(system, before) && !strings.Contains(system, after) {
+		t.Errorf("the system prompt does not hold the time in Asia/Tokyo (%s):\n%s", before, system)
+	}
+	for _, want := range append([]string{"Asia/Tokyo"}, files[filepath.Join(agentDir, prompt.SystemFile)], files[filepath.Join(ws, prompt.AgentsFile)]) {
+		if !strings.Contains(system, want) {
+			t.Errorf("the system prompt does not hold %q", want)
+		}
+	}
+}
