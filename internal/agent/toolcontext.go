@@ -50,7 +50,9 @@ func (c *ToolContext) WithOrigin(name string) *ToolContext {
 // ProcessSpawnEvent handlers, in load order. A handler error, or a handler
 // that leaves the context without a command, a working directory or an
 // environment, fails the spawn and is reported as an EventExtensionError.
-// Handlers cannot change Purpose, Scope, SessionID or Origin.
+// Handlers cannot change Purpose, Scope, SessionID or Origin. An error that
+// refuses the spawn (the policy's, a hook's or a handler's) matches
+// [ErrSpawnRefused] and holds the refusal's message only.
 func (c *ToolContext) PrepareProcess(ctx context.Context, req spawnpolicy.Request) (spawnpolicy.Context, error) {
 	if c == nil || c.session == nil {
 		return spawnpolicy.Context{}, errors.New("agent: the tool context belongs to no session")
@@ -72,7 +74,7 @@ func (c *ToolContext) PrepareProcess(ctx context.Context, req spawnpolicy.Reques
 	a := c.session.agent
 	pc, err := a.policy.Prepare(req)
 	if err != nil {
-		return spawnpolicy.Context{}, fmt.Errorf("agent: process environment hook failed: %w", err)
+		return spawnpolicy.Context{}, refuseSpawn(err)
 	}
 	for _, api := range a.apis {
 		for _, h := range api.processSpawn {
@@ -83,7 +85,7 @@ func (c *ToolContext) PrepareProcess(ctx context.Context, req spawnpolicy.Reques
 			}
 			if err != nil {
 				c.session.emit(extensionError(c.SessionID, api.name, "process_spawn", err))
-				return spawnpolicy.Context{}, fmt.Errorf("agent: extension %q process_spawn handler: %w", api.name, err)
+				return spawnpolicy.Context{}, refuseSpawn(fmt.Errorf("agent: extension %q process_spawn handler: %w", api.name, err))
 			}
 			next := ev.Context
 			next.Purpose, next.Scope, next.SessionID, next.Origin = pc.Purpose, pc.Scope, pc.SessionID, pc.Origin

@@ -59,7 +59,8 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 		Origin:  sc.Name,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("process environment hook failed: %w", err)
+		// The spec: discovery fails with the hook's message.
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opts.discoveryTimeout)
 	defer cancel()

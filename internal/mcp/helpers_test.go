@@ -51,13 +51,14 @@ func testLookup(name string) (string, bool) {
 	return v, ok
 }
 
-// newPolicy builds a spawn policy with the default deny-list over the
-// injected environment.
-func newPolicy(t *testing.T) *spawnpolicy.Policy {
+// newPolicy builds a spawn policy with the default deny-list and hooks
+// over the injected environment.
+func newPolicy(t *testing.T, hooks ...spawnpolicy.Hook) *spawnpolicy.Policy {
 	t.Helper()
 	opts := spawnpolicy.DefaultOptions()
 	opts.HardenHostProcess = false
 	opts.SecretValues = []string{configuredSecret}
+	opts.Hooks = hooks
 	p, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), testEnviron)
 	if err != nil {
 		t.Fatalf("spawnpolicy.New: %v", err)

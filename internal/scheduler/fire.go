@@ -144,7 +144,10 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 	failures := s.record(job, firedAt, o)
 	switch {
 	case o.failed && failures == 1:
-		if err := s.chats.Notify(ctx, job.Target, failureAlert(job, res.failure, res.stderrTail)); err != nil {
+		// The reason may quote a hook's error or panic: the whole alert
+		// is redacted, whatever its parts already were.
+		alert := s.redactor().Redact(failureAlert(job, res.failure, res.stderrTail))
+		if err := s.chats.Notify(ctx, job.Target, alert); err != nil {
 			log.Warn("scheduler: sending the failure alert", "err", err)
 		}
 	case o.succeeded && failures < 0:

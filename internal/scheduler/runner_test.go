@@ -187,6 +187,29 @@ func TestWatcherHookFailure(t *testing.T) {
 	}
 }
 
+// TestWatcherHookPanicRedacted checks that a hook's panic message, which
+// the failure quotes, reaches the chat's alert redacted.
+func TestWatcherHookPanicRedacted(t *testing.T) {
+	var secret string
+	hook := func(spawnpolicy.Context) (spawnpolicy.Context, error) {
+		panic("no scripts today; key " + secret)
+	}
+	e := newEnv(t, setup{hooks: []spawnpolicy.Hook{hook}})
+	secret = e.secret
+	j := e.schedule(t, "chat-a", "@hourly", "p", "touch ran")
+	e.runNow(t, j.ID)
+	msgs := e.chats.sent()
+	if len(msgs) != 1 || msgs[0].Kind != "notify" {
+		t.Fatalf("want one alert, got %d messages", len(msgs))
+	}
+	if strings.Contains(msgs[0].Text, e.secret) {
+		t.Fatal("the alert holds the secret the hook's panic quoted")
+	}
+	if !strings.Contains(msgs[0].Text, "no scripts today") || !strings.Contains(msgs[0].Text, "[REDACTED]") {
+		t.Errorf("alert %q lacks the hook's redacted message", msgs[0].Text)
+	}
+}
+
 // TestWatcherOutputCut checks the output limit and its note.
 func TestWatcherOutputCut(t *testing.T) {
 	e := newEnv(t, setup{opts: []Option{WithOutputLimit(100)}})

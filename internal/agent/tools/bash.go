@@ -106,8 +106,11 @@ func (b *bashTool) Execute(ctx context.Context, call *agent.Call) (agent.Result,
 		Command: args.Command,
 		Cwd:     call.Context.Workspace,
 	})
+	if errors.Is(err, agent.ErrSpawnRefused) {
+		return agent.ErrorResult(hookFailedPrefix + err.Error()), nil
+	}
 	if err != nil {
-		return agent.ErrorResult(hookFailedPrefix + hookMessage(err)), nil
+		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err)), nil
 	}
 	return b.run(ctx, call, pc, timeout, capped), nil
 }
@@ -127,17 +130,6 @@ func (b *bashTool) timeout(requested *float64) (d time.Duration, capped bool, er
 		return b.cfg.maxTimeout, true, nil
 	}
 	return d, false, nil
-}
-
-// hookMessage returns the reason PrepareProcess gave, without the agent
-// core's own "process environment hook failed" wrapping, so the result
-// says it once.
-func hookMessage(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, hookFailedPrefix); i >= 0 {
-		return msg[i+len(hookFailedPrefix):]
-	}
-	return msg
 }
 
 // run starts the prepared command and waits for it, its output and its
