@@ -43,7 +43,9 @@ var errExecTimeout = errors.New("timed out")
 
 // Exec runs command with args for an extension, through PrepareProcess
 // (Purpose ExtensionExec, Origin the context's extension), so the child gets
-// the filtered environment and never the inherited one. The process runs in
+// the filtered environment and never the inherited one. A bare command name
+// is looked up on the PATH of that environment (the host's PATH only when
+// it has none), so the child runs what its own PATH finds. The process runs in
 // its own process group, which is killed when ctx is done or the timeout
 // passes; Exec then returns an error. A process that exits with a non-zero
 // status is not an error: ExitCode says how it ended.
@@ -64,7 +66,12 @@ func (c *ToolContext) Exec(ctx context.Context, command string, args []string, o
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, errExecTimeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, pc.Command, pc.Args...)
+	bin, err := childLookPath(pc.Command, pc.Env)
+	if err != nil {
+		return ExecResult{ExitCode: -1}, fmt.Errorf("agent: exec %s: %w", command, err)
+	}
+	cmd := exec.CommandContext(ctx, bin, pc.Args...)
+	cmd.Args[0] = pc.Command
 	pc.ApplyTo(cmd)
 	procgroup.Set(cmd)
 	cmd.WaitDelay = execWaitDelay
