@@ -40,10 +40,10 @@ type Call struct {
 	// only sanctioned way to start a process.
 	Context *ToolContext
 	// Progress reports a partial result (for example a snapshot of a command's
-	// output tail). The loop always sets it; it may be called any number of
-	// times, from any goroutine, until Execute returns. Each report is
-	// redacted whole and emitted as an EventToolUpdate; later ones are
-	// dropped.
+	// output tail). Progress is never nil: the loop always sets it. Call it
+	// any number of times, from any goroutine, until Execute returns; each
+	// report is redacted whole and emitted as an EventToolUpdate, and a
+	// report made after Execute returned is dropped.
 	Progress func(Result)
 }
 
