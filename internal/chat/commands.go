@@ -181,6 +181,8 @@ func (h *Host) status(ctx context.Context, t target) string {
 		b.WriteString("Running: nothing\n")
 	case running.kind == itemPrompt:
 		fmt.Fprintf(&b, "Running: scheduled prompt %q\n", running.label)
+	case running.kind == itemCompact:
+		b.WriteString("Running: a compaction\n")
 	default:
 		b.WriteString("Running: a turn\n")
 	}
