@@ -56,6 +56,22 @@ func TestSecurityScannerFindsEveryForm(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a value short of its end", func(t *testing.T) {
+		for _, sec := range set.secrets {
+			cut := sec.value[:len(sec.value)*4/5]
+			found := scan([]secret{sec}, []piece{{where: "test", text: "progress: " + cut}})
+			if len(found) != 1 || found[0].form != partialForm {
+				t.Errorf("%s cut to %d of %d bytes: found %v, want one %s finding", sec.name, len(cut), len(sec.value), found, partialForm)
+			}
+		}
+	})
+	t.Run("half a value is an accepted fragment", func(t *testing.T) {
+		for _, sec := range set.secrets {
+			if found := scan([]secret{sec}, []piece{{where: "test", text: sec.value[len(sec.value)/2:]}}); len(found) > 0 {
+				t.Errorf("%s: half of it reported as %v", sec.name, found)
+			}
+		}
+	})
 	t.Run("no false positive", func(t *testing.T) {
 		text := "[REDACTED] " + strings.Repeat("filler line\n", 100)
 		if found := scan(set.secrets, []piece{{where: "test", text: text}}); len(found) > 0 {

@@ -333,21 +333,37 @@ func collectStrings(v any, out *[]string) {
 	}
 }
 
+// partialFraction is how much of a secret's raw value, as one run of
+// characters, counts as the secret itself: a fragment left by a cut (half
+// a value at the start of a truncated tail, spec §9) is accepted, a value
+// short of its last few characters is not.
+const partialFraction = 0.75
+
+// partialForm names a finding of a run of partialFraction of a value.
+const partialForm = "partial>=75%"
+
 // scan searches every piece of content (keyed by where it came from) for
 // every form of every secret and returns what it found, deduplicated by
 // secret, form and place.
 func scan(secrets []secret, content []piece) []finding {
 	var found []finding
+	add := func(fd finding) {
+		if !slices.Contains(found, fd) {
+			found = append(found, fd)
+		}
+	}
 	for _, p := range content {
 		for _, text := range views(p.text) {
 			for _, sec := range secrets {
+				full := false
 				for _, f := range sec.forms {
 					if strings.Contains(text, f.text) {
-						fd := finding{secret: sec.name, form: f.name, where: p.where}
-						if !slices.Contains(found, fd) {
-							found = append(found, fd)
-						}
+						full = true
+						add(finding{secret: sec.name, form: f.name, where: p.where})
 					}
+				}
+				if !full && containsRun(text, sec.value, partialFraction) {
+					add(finding{secret: sec.name, form: partialForm, where: p.where})
 				}
 			}
 		}
@@ -360,4 +376,19 @@ func scan(secrets []secret, content []piece) []finding {
 type piece struct {
 	where string
 	text  string
+}
+
+// containsRun reports whether text holds a run of at least fraction of
+// value's characters, taken from anywhere in value.
+func containsRun(text, value string, fraction float64) bool {
+	k := int(float64(len(value))*fraction + 0.999)
+	if k < 1 || k > len(value) {
+		return false
+	}
+	for i := 0; i+k <= len(value); i++ {
+		if strings.Contains(text, value[i:i+k]) {
+			return true
+		}
+	}
+	return false
 }

@@ -263,6 +263,9 @@ func vectors() []vector {
 )" $S/all`), expectRedacted), "python3"),
 		bashVector("file", "file-names", withSecrets(`mkdir -p $S/../names && cd $S/../names && while read -r v; do touch -- "${v//\//_}"; done < $S/all; ls -la`), expectRedacted),
 		bashVector("file", "progress-split", withSecrets(`v=$(head -n1 $S/all); printf '%s' "${v:0:14}"; sleep 1.5; printf '%s\n' "${v:14}"; sleep 0.5`), expectRedacted),
+		// A value printed in four pieces, a progress snapshot between each:
+		// every snapshot must hold back what may be the start of a secret.
+		bashVector("file", "progress-trickle", withSecrets(`v=$(sed -n 2p $S/all); for i in 0 12 24 36; do printf '%s' "${v:$i:12}"; sleep 1.2; done; echo; sleep 0.5`), expectRedacted),
 		bashVector("file", "progress-full", withSecrets(`cat $S/all; sleep 1.5; echo finished`), expectRedacted),
 
 		// stderr and failure paths: redacted like a normal result (§9).
