@@ -102,6 +102,24 @@ func newSuite(set secretSet, paths vectorPaths, vs []vector) *suite {
 	return s
 }
 
+// printableRun is the longest run of a secret's characters that text the
+// suite prints may keep.
+const printableRun = 7
+
+// safe returns text fit to print: every fake value (the control included)
+// and its derived forms redacted, and then any run of more than
+// printableRun characters of a value masked, so that not even a fragment
+// is printed.
+func (s *suite) safe(text string) string {
+	text = s.printable.Redact(text)
+	for _, value := range append(values(s.set.secrets), s.set.control.value) {
+		for i := 0; i+printableRun+1 <= len(value); i++ {
+			text = strings.ReplaceAll(text, value[i:i+printableRun+1], "[PARTIAL]")
+		}
+	}
+	return text
+}
+
 // vectorOf returns the vector whose marker the conversation carries.
 func (s *suite) vectorOf(req openaitest.ChatRequest) (vector, bool) {
 	for _, m := range req.Messages {
@@ -313,7 +331,6 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 		runnable = append(runnable, v)
 	}
 	s := newSuite(set, vectorPaths{secrets: l.secretsDir}, runnable)
-	printable := s.printable
 
 	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
 	ai := openaitest.New(t, openaitest.AllowUnscripted(), openaitest.WithResponder(s.respond))
@@ -329,7 +346,7 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 		return b.exited() || len(tg.RequestsFor("getUpdates")) > 0
 	})
 	if !polling || b.exited() {
-		t.Fatalf("the bot did not start polling (exited: %v); its log, redacted:\n%s", b.exited(), lastLines(printable.Redact(b.log.String()), 40))
+		t.Fatalf("the bot did not start polling (exited: %v); its log, redacted:\n%s", b.exited(), s.safe(lastLines(b.log.String(), 40)))
 	}
 
 	runCtx, runCancel := context.WithTimeout(context.Background(), runTimeout)
@@ -377,7 +394,7 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 		return true
 	})
 	if b.exited() {
-		t.Errorf("the bot exited during the run; its log, redacted:\n%s", lastLines(printable.Redact(b.log.String()), 40))
+		t.Errorf("the bot exited during the run; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
 	}
 	// Let the last edits land, then stop the bot so that every file and
 	// log line is flushed before they are searched.
@@ -551,7 +568,7 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	results := seen.String()
 	for _, e := range v.expect {
 		if !strings.Contains(results, e.text(s.set)) {
-			ex.details = append(ex.details, fmt.Sprintf("missing %s; what the model saw begins %q", e.what, truncate(s.printable.Redact(results), 300)))
+			ex.details = append(ex.details, fmt.Sprintf("missing %s; what the model saw begins %q", e.what, s.safe(truncate(results, 300))))
 		}
 	}
 	var shown strings.Builder
@@ -560,7 +577,7 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	}
 	for _, e := range v.expectChat {
 		if !strings.Contains(shown.String(), e.text(s.set)) {
-			ex.details = append(ex.details, fmt.Sprintf("missing %s in the chat; it begins %q", e.what, truncate(s.printable.Redact(shown.String()), 300)))
+			ex.details = append(ex.details, fmt.Sprintf("missing %s in the chat; it begins %q", e.what, s.safe(truncate(shown.String(), 300))))
 		}
 	}
 	for _, f := range v.forbid {
