@@ -13,27 +13,41 @@ import (
 // text of every text block, and every string inside Details (keys too),
 // however deeply nested. Images are left alone. r is not modified.
 func redactResult(red *redactor.Redactor, r Result) Result {
+	return redactResultWith(red.Redact, r)
+}
+
+// redactProgress is redactResult for a progress snapshot of a tool that is
+// still running: a trailing run that could be the beginning of a secret is
+// left out (redactor.Redactor.RedactPartial), so output printed slowly never
+// shows a growing prefix of a secret.
+func redactProgress(red *redactor.Redactor, r Result) Result {
+	return redactResultWith(red.RedactPartial, r)
+}
+
+// redactResultWith returns a copy of r with redact applied to the text of
+// every text block and to every string inside Details.
+func redactResultWith(redact func(string) string, r Result) Result {
 	out := Result{IsError: r.IsError}
 	if r.Content != nil {
 		out.Content = make([]Content, len(r.Content))
 		for i, c := range r.Content {
 			if c.Type == TextContent || c.Text != "" {
-				c.Text = red.Redact(c.Text)
+				c.Text = redact(c.Text)
 			}
 			out.Content[i] = c
 		}
 	}
 	if r.Details != nil {
-		out.Details = redactMap(red, r.Details)
+		out.Details = redactMap(redact, r.Details)
 	}
 	return out
 }
 
 // redactMap returns a redacted deep copy of m.
-func redactMap(red *redactor.Redactor, m map[string]any) map[string]any {
+func redactMap(redact func(string) string, m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		out[red.Redact(k)] = redactValue(red, v)
+		out[redact(k)] = redactValue(redact, v)
 	}
 	return out
 }
@@ -43,38 +57,38 @@ func redactMap(red *redactor.Redactor, m map[string]any) map[string]any {
 // common []string and map[string]string are walked directly; anything else
 // goes through a JSON round trip first, so no string inside it escapes. A
 // number whose text is a secret becomes the redaction token.
-func redactValue(red *redactor.Redactor, v any) any {
+func redactValue(redact func(string) string, v any) any {
 	switch x := v.(type) {
 	case nil, bool:
 		return x
 	case string:
-		return red.Redact(x)
+		return redact(x)
 	case json.Number:
-		return json.Number(red.Redact(string(x)))
+		return json.Number(redact(string(x)))
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
 		s := fmt.Sprint(x)
-		if red.Redact(s) != s {
+		if redact(s) != s {
 			return redactor.Token
 		}
 		return x
 	case []string:
 		out := make([]string, len(x))
 		for i, s := range x {
-			out[i] = red.Redact(s)
+			out[i] = redact(s)
 		}
 		return out
 	case map[string]string:
 		out := make(map[string]string, len(x))
 		for k, s := range x {
-			out[red.Redact(k)] = red.Redact(s)
+			out[redact(k)] = redact(s)
 		}
 		return out
 	case map[string]any:
-		return redactMap(red, x)
+		return redactMap(redact, x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = redactValue(red, e)
+			out[i] = redactValue(redact, e)
 		}
 		return out
 	}
@@ -83,15 +97,15 @@ func redactValue(red *redactor.Redactor, v any) any {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return red.Redact(fmt.Sprint(v))
+		return redact(fmt.Sprint(v))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var generic any
 	if err := dec.Decode(&generic); err != nil {
-		return red.Redact(string(b))
+		return redact(string(b))
 	}
-	return redactValue(red, generic)
+	return redactValue(redact, generic)
 }
 
 // redactErr returns err with its message redacted; errors.Is still sees

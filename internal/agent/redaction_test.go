@@ -184,7 +184,7 @@ func TestRedactValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := redactValue(red, tt.in)
+			got := redactValue(red.Redact, tt.in)
 			if jsonLeaks(t, got) {
 				t.Errorf("redactValue(%s) still holds the secret", tt.name)
 			}

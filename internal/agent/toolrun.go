@@ -107,7 +107,7 @@ func (s *Session) invoke(ctx context.Context, rt *registeredTool, tc *ToolContex
 		if finished {
 			return
 		}
-		update := redactResult(s.agent.red, r)
+		update := redactProgress(s.agent.red, r)
 		s.emit(Event{Kind: EventToolUpdate, ToolCallID: callID, ToolName: rt.spec.Name, Result: &update})
 	}
 	done := make(chan toolOutcome, 1)

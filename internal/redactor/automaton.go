@@ -28,6 +28,7 @@ type automaton struct {
 
 	// Per state, indexed by state number.
 	matchLen   []int32 // length of the longest pattern ending in this state, 0 if none
+	depth      []int32 // length of the pattern prefix the state stands for
 	fail       []int32 // failure link
 	label      []byte  // byte on the edge into the state
 	childStart []int32 // children of s are the states childStart[s] to childStart[s+1]-1
@@ -93,7 +94,8 @@ func newAutomaton(patterns []string) *automaton {
 	}
 	a.childStart[n] = int32(n)
 	a.label = make([]byte, n)
-	depth := make([]int32, n)
+	a.depth = make([]int32, n)
+	depth := a.depth
 	isTerm := make([]bool, n)
 	for i, old := range order {
 		a.label[i] = label[old]

@@ -53,3 +53,38 @@ func (r *Redactor) Redact(s string) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
+
+// RedactPartial is [Redactor.Redact] for a snapshot of output that has not
+// ended, such as a running command's progress. Besides replacing every
+// complete occurrence, it leaves out a trailing run that is the beginning
+// of a pattern, so a secret printed slowly never shows as a growing prefix;
+// the final output, redacted whole, shows what follows. Complete matches
+// inside that run still show as [Token]. When nothing
+// matches and no pattern begins at the end it returns s itself, and it
+// never allocates when nothing matches.
+func (r *Redactor) RedactPartial(s string) string {
+	if r == nil || r.automaton == nil {
+		return s
+	}
+	state, spans := r.automaton.scan(s, 0, 0, 0, nil)
+	cut := len(s) - int(r.automaton.depth[state])
+	if len(spans) == 0 {
+		return s[:cut]
+	}
+	var b strings.Builder
+	b.Grow(cut + len(spans)*len(Token))
+	last := 0
+	for _, sp := range spans {
+		// Text up to the match, but none of the held-back tail; the match
+		// itself is complete, so it shows as the token wherever it is.
+		if end := min(sp.start, cut); last < end {
+			b.WriteString(s[last:end])
+		}
+		b.WriteString(Token)
+		last = sp.end
+	}
+	if last < cut {
+		b.WriteString(s[last:cut])
+	}
+	return b.String()
+}
