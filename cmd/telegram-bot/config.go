@@ -36,6 +36,9 @@ type Config struct {
 	// SecretNames names where each secret value came from, for the summary
 	// (names only; never the values).
 	SecretNames []string
+	// Warnings are problems that do not stop the bot (a secret too short to
+	// be redacted, for one); run logs them and the doctor prints them.
+	Warnings []string
 
 	AgentDir        string
 	WorkspaceDir    string
@@ -48,9 +51,11 @@ type Config struct {
 }
 
 // Parse checks e and returns the configuration, or every problem at once,
-// joined. lookup reads the variables PROCESS_ENV_SECRETS names. No message
-// ever holds a secret value: problems name the variable and what is wrong.
-func (e Env) Parse(lookup func(string) (string, bool)) (Config, error) {
+// joined. environ is the process environment: Parse reads the variables
+// PROCESS_ENV_SECRETS names from it, and finds every variable that carries a
+// secret (see secretCarriers). No message ever holds a secret value:
+// problems name the variable and what is wrong.
+func (e Env) Parse(environ map[string]string) (Config, error) {
 	var errs []error
 	problem := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -106,7 +111,7 @@ func (e Env) Parse(lookup func(string) (string, bool)) (Config, error) {
 		}
 	}
 
-	c.Policy, c.SecretNames, err = policyOptions(e, c, lookup)
+	c.Policy, c.SecretNames, c.Warnings, err = policyOptions(e, c, environ)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -145,7 +150,15 @@ func (e Env) Parse(lookup func(string) (string, bool)) (Config, error) {
 // policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
 // PROCESS_ENV_DENY are added to the defaults, and every configured secret's
 // value (whichever are set) goes into SecretValues.
-func policyOptions(e Env, c Config, lookup func(string) (string, bool)) (spawnpolicy.Options, []string, error) {
+//
+// Every variable that carries a secret is also denied by its explicit name:
+// the host's own secret variables, the names PROCESS_ENV_SECRETS lists, and
+// any other inherited variable whose value holds a secret (an alias a
+// platform added, a URL with the token in it, a value with a trailing
+// newline). The policy's precedence lets an Allow glob keep a variable
+// before its value is checked; an explicit Deny name beats every Allow glob,
+// so PROCESS_ENV_ALLOW=TELEGRAM_* or =* can never re-admit a secret.
+func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Options, []string, []string, error) {
 	opts := spawnpolicy.DefaultOptions()
 	opts.Deny = append(opts.Deny, splitList(e.ProcessEnvDeny)...)
 	opts.Allow = append(opts.Allow, splitList(e.ProcessEnvAllow)...)
@@ -160,33 +173,67 @@ func policyOptions(e Env, c Config, lookup func(string) (string, bool)) (spawnpo
 		errs = append(errs, errors.New("PROCESS_ENV_HARDEN_HOST_PROCESS must be true or false"))
 	}
 
-	var names []string
+	var names, warnings []string
 	add := func(name, value string) {
-		if len(value) >= spawnpolicy.MinimumSecretLength && !slices.Contains(opts.SecretValues, value) {
-			opts.SecretValues = append(opts.SecretValues, value)
+		if value == "" {
+			return
 		}
-		if value != "" && !slices.Contains(names, name) {
+		if !slices.Contains(names, name) {
 			names = append(names, name)
+		}
+		if len(value) < spawnpolicy.MinimumSecretLength {
+			warnings = append(warnings, fmt.Sprintf("%s is shorter than %d characters: its value is neither filtered by value nor redacted", name, spawnpolicy.MinimumSecretLength))
+			return
+		}
+		if !slices.Contains(opts.SecretValues, value) {
+			opts.SecretValues = append(opts.SecretValues, value)
 		}
 	}
 	add("TELEGRAM_BOT_TOKEN", c.BotToken)
 	add("OPENAI_API_KEY", c.OpenAIKey)
 	add("TELEGRAM_SPEECH_API_KEY", c.SpeechKey)
 	add("GOOGLE_CLIENT_SECRET", strings.TrimSpace(e.GoogleClientSecret))
+	secretVars := []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET"}
 	for _, name := range splitList(e.ProcessEnvSecrets) {
 		if !validName(name) {
 			errs = append(errs, fmt.Errorf("PROCESS_ENV_SECRETS: %q is not a variable name", name))
 			continue
 		}
-		if v, ok := lookup(name); ok {
-			add(name, v)
+		secretVars = append(secretVars, name)
+		if v, ok := environ[name]; ok {
+			add(name, strings.TrimSpace(v))
+		}
+	}
+	for _, name := range secretCarriers(environ, opts.SecretValues, secretVars) {
+		if !slices.ContainsFunc(opts.Deny, func(d string) bool { return strings.EqualFold(d, name) }) {
+			opts.Deny = append(opts.Deny, name)
 		}
 	}
 
 	if err := opts.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
 	}
-	return opts, names, errors.Join(errs...)
+	return opts, names, warnings, errors.Join(errs...)
+}
+
+// secretCarriers returns, sorted, the names among secretVars that are set in
+// environ, and every other variable whose value contains one of secrets.
+func secretCarriers(environ map[string]string, secrets, secretVars []string) []string {
+	var out []string
+	for name, value := range environ {
+		carries := slices.Contains(secretVars, name) && value != ""
+		for _, s := range secrets {
+			if carries {
+				break
+			}
+			carries = strings.Contains(value, s)
+		}
+		if carries {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // parseUserIDs reads TELEGRAM_ALLOWED_USER_IDS. A bad entry is named by its

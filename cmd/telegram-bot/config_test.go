@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
 // Fake secret values: long enough to count, never printed by the tests.
@@ -37,8 +39,6 @@ func goodEnv() Env {
 	}
 }
 
-func noLookup(string) (string, bool) { return "", false }
-
 func TestParseGood(t *testing.T) {
 	e := goodEnv()
 	e.SpeechKey = testSpeech
@@ -46,13 +46,7 @@ func TestParseGood(t *testing.T) {
 	e.ProcessEnvSecrets = "MY_INNOCENT, UNSET_ONE"
 	e.ProcessEnvAllow = "GH_TOKEN"
 	e.ProcessEnvDeny = "CUSTOM_*"
-	lookup := func(name string) (string, bool) {
-		if name == "MY_INNOCENT" {
-			return testInnocent, true
-		}
-		return "", false
-	}
-	c, err := e.Parse(lookup)
+	c, err := e.Parse(map[string]string{"MY_INNOCENT": testInnocent})
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -90,7 +84,7 @@ func TestParseGood(t *testing.T) {
 }
 
 func TestParseSpeechKeyDefaultsToOpenAIKey(t *testing.T) {
-	c, err := goodEnv().Parse(noLookup)
+	c, err := goodEnv().Parse(nil)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -118,7 +112,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		LogLevel:        "loud",
 		LogFormat:       "xml",
 	}
-	_, err := e.Parse(noLookup)
+	_, err := e.Parse(nil)
 	if err == nil {
 		t.Fatal("Parse accepted a bad configuration")
 	}
@@ -166,7 +160,7 @@ func TestParseAllowedUserIDs(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			e := goodEnv()
 			e.AllowedUserIDs = tt.in
-			c, err := e.Parse(noLookup)
+			c, err := e.Parse(nil)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("Parse error = %v, want error %v", err, tt.wantErr)
 			}
@@ -180,23 +174,77 @@ func TestParseAllowedUserIDs(t *testing.T) {
 func TestParseShortSecretsAreNotRedactionValues(t *testing.T) {
 	e := goodEnv()
 	e.GoogleClientSecret = "short"
-	c, err := e.Parse(noLookup)
+	c, err := e.Parse(nil)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
 	if slices.Contains(c.Policy.SecretValues, "short") {
 		t.Error("a value under MinimumSecretLength became a secret value")
 	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "GOOGLE_CLIENT_SECRET is shorter than 8") {
+		t.Errorf("Warnings = %q, want one naming GOOGLE_CLIENT_SECRET", c.Warnings)
+	}
 }
 
 func TestParseModelsIncludesDefault(t *testing.T) {
 	e := goodEnv()
 	e.OpenAIModels = "a, b"
-	c, err := e.Parse(noLookup)
+	c, err := e.Parse(nil)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
 	if diff := cmp.Diff([]string{"gpt-4.1-mini", "a", "b"}, c.Models); diff != "" {
 		t.Errorf("Models (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseDeniesSecretCarriers checks that no Allow glob can re-admit a
+// variable that carries a secret: the host's secret variables, the names
+// PROCESS_ENV_SECRETS lists, and any variable whose value holds a secret
+// are denied by their explicit names.
+func TestParseDeniesSecretCarriers(t *testing.T) {
+	environ := map[string]string{
+		"PATH":                    "/usr/bin:/bin",
+		"TELEGRAM_BOT_TOKEN":      testBotToken,
+		"TELEGRAM_SPEECH_API_KEY": testSpeech,
+		"COOLIFY_ALIAS":           testBotToken,
+		"NOTIFY_URL":              "https://api.telegram.org/bot" + testBotToken + "/sendMessage",
+		"WITH_NEWLINE":            testOpenAI + "\n",
+		"MY_INNOCENT":             testInnocent,
+		"GH_TOKEN":                "ghp_allowed_on_purpose_0008",
+		"ORDINARY":                "kept",
+	}
+	for _, allow := range []string{"*", "TELEGRAM_*", "*_KEY,*_ALIAS,*_URL,WITH_*,MY_*"} {
+		t.Run(allow, func(t *testing.T) {
+			e := goodEnv()
+			e.SpeechKey = testSpeech
+			e.ProcessEnvSecrets = "MY_INNOCENT"
+			e.ProcessEnvAllow = allow
+			c, err := e.Parse(environ)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			p, err := spawnpolicy.New(c.Policy, nil, func() map[string]string { return environ })
+			if err != nil {
+				t.Fatalf("spawnpolicy.New: %v", err)
+			}
+			ctx, err := p.Prepare(spawnpolicy.Request{Purpose: spawnpolicy.BashTool, Command: "env", Cwd: "/"})
+			if err != nil {
+				t.Fatalf("Prepare: %v", err)
+			}
+			for _, name := range []string{"TELEGRAM_BOT_TOKEN", "TELEGRAM_SPEECH_API_KEY", "COOLIFY_ALIAS", "NOTIFY_URL", "WITH_NEWLINE", "MY_INNOCENT"} {
+				if _, ok := ctx.Env[name]; ok {
+					t.Errorf("%s reaches the child with PROCESS_ENV_ALLOW=%s", name, allow)
+				}
+			}
+			if _, ok := ctx.Env["ORDINARY"]; !ok {
+				t.Error("ORDINARY was removed")
+			}
+			if allow == "*" {
+				if _, ok := ctx.Env["GH_TOKEN"]; !ok {
+					t.Error("GH_TOKEN was removed although allowed")
+				}
+			}
+		})
 	}
 }

@@ -91,7 +91,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 		r.problem("%v", err)
 		return r.finish()
 	}
-	cfg, err := e.Parse(deps.lookup)
+	cfg, err := e.Parse(deps.environ())
 	if err != nil {
 		for _, p := range strings.Split(err.Error(), "\n") {
 			r.problem("%s", p)
@@ -99,6 +99,9 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 		return r.finish()
 	}
 	r.line("  ok: %d allowed user(s), model %s, Bot API %s", len(cfg.AllowedUserIDs), cfg.Model, hostOf(cfg.APIURL))
+	for _, w := range cfg.Warnings {
+		r.warn("%s", w)
+	}
 
 	policy := doctorProcessEnvironment(r, cfg, deps.environ)
 	doctorHardening(ctx, r, cfg, deps.probe)
@@ -116,9 +119,8 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 // policy (nil when it cannot be built) for the MCP check.
 func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]string) *spawnpolicy.Policy {
 	r.line("\nProcess environment")
-	// The doctor only inspects: it must not harden itself, so the first
-	// (winning) call to Apply here disables it for this process.
-	hardening.Apply(false, slog.New(slog.DiscardHandler))
+	// The doctor was hardened at start (main), like every sub-command; the
+	// policy it builds only inspects, so it must not log or harden again.
 	opts := cfg.Policy
 	opts.HardenHostProcess = false
 	policy, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), environ)
@@ -166,6 +168,13 @@ func doctorHardening(ctx context.Context, r *report, cfg Config, probe func(cont
 		return
 	}
 	r.line("  works: a hardened probe process reads back not dumpable")
+	if dumpable, err := hardening.Dumpable(); err == nil {
+		if dumpable {
+			r.line("  this doctor process: dumpable (hardening is off for it)")
+		} else {
+			r.line("  this doctor process: not dumpable (hardened at start, like every sub-command)")
+		}
+	}
 }
 
 // probeHardening starts this binary's hidden probe with a minimal

@@ -24,6 +24,7 @@ import (
 )
 
 func main() {
+	hardenAtStart(os.Getenv, subcommandOf(os.Args[1:]), os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -48,16 +49,16 @@ func commands() []command {
 
 // dispatch runs the sub-command args names and returns the exit code.
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	name := "run"
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "-help", "--help", "help":
 			usage(stdout)
 			return 0
 		}
-		if args[0] != "" && args[0][0] != '-' {
-			name, args = args[0], args[1:]
-		}
+	}
+	name := subcommandOf(args)
+	if len(args) > 0 && args[0] == name {
+		args = args[1:]
 	}
 	if name == hardenProbeCommand {
 		return runHardenProbe(ctx, args, stdout, stderr)

@@ -38,7 +38,7 @@ func runBot(ctx context.Context, args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "telegram-bot: the configuration cannot be read: %v\n", err)
 		return 2
 	}
-	cfg, err := e.Parse(os.LookupEnv)
+	cfg, err := e.Parse(environMap())
 	if err != nil {
 		printConfigProblems(stderr, err)
 		return 2
@@ -85,6 +85,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	red := redactor.New(cfg.Policy.SecretValues)
 	logger := newLogger(stderr, cfg, red)
 	logger.Info("telegram-bot starting", "version", buildVersion(), "secrets", strings.Join(cfg.SecretNames, ", "))
+	for _, w := range cfg.Warnings {
+		logger.Warn(w)
+	}
 
 	if err := cfg.Policy.Validate(); err != nil {
 		logger.Error("the process environment options are invalid", "err", err)

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSubcommandsHardenAtStart runs the built binary's doctor and checks
+// that the process hardened itself before doing anything (so a healthcheck
+// or a doctor run never exposes the deployment's secrets through /proc),
+// unless the operator opted out; and that healthcheck answers for a fresh
+// and a missing heartbeat.
+func TestSubcommandsHardenAtStart(t *testing.T) {
+	bin := botBinary(t)
+	agentDir, workspace := t.TempDir(), t.TempDir()
+	base := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + workspace,
+		"TELEGRAM_BOT_TOKEN=123456:fake-token-for-the-doctor-0001",
+		"TELEGRAM_ALLOWED_USER_IDS=42",
+		"AGENT_DIR=" + agentDir,
+		"WORKSPACE_DIR=" + workspace,
+	}
+	tests := []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{name: "hardened by default", want: "this doctor process: not dumpable"},
+		{name: "opt-out", extra: []string{"PROCESS_ENV_HARDEN_HOST_PROCESS=false"}, want: "this doctor process: dumpable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "doctor")
+			cmd.Env = append(append([]string{}, base...), tt.extra...)
+			out, _ := cmd.CombinedOutput()
+			if !strings.Contains(string(out), tt.want) {
+				t.Errorf("doctor output lacks %q:\n%s", tt.want, out)
+			}
+			if strings.Contains(string(out), "fake-token-for-the-doctor") {
+				t.Error("the doctor printed the bot token")
+			}
+		})
+	}
+
+	t.Run("healthcheck", func(t *testing.T) {
+		run := func() (string, int) {
+			cmd := exec.Command(bin, "healthcheck")
+			cmd.Env = base
+			out, err := cmd.Output()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			return string(out), code
+		}
+		if out, code := run(); code != 1 || !strings.HasPrefix(out, "unhealthy: no heartbeat") {
+			t.Errorf("missing heartbeat: exit %d, %q", code, out)
+		}
+		beat := filepath.Join(agentDir, HeartbeatFile)
+		if err := os.WriteFile(beat, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, code := run(); code != 0 || out != "healthy\n" {
+			t.Errorf("fresh heartbeat: exit %d, %q", code, out)
+		}
+		old := time.Now().Add(-5 * time.Minute)
+		if err := os.Chtimes(beat, old, old); err != nil {
+			t.Fatal(err)
+		}
+		if out, code := run(); code != 1 || !strings.HasPrefix(out, "unhealthy: heartbeat is") {
+			t.Errorf("stale heartbeat: exit %d, %q", code, out)
+		}
+	})
+}
