@@ -11,21 +11,45 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // DefaultFile is the name of the configuration file in the agent dir when
 // MCP_CONFIG names none.
 const DefaultFile = "mcp.json"
 
+// InlineSource is how errors and warnings name a configuration given inline:
+// the JSON itself in the MCP_CONFIG variable.
+const InlineSource = "MCP_CONFIG"
+
 // Config is the set of MCP servers the agent may use, as loaded from the
-// configuration file.
+// configuration file or the inline JSON.
 type Config struct {
-	// Path is the file the configuration was loaded from ("" when none).
+	// Path is the file the configuration was loaded from ("" when it was
+	// inline or there was none).
 	Path string
+	// Inline reports that the configuration was the JSON of MCP_CONFIG
+	// itself.
+	Inline bool
 	// Servers are the configured servers, sorted by name, disabled ones
 	// included.
 	Servers []ServerConfig
+	// Secrets are the values ${VAR} expansion filled in (at least
+	// MinimumSecretLength bytes, sorted, without duplicates). The caller
+	// adds them to the spawn policy's SecretValues and to the redactor: a
+	// value passed on purpose to one server is readable by the agent
+	// through that server's /proc entries, so it is redacted everywhere.
+	Secrets []string
+	// Warnings are problems that do not stop start-up (an argument that
+	// expands a variable, a trust check that could not be made). They name
+	// sources, servers and variables, never values; the caller logs them.
+	Warnings []string
 }
+
+// MinimumSecretLength is the shortest value Load treats as a secret: the
+// redactor's own minimum, so that the two never disagree.
+const MinimumSecretLength = redactor.MinimumSecretLength
 
 // ServerConfig is one stdio MCP server, with its ${VAR} references already
 // expanded.
@@ -57,15 +81,59 @@ var varRef = regexp.MustCompile(`\$\{([^}]*)\}`)
 // varName is what a referenced variable's name may be.
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Load reads the MCP configuration file at path, in the common
-// {"mcpServers": {...}} shape, and expands every ${VAR} in the servers' args
-// and env values with lookup (nil means os.LookupEnv). A missing file is an
-// empty configuration. An unknown key, a server without a command, a
-// variable that is not set or a malformed file is an error naming the file,
-// the server and the problem, never a value.
-func Load(path string, lookup func(string) (string, bool)) (Config, error) {
+// trustCheck decides whether the configuration file at path may be
+// trusted: it returns warnings, or an error when the file must be refused
+// (one wrapping fs.ErrNotExist when the file does not exist).
+type trustCheck func(path string) ([]string, error)
+
+// Load reads the MCP configuration in the common {"mcpServers": {...}}
+// shape from source: inline JSON when source starts with "{" (leading
+// blanks aside), otherwise the path of a file. It expands every ${VAR} in
+// the servers' args and env values with lookup (nil means os.LookupEnv).
+//
+// An empty source or a missing file is an empty configuration. A file the
+// current process's user could modify or replace (the file itself or any
+// directory on the way to it, symbolic links followed) is refused: the
+// agent runs as that user and could rewrite it. When the process runs as
+// root the check cannot be made and is skipped with a warning.
+//
+// A ${VAR} whose value holds one of secrets (the host's own secret values;
+// values shorter than MinimumSecretLength are ignored, and each is compared
+// as it is and trimmed) is an error: the host's credentials are never
+// handed to an MCP server. An unknown key, a server without a command, a
+// variable that is not set or malformed JSON is an error too. Errors name
+// the file (or InlineSource), the server and the problem, never a value.
+// Config.Secrets lists the values expansion filled in, and Config.Warnings
+// names every argument that expands a variable (arguments are readable by
+// every process of the same user).
+func Load(source string, lookup func(string) (string, bool), secrets []string) (Config, error) {
+	return load(source, lookup, secrets, checkTrust)
+}
+
+// load is Load with the file trust check as a parameter.
+func load(source string, lookup func(string) (string, bool), secrets []string, trust trustCheck) (Config, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
+	}
+	trimmed := strings.TrimSpace(source)
+	if trimmed == "" {
+		return Config{}, nil
+	}
+	if strings.HasPrefix(trimmed, "{") {
+		cfg, err := parseConfig([]byte(trimmed), InlineSource, lookup, secrets)
+		if err != nil {
+			return Config{}, fmt.Errorf("mcp: %s: %w", InlineSource, err)
+		}
+		cfg.Inline = true
+		return cfg, nil
+	}
+	path := source
+	warnings, err := trust(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("mcp: %s: %w", path, err)
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -74,11 +142,12 @@ func Load(path string, lookup func(string) (string, bool)) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("mcp: reading %s: %w", path, err)
 	}
-	cfg, err := parseConfig(data, lookup)
+	cfg, err := parseConfig(data, path, lookup, secrets)
 	if err != nil {
 		return Config{}, fmt.Errorf("mcp: %s: %w", path, err)
 	}
 	cfg.Path = path
+	cfg.Warnings = append(warnings, cfg.Warnings...)
 	return cfg, nil
 }
 
@@ -86,8 +155,9 @@ func Load(path string, lookup func(string) (string, bool)) (Config, error) {
 // DefaultFile in the agent dir.
 func DefaultPath(agentDir string) string { return filepath.Join(agentDir, DefaultFile) }
 
-// parseConfig decodes and expands a configuration file's content.
-func parseConfig(data []byte, lookup func(string) (string, bool)) (Config, error) {
+// parseConfig decodes and expands a configuration's content; source names
+// it in warnings.
+func parseConfig(data []byte, source string, lookup func(string) (string, bool), secrets []string) (Config, error) {
 	var top struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
@@ -99,10 +169,14 @@ func parseConfig(data []byte, lookup func(string) (string, bool)) (Config, error
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	x := &expander{lookup: lookup, secrets: secretForms(secrets)}
 	var cfg Config
 	var errs []error
 	for _, name := range names {
-		sc, err := parseServer(name, top.MCPServers[name], lookup)
+		sc, warnings, err := parseServer(name, top.MCPServers[name], x)
+		for _, w := range warnings {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("mcp: %s: server %q: %s", source, name, w))
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("server %q: %w", name, err))
 			continue
@@ -112,27 +186,36 @@ func parseConfig(data []byte, lookup func(string) (string, bool)) (Config, error
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
+	cfg.Secrets = x.filledIn()
 	return cfg, nil
 }
 
-// parseServer decodes one server entry and expands its references.
-func parseServer(name string, raw json.RawMessage, lookup func(string) (string, bool)) (ServerConfig, error) {
+// parseServer decodes one server entry and expands its references. It
+// returns the server, warnings about it and its problems.
+func parseServer(name string, raw json.RawMessage, x *expander) (ServerConfig, []string, error) {
 	if strings.TrimSpace(name) == "" {
-		return ServerConfig{}, errors.New("the server name is empty")
+		return ServerConfig{}, nil, errors.New("the server name is empty")
 	}
 	var fsrv fileServer
 	if err := decodeStrict(raw, &fsrv); err != nil {
-		return ServerConfig{}, err
+		return ServerConfig{}, nil, err
 	}
 	if fsrv.Command == nil || strings.TrimSpace(*fsrv.Command) == "" {
-		return ServerConfig{}, errors.New("no command")
+		return ServerConfig{}, nil, errors.New("no command")
 	}
 	sc := ServerConfig{Name: name, Command: *fsrv.Command, Disabled: fsrv.Disabled}
-	var errs []error
+	var errs, refused []error
+	var warnings []string
 	for i, a := range fsrv.Args {
-		v, err := expand(a, lookup)
-		if err != nil {
+		v, names, err := x.expand(a)
+		if errors.Is(err, errHostSecret) {
+			refused = append(refused, fmt.Errorf("args[%d]: %w", i, err))
+		} else if err != nil {
 			errs = append(errs, fmt.Errorf("args[%d]: %w", i, err))
+		}
+		if len(names) > 0 && !sc.Disabled {
+			warnings = append(warnings, fmt.Sprintf("args[%d] expands %s: a process's arguments are readable by every process of the bot's user in /proc/<pid>/cmdline; pass the value through \"env\" instead",
+				i, strings.Join(names, ", ")))
 		}
 		sc.Args = append(sc.Args, v)
 	}
@@ -149,44 +232,28 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 			errs = append(errs, fmt.Errorf("env: %q is not a variable name", k))
 			continue
 		}
-		v, err := expand(fsrv.Env[k], lookup)
-		if err != nil {
+		v, _, err := x.expand(fsrv.Env[k])
+		if errors.Is(err, errHostSecret) {
+			refused = append(refused, fmt.Errorf("env %s: %w", k, err))
+		} else if err != nil {
 			errs = append(errs, fmt.Errorf("env %s: %w", k, err))
 		}
 		sc.Env[k] = v
+	}
+	// A host secret is refused even for a disabled server: no
+	// configuration may name one.
+	if err := errors.Join(refused...); err != nil {
+		return ServerConfig{}, warnings, errors.Join(err, errors.Join(errs...))
 	}
 	if err := errors.Join(errs...); err != nil {
 		// Only a disabled server may reference variables that are not
 		// set: it never runs, and an operator may disable a server whose
 		// token is not deployed.
 		if !sc.Disabled {
-			return ServerConfig{}, err
+			return ServerConfig{}, warnings, err
 		}
 	}
-	return sc, nil
-}
-
-// expand replaces every ${VAR} in s with the variable's value. The error
-// names the first variable that is not set (names only, never values).
-func expand(s string, lookup func(string) (string, bool)) (string, error) {
-	var missing []string
-	out := varRef.ReplaceAllStringFunc(s, func(ref string) string {
-		name := ref[2 : len(ref)-1]
-		if !varName.MatchString(name) {
-			missing = append(missing, fmt.Sprintf("%q is not a variable reference", ref))
-			return ""
-		}
-		v, ok := lookup(name)
-		if !ok {
-			missing = append(missing, fmt.Sprintf("variable %s is not set", name))
-			return ""
-		}
-		return v
-	})
-	if len(missing) > 0 {
-		return "", errors.New(strings.Join(missing, "; "))
-	}
-	return out, nil
+	return sc, warnings, nil
 }
 
 // decodeStrict decodes one JSON value into v, rejecting unknown keys and

@@ -9,33 +9,96 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// Fake host secrets the loader must refuse to hand to a server. Failure
+// messages never print them.
+const (
+	// hostToken is the bot token in the host's environment.
+	hostToken = "123456:host-BOT-token-0123456789"
+	// hostKeyPadded is a model key set with a trailing newline, as a
+	// secret read from a file often is.
+	hostKeyPadded = "sk-host-KEY-0123456789\n"
+)
+
+// hostSecrets are the host's own secret values, as the caller passes them
+// to Load: a value shorter than MinimumSecretLength is ignored.
+var hostSecrets = []string{hostToken, hostKeyPadded, "short"}
+
+// hostLookup is the bot's full environment: testLookup plus the host's
+// secrets under their names.
+func hostLookup(name string) (string, bool) {
+	switch name {
+	case "TELEGRAM_BOT_TOKEN":
+		return hostToken, true
+	case "OPENAI_API_KEY":
+		return strings.TrimSpace(hostKeyPadded), true
+	case "SHORT":
+		return "short", true
+	case "PLAIN_WORD":
+		return "tiny", true
+	}
+	return testLookup(name)
+}
+
+// noTrustCheck accepts every file, so that the parsing tests run as any
+// user; the real check has tests of its own, as another user.
+func noTrustCheck(string) ([]string, error) { return nil, nil }
+
 func TestLoad(t *testing.T) {
 	tests := []struct {
 		name string
 		body string // "" means no file
-		want []ServerConfig
+		// inline passes body as MCP_CONFIG's JSON instead of a file.
+		inline bool
+		want   []ServerConfig
+		// wantSecrets are the values expansion filled in.
+		wantSecrets []string
+		// warnHas are what the warnings must name, in order.
+		warnHas [][]string
 		// errHas are what the error must name; empty means no error.
 		errHas []string
 	}{
 		{name: "no file"},
 		{name: "empty", body: `{}`},
+		{name: "empty inline", body: `  {}`, inline: true},
 		{
 			name: "expansion",
 			body: `{"mcpServers": {
-				"github": {"command": "npx", "args": ["-y", "server-github", "--token-file=${GITHUB_TOKEN}"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "PLAIN": "a $HOME b"}},
-				"off": {"command": "x", "env": {"T": "${NOT_SET}"}, "disabled": true}
+				"github": {"command": "npx", "args": ["-y", "server-github", "--token-file=${GITHUB_TOKEN}"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "PLAIN": "a $HOME b", "W": "${PLAIN_WORD}"}},
+				"off": {"command": "x", "args": ["${GITHUB_TOKEN}"], "env": {"T": "${NOT_SET}"}, "disabled": true}
 			}}`,
 			want: []ServerConfig{
 				{
 					Name: "github", Command: "npx",
 					Args: []string{"-y", "server-github", "--token-file=" + explicitToken},
-					Env:  map[string]string{"GITHUB_TOKEN": explicitToken, "PLAIN": "a $HOME b"},
+					Env:  map[string]string{"GITHUB_TOKEN": explicitToken, "PLAIN": "a $HOME b", "W": "tiny"},
 				},
-				{Name: "off", Command: "x", Env: map[string]string{"T": ""}, Disabled: true},
+				{Name: "off", Command: "x", Args: []string{explicitToken}, Env: map[string]string{"T": ""}, Disabled: true},
 			},
+			wantSecrets: []string{explicitToken},
+			warnHas:     [][]string{{`server "github"`, "args[2]", "GITHUB_TOKEN", "/proc/<pid>/cmdline", `"env"`}},
+		},
+		{
+			name:   "inline expansion",
+			inline: true,
+			body:   `{"mcpServers": {"s": {"command": "x", "args": ["--pw=${SERVICE_PASSWORD}"], "env": {"T": "${GITHUB_TOKEN}", "U": "${GITHUB_TOKEN}"}}}}`,
+			want: []ServerConfig{{Name: "s", Command: "x", Args: []string{"--pw=" + configuredSecret},
+				Env: map[string]string{"T": explicitToken, "U": explicitToken}}},
+			wantSecrets: []string{configuredSecret, explicitToken},
+			warnHas:     [][]string{{InlineSource, `server "s"`, "args[0]", "SERVICE_PASSWORD"}},
+		},
+		{name: "host secret in env", body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{`server "s"`, "env X", "TELEGRAM_BOT_TOKEN", "never handed"}},
+		{name: "host secret inline", inline: true, body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{InlineSource, `server "s"`, "TELEGRAM_BOT_TOKEN"}},
+		{name: "host secret in args", body: `{"mcpServers": {"s": {"command": "x", "args": ["--key=${OPENAI_API_KEY}"]}}}`, errHas: []string{`server "s"`, "args[0]", "OPENAI_API_KEY"}},
+		{name: "host secret embedded", body: `{"mcpServers": {"s": {"command": "x", "env": {"H": "Bearer ${OPENAI_API_KEY} x"}}}}`, errHas: []string{"env H", "OPENAI_API_KEY"}},
+		{name: "host secret in a disabled server", body: `{"mcpServers": {"s": {"command": "x", "disabled": true, "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{`server "s"`, "TELEGRAM_BOT_TOKEN"}},
+		{
+			name: "short host value ignored",
+			body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${SHORT}"}}}}`,
+			want: []ServerConfig{{Name: "s", Command: "x", Env: map[string]string{"X": "short"}}},
 		},
 		{name: "unknown server key", body: `{"mcpServers": {"s": {"command": "x", "cwd": "/"}}}`, errHas: []string{`server "s"`, `unknown field "cwd"`}},
 		{name: "unknown top-level key", body: `{"servers": {}}`, errHas: []string{`unknown field "servers"`}},
+		{name: "unknown key inline", inline: true, body: `{"servers": {}}`, errHas: []string{InlineSource, `unknown field "servers"`}},
 		{name: "missing command", body: `{"mcpServers": {"s": {"args": []}}}`, errHas: []string{`server "s"`, "no command"}},
 		{name: "unset variable", body: `{"mcpServers": {"s": {"command": "x", "env": {"K": "${NOT_SET}"}}}}`, errHas: []string{`server "s"`, "env K", "NOT_SET is not set"}},
 		{name: "unset variable in args", body: `{"mcpServers": {"s": {"command": "x", "args": ["${NOT_SET}"]}}}`, errHas: []string{"args[0]", "NOT_SET is not set"}},
@@ -43,26 +106,29 @@ func TestLoad(t *testing.T) {
 		{name: "not JSON", body: `{"mcpServers": `, errHas: []string{"invalid JSON"}},
 		{
 			name:   "every problem at once, no values",
-			body:   `{"mcpServers": {"a": {"command": "x", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "K": "${NOT_SET}"}}, "b": {}}}`,
-			errHas: []string{`server "a"`, `server "b"`},
+			body:   `{"mcpServers": {"a": {"command": "x", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "K": "${NOT_SET}"}}, "b": {}, "c": {"command": "x", "env": {"T": "${TELEGRAM_BOT_TOKEN}"}}}}`,
+			errHas: []string{`server "a"`, `server "b"`, `server "c"`},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), DefaultFile)
-			if tt.body != "" {
+			source, where := path, path
+			if tt.inline {
+				source, where = tt.body, InlineSource
+			} else if tt.body != "" {
 				if err := os.WriteFile(path, []byte(tt.body), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
-			cfg, err := Load(path, testLookup)
+			cfg, err := load(source, hostLookup, hostSecrets, noTrustCheck)
 			if len(tt.errHas) > 0 {
 				if err == nil {
 					t.Fatal("no error")
 				}
 				msg := err.Error()
-				checkAbsent(t, "the error", "the token", msg, explicitToken)
-				for _, want := range append([]string{path}, tt.errHas...) {
+				checkNoValue(t, "the error", msg)
+				for _, want := range append([]string{where}, tt.errHas...) {
 					if !strings.Contains(msg, want) {
 						t.Errorf("the error lacks %q: %s", want, msg)
 					}
@@ -72,14 +138,51 @@ func TestLoad(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
+			// The expected values are fake; safe to print.
 			if diff := cmp.Diff(tt.want, cfg.Servers); diff != "" {
-				// The expected values are fake; safe to print.
 				t.Errorf("servers (-want +got):\n%s", diff)
 			}
-			if tt.body == "" && cfg.Path != "" {
-				t.Errorf("Path = %q for a missing file", cfg.Path)
+			if diff := cmp.Diff(tt.wantSecrets, cfg.Secrets); diff != "" {
+				t.Errorf("secrets (-want +got):\n%s", diff)
+			}
+			if len(cfg.Warnings) != len(tt.warnHas) {
+				t.Fatalf("warnings = %q, want %d", cfg.Warnings, len(tt.warnHas))
+			}
+			for i, w := range cfg.Warnings {
+				checkNoValue(t, "a warning", w)
+				for _, want := range tt.warnHas[i] {
+					if !strings.Contains(w, want) {
+						t.Errorf("warning %d lacks %q: %s", i, want, w)
+					}
+				}
+			}
+			wantPath := path
+			if tt.inline || tt.body == "" {
+				wantPath = ""
+			}
+			if cfg.Path != wantPath || cfg.Inline != tt.inline {
+				t.Errorf("Path, Inline = %q, %v; want %q, %v", cfg.Path, cfg.Inline, wantPath, tt.inline)
 			}
 		})
+	}
+}
+
+// checkNoValue fails the test when text holds any fake value the tests
+// expand.
+func checkNoValue(t *testing.T, where, text string) {
+	t.Helper()
+	checkAbsent(t, where, "the token", text, explicitToken)
+	checkAbsent(t, where, "the configured secret", text, configuredSecret)
+	checkAbsent(t, where, "the host's bot token", text, hostToken)
+	checkAbsent(t, where, "the host's key", text, strings.TrimSpace(hostKeyPadded))
+}
+
+func TestLoadEmptySource(t *testing.T) {
+	for _, source := range []string{"", "  \n"} {
+		cfg, err := Load(source, hostLookup, hostSecrets)
+		if err != nil || len(cfg.Servers) != 0 || cfg.Path != "" {
+			t.Errorf("Load(%q) = %+v, %v; want an empty configuration", source, cfg, err)
+		}
 	}
 }
 

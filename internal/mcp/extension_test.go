@@ -173,20 +173,16 @@ func TestNoServers(t *testing.T) {
 	}
 }
 
-// configFile writes an MCP configuration for the fake server and loads it.
+// configFile loads an inline MCP configuration for the fake server.
 func configFile(t *testing.T, flags ...string) Config {
 	t.Helper()
 	args, err := json.Marshal(append([]string{fakeServerArg}, flags...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), DefaultFile)
 	body := `{"mcpServers": {"fake": {"command": ` + strconv.Quote(testBinary(t)) + `, "args": ` + string(args) + `,
 		"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "SERVICE_PASSWORD": "${SERVICE_PASSWORD}"}}}}`
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := Load(path, testLookup)
+	cfg, err := Load(body, testLookup, []string{inheritedSecret})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -1,0 +1,99 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// errHostSecret reports a ${VAR} reference whose value holds one of the
+// host's own secrets.
+var errHostSecret = errors.New("the host's credentials are never handed to an MCP server")
+
+// expander expands ${VAR} references, refuses the host's secrets and
+// remembers every value it filled in.
+type expander struct {
+	lookup func(string) (string, bool)
+	// secrets are the host's secret values to refuse, in the forms they
+	// are compared in (see secretForms).
+	secrets []string
+	filled  []string
+}
+
+// secretForms returns the forms of the host's secrets a referenced value
+// is searched for: each value as it is and trimmed of surrounding blanks,
+// when at least MinimumSecretLength bytes long.
+func secretForms(secrets []string) []string {
+	var out []string
+	for _, s := range secrets {
+		for _, f := range []string{s, strings.TrimSpace(s)} {
+			if len(f) >= MinimumSecretLength && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// expand replaces every ${VAR} in s with the variable's value and returns
+// the names it expanded. The error names each variable that is not set,
+// is malformed or holds a host secret (names only, never values); an error
+// for a host secret wraps errHostSecret.
+func (x *expander) expand(s string) (string, []string, error) {
+	var problems []string
+	var names []string
+	hostSecret := false
+	out := varRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		if !varName.MatchString(name) {
+			problems = append(problems, fmt.Sprintf("%q is not a variable reference", ref))
+			return ""
+		}
+		v, ok := x.lookup(name)
+		if !ok {
+			problems = append(problems, fmt.Sprintf("variable %s is not set", name))
+			return ""
+		}
+		if x.isHostSecret(v) {
+			hostSecret = true
+			problems = append(problems, fmt.Sprintf("variable %s holds one of the host's own secrets (the bot token, a model, speech or Google key, or a PROCESS_ENV_SECRETS value)", name))
+			return ""
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		x.filled = append(x.filled, v)
+		return v
+	})
+	switch {
+	case hostSecret:
+		return "", names, fmt.Errorf("%s: %w", strings.Join(problems, "; "), errHostSecret)
+	case len(problems) > 0:
+		return "", names, errors.New(strings.Join(problems, "; "))
+	}
+	return out, names, nil
+}
+
+// isHostSecret reports whether v holds one of the host's secrets.
+func (x *expander) isHostSecret(v string) bool {
+	for _, s := range x.secrets {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// filledIn returns the values expansion filled in that are at least
+// MinimumSecretLength bytes long, sorted, without duplicates.
+func (x *expander) filledIn() []string {
+	var out []string
+	for _, v := range x.filled {
+		if len(v) >= MinimumSecretLength {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
