@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -115,7 +116,8 @@ func New(provider Provider, policy ProcessPreparer, red *redactor.Redactor, opts
 	return a, nil
 }
 
-// addTool registers t for origin, checking its name and schema. A schema
+// addTool registers t for origin, checking its name and schema, with every
+// known secret redacted from its description and schema. A schema
 // the loop cannot fully read does not stop the agent: the keywords it
 // skips are logged as a warning naming the tool, and a tool whose schema is
 // unusable is left out with a warning.
@@ -126,6 +128,10 @@ func (a *Agent) addTool(t Tool, origin string) error {
 	spec := t.Spec()
 	if spec.Name == "" {
 		return errors.New("agent: a tool has no name")
+	}
+	spec, ok := a.redactSpec(spec, origin)
+	if !ok {
+		return nil
 	}
 	if _, dup := a.toolIndex[spec.Name]; dup {
 		return fmt.Errorf("agent: tool %q is registered twice", spec.Name)
@@ -144,6 +150,33 @@ func (a *Agent) addTool(t Tool, origin string) error {
 	a.tools = append(a.tools, rt)
 	a.toolIndex[spec.Name] = rt
 	return nil
+}
+
+// redactSpec returns spec with every known secret redacted from its
+// description and its parameter schema (an MCP server describes its tools
+// to the model on every request, and a server may hold a secret). The
+// redactor's token holds no JSON-special character and it matches the
+// JSON-escaped forms of the secrets, so a redacted schema stays valid JSON;
+// if it is not (a secret written as a bare number), or the name itself holds
+// a secret, the tool is left out with a warning and ok is false.
+func (a *Agent) redactSpec(spec ToolSpec, origin string) (ToolSpec, bool) {
+	if name := a.red.Redact(spec.Name); name != spec.Name {
+		a.logger.Warn("agent: tool left out: its name holds a secret", "tool", name, "origin", origin)
+		return spec, false
+	}
+	spec.Description = a.red.Redact(spec.Description)
+	if len(spec.Parameters) > 0 {
+		params := a.red.Redact(string(spec.Parameters))
+		if params != string(spec.Parameters) {
+			if !json.Valid([]byte(params)) {
+				a.logger.Warn("agent: tool left out: its parameter schema holds a secret that cannot be redacted as JSON",
+					"tool", spec.Name, "origin", origin)
+				return spec, false
+			}
+			spec.Parameters = json.RawMessage(params)
+		}
+	}
+	return spec, true
 }
 
 // Start activates the extensions in load order, handing each its [API]. An
