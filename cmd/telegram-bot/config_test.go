@@ -248,3 +248,24 @@ func TestParseDeniesSecretCarriers(t *testing.T) {
 		})
 	}
 }
+
+func TestApplyBlankDefaults(t *testing.T) {
+	e := Env{LogLevel: " ", LogFormat: "", AgentDir: "", OpenAIModel: "custom-model", SpeechModel: ""}
+	e.applyBlankDefaults()
+	want := Env{
+		APIURL:         "https://api.telegram.org",
+		OpenAIBaseURL:  "https://api.openai.com/v1",
+		OpenAIModel:    "custom-model",
+		ContextWindow:  "128000",
+		SpeechModel:    "whisper-1",
+		HardenHost:     "true",
+		AgentDir:       "data",
+		WorkspaceDir:   "workspace",
+		BashTimeoutMax: "600s",
+		LogLevel:       "info",
+		LogFormat:      "text",
+	}
+	if diff := cmp.Diff(want, e); diff != "" {
+		t.Errorf("applyBlankDefaults (-want +got):\n%s", diff)
+	}
+}

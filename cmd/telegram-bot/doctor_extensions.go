@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
@@ -23,17 +24,31 @@ const doctorMCPTimeout = 30 * time.Second
 // which servers answer and how many tools each brings.
 func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (string, bool), policy *spawnpolicy.Policy) {
 	r.line("\nMCP servers")
-	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup)
+	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
 	if err != nil {
 		r.problem("%v", err)
 		return
 	}
+	for _, w := range mcpCfg.Warnings {
+		r.warn("%s", w)
+	}
 	if len(mcpCfg.Servers) == 0 {
-		r.line("  none configured (%s)", cfg.MCPConfig)
+		if mcpCfg.Inline {
+			r.line("  none configured (MCP_CONFIG holds no servers)")
+		} else {
+			r.line("  none configured (%s)", cfg.MCPConfig)
+		}
 		return
 	}
-	r.line("  from %s", mcpCfg.Path)
-	red := redactor.New(cfg.Policy.SecretValues)
+	if mcpCfg.Inline {
+		r.line("  from MCP_CONFIG (inline JSON)")
+	} else {
+		r.line("  from %s", mcpCfg.Path)
+	}
+	if len(mcpCfg.Secrets) > 0 {
+		r.line("  %d value(s) passed to servers on purpose: redacted in all tool output", len(mcpCfg.Secrets))
+	}
+	red := redactor.New(append(slices.Clone(cfg.Policy.SecretValues), mcpCfg.Secrets...))
 	ext := mcp.New(mcpCfg, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithDiscoveryTimeout(doctorMCPTimeout))
 	defer ext.Close()
 	// Discovery runs when the extension is activated; the provider is never

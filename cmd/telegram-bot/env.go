@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/kelseyhightower/envconfig"
@@ -44,19 +46,34 @@ type Env struct {
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 }
 
-// LoadEnv reads [Env] from the process environment, defaults applied.
+// LoadEnv reads [Env] from the process environment, defaults applied. A
+// variable that is set but blank gets its default too: deployment panels
+// such as Coolify's keep a blank field for a variable an operator cleared.
 func LoadEnv() (Env, error) {
 	var e Env
 	if err := envconfig.Process("", &e); err != nil {
 		return Env{}, err
 	}
+	e.applyBlankDefaults()
 	return e, nil
+}
+
+// applyBlankDefaults gives every blank field with a default its default.
+func (e *Env) applyBlankDefaults() {
+	v := reflect.ValueOf(e).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		def, ok := t.Field(i).Tag.Lookup("default")
+		if f := v.Field(i); ok && f.Kind() == reflect.String && strings.TrimSpace(f.String()) == "" {
+			f.SetString(def)
+		}
+	}
 }
 
 // printEnvUsage lists every variable the bot reads, with its default.
 func printEnvUsage(w io.Writer) {
 	fmt.Fprintln(w, "Environment:")
-	format := "  {{range .}}{{usage_key .}}\t{{usage_description .}}{{if usage_default .}} (default {{usage_default .}}){{end}}\n  {{end}}\n"
+	format := "{{range .}}  {{usage_key .}}\t{{usage_description .}}{{if usage_default .}} (default {{usage_default .}}){{end}}\n{{end}}"
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if err := envconfig.Usagef("", &Env{}, tw, format); err != nil {
 		fmt.Fprintf(w, "  (cannot list the variables: %v)\n", err)

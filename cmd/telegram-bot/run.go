@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -82,10 +83,29 @@ func processEnvironmentLine(p *spawnpolicy.Policy) string {
 // done. environ is what agent processes inherit from (nil: the real
 // environment).
 func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[string]string) int {
+	// The MCP configuration comes first: the values it hands to servers on
+	// purpose are secrets too, for the policy and the redactor alike. Its
+	// errors name sources, servers and variables, never values.
+	lookup := os.LookupEnv
+	if environ != nil {
+		env := environ()
+		lookup = func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	}
+	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
+	if err != nil {
+		printConfigProblems(stderr, err)
+		return 2
+	}
+	for _, v := range mcpCfg.Secrets {
+		if !slices.Contains(cfg.Policy.SecretValues, v) {
+			cfg.Policy.SecretValues = append(cfg.Policy.SecretValues, v)
+		}
+	}
+
 	red := redactor.New(cfg.Policy.SecretValues)
 	logger := newLogger(stderr, cfg, red)
 	logger.Info("telegram-bot starting", "version", buildVersion(), "secrets", strings.Join(cfg.SecretNames, ", "))
-	for _, w := range cfg.Warnings {
+	for _, w := range append(cfg.Warnings, mcpCfg.Warnings...) {
 		logger.Warn(w)
 	}
 
@@ -117,11 +137,6 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		scheduler.WithLogger(logger), scheduler.WithWorkspace(cfg.WorkspaceDir))
 	if err != nil {
 		logger.Error("scheduler", "err", err)
-		return 1
-	}
-	mcpCfg, err := mcp.Load(cfg.MCPConfig, os.LookupEnv)
-	if err != nil {
-		logger.Error("MCP configuration", "err", err)
 		return 1
 	}
 	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger))
