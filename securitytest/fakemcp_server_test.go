@@ -2,6 +2,7 @@ package securitytest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +31,16 @@ func TestSecurityFakeMCPServer(t *testing.T) {
 	if err := os.WriteFile(file, []byte("payload-content"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, fakeMCPArg)
+	secretFile := filepath.Join(t.TempDir(), "secret")
+	fileSecret, err := randomString(base62, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secretFile, []byte(fileSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(t.TempDir(), "dump")
+	cmd := exec.Command(self, fakeMCPArg, "-dump", dump, "-secret-file", secretFile, "extra-argument")
 	cmd.Env = []string{"PATH=" + botPath, envGitHubToken + "=" + token}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -50,9 +60,34 @@ func TestSecurityFakeMCPServer(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if got, want := strings.Join(names, ","), strings.Join([]string{mcpToolDumpEnv, mcpToolReadFile, mcpToolParentEnv, mcpToolFailRPC, mcpToolFailResult}, ","); got != want {
+	if got, want := strings.Join(names, ","), strings.Join([]string{mcpToolDumpEnv, mcpToolReadFile, mcpToolParentEnv, mcpToolFailRPC, mcpToolFailResult, mcpToolSecretDoc}, ","); got != want {
 		t.Errorf("tools = %s, want %s", got, want)
 	}
+	t.Run("secret_doc's description and schema hold the secrets", func(t *testing.T) {
+		for _, tool := range list.Tools {
+			if tool.Name != mcpToolSecretDoc {
+				continue
+			}
+			schema, err := json.Marshal(tool.InputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, secret := range []string{token, fileSecret} {
+				if !strings.Contains(tool.Description, secret) || !strings.Contains(string(schema), secret) {
+					t.Errorf("secret_doc's description or schema lacks a secret (not printed)")
+				}
+			}
+		}
+	})
+	t.Run("dump", func(t *testing.T) {
+		data, err := os.ReadFile(dump)
+		if err != nil {
+			t.Fatalf("the server wrote no dump: %v", err)
+		}
+		if !strings.Contains(string(data), envGitHubToken+"="+token) || !strings.Contains(string(data), "extra-argument") {
+			t.Errorf("the dump lacks the environment or the arguments (not printed)")
+		}
+	})
 
 	tests := []struct {
 		tool      string
@@ -66,6 +101,7 @@ func TestSecurityFakeMCPServer(t *testing.T) {
 		{tool: mcpToolParentEnv, want: "\n"},
 		{tool: mcpToolFailResult, args: map[string]any{"path": file}, want: "tool failed: payload-content", wantError: true},
 		{tool: mcpToolFailRPC, args: map[string]any{"path": file}, want: "payload-content", rpcError: true},
+		{tool: mcpToolSecretDoc, want: "secret_doc ok"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool, func(t *testing.T) {

@@ -46,7 +46,11 @@ type layout struct {
 	// (named after its variable, the bare value) and "all" (every known
 	// value, one a line).
 	secretsDir string
-	mcpConfig  string
+	// mcpConfig is the MCP configuration file: in the run's root
+	// directory, which belongs to root and is 0755, so that the bot's user
+	// can neither change nor replace it (the loader refuses a file it
+	// could).
+	mcpConfig string
 	// asRoot reports whether the tests run as root, so the bot is started
 	// as botUID:botGID.
 	asRoot bool
@@ -121,15 +125,32 @@ func (l *layout) writeSecretFiles(t *testing.T, set secretSet) {
 	write("all", all.String())
 }
 
-// writeMCPConfig configures the fake MCP server: the test binary re-executed
-// with fakeMCPArg, with GITHUB_TOKEN passed on purpose through its env entry.
+// mcpConfigJSON configures the fake MCP server: the test binary
+// re-executed with fakeMCPArg, with GITHUB_TOKEN passed on purpose through
+// its env entry, and the OPENAI_API_KEY file for secret_doc's description.
+func (l *layout) mcpConfigJSON() string {
+	return fmt.Sprintf(`{"mcpServers":{%q:{"command":%q,"args":[%q,"-secret-file",%q],"env":{%q:"${%s}"}}}}`,
+		fakeMCPName, l.mcpBinary, fakeMCPArg, filepath.Join(l.secretsDir, envOpenAIKey), envGitHubToken, envGitHubToken)
+}
+
+// writeMCPConfig writes the fake MCP server's configuration to mcpConfig,
+// 0644, owned by the test's user.
 func (l *layout) writeMCPConfig(t *testing.T) {
 	t.Helper()
-	cfg := fmt.Sprintf(`{"mcpServers":{%q:{"command":%q,"args":[%q],"env":{%q:"${%s}"}}}}`,
-		fakeMCPName, l.mcpBinary, fakeMCPArg, envGitHubToken, envGitHubToken)
-	if err := os.WriteFile(l.mcpConfig, []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(l.mcpConfig, []byte(l.mcpConfigJSON()), 0o644); err != nil {
 		t.Fatalf("writing %s: %v", l.mcpConfig, err)
 	}
+}
+
+// mcpSource is what MCP_CONFIG is set to: the root-owned file when the
+// tests run as root (the bot then runs as another user, who cannot change
+// it), and otherwise the JSON itself, inline, since a file of the test's
+// user is one the bot, running as that same user, could change.
+func (l *layout) mcpSource() string {
+	if l.asRoot {
+		return l.mcpConfig
+	}
+	return l.mcpConfigJSON()
 }
 
 // buildBot builds cmd/telegram-bot into the layout's bin directory and
@@ -195,17 +216,30 @@ func botEnv(l *layout, set secretSet, telegramURL, openaiURL string, userIDs []i
 		"TELEGRAM_API_URL=" + telegramURL,
 		"OPENAI_BASE_URL=" + openaiURL,
 		"TELEGRAM_ALLOWED_USER_IDS=" + strings.Join(ids, ","),
-		"MCP_CONFIG=" + l.mcpConfig,
+		"MCP_CONFIG=" + l.mcpSource(),
 		"DEFAULT_TIMEZONE=UTC",
 		"LOG_LEVEL=debug",
 		"LOG_FORMAT=json",
 		"PROCESS_ENV_ALLOW=" + envControl,
-		"PROCESS_ENV_SECRETS=" + envInnocent + "," + envGitHubToken,
+		"PROCESS_ENV_SECRETS=" + envInnocent,
 	}
 	for _, sec := range set.secrets {
 		env = append(env, sec.name+"="+sec.value)
 	}
 	return append(env, set.control.name+"="+set.control.value)
+}
+
+// setEnv returns env with the variable of kv ("NAME=value") set to kv's
+// value, replacing an earlier setting.
+func setEnv(env []string, kv string) []string {
+	name, _, _ := strings.Cut(kv, "=")
+	out := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		if !strings.HasPrefix(e, name+"=") {
+			out = append(out, e)
+		}
+	}
+	return append(out, kv)
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writes: the bot's

@@ -59,9 +59,11 @@ const (
 	// envInnocent is a name no deny glob matches: only its listing in
 	// PROCESS_ENV_SECRETS makes its value a secret.
 	envInnocent = "LEGACY_SIGNING_BLOB"
-	// envGitHubToken is deny-listed by *_TOKEN and listed in
-	// PROCESS_ENV_SECRETS, and passed on purpose to the fake MCP server
-	// through its configuration's env entry.
+	// envGitHubToken is deny-listed by *_TOKEN and passed on purpose to
+	// the fake MCP server through its configuration's env entry, which
+	// makes it a known secret (the MCP loader's Config.Secrets). It is not
+	// in PROCESS_ENV_SECRETS: the loader refuses to hand a host secret to
+	// a server.
 	envGitHubToken = "GITHUB_TOKEN"
 	// envControl is allowed through PROCESS_ENV_ALLOW.
 	envControl = "GH_TOKEN"

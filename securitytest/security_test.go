@@ -518,6 +518,8 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	// seen is what the model was shown of the vector's doing: its tool
 	// results and the prompts of later turns (a watcher's output).
 	var seen strings.Builder
+	// descriptions and schemas are how the vector's tool was offered.
+	var descriptions, schemas strings.Builder
 	for i, r := range o.model {
 		if r.Chat == nil {
 			continue
@@ -526,6 +528,12 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 			continue
 		}
 		model = append(model, piece{where: fmt.Sprintf("request %d body", i), text: string(r.Body)})
+		for _, tool := range r.Chat.Tools {
+			if tool.Name == v.tool {
+				descriptions.WriteString(tool.Description + "\n")
+				schemas.WriteString(string(tool.Parameters) + "\n")
+			}
+		}
 		for _, m := range r.Chat.Messages {
 			if m.Role == "tool" || (m.Role == "user" && !strings.Contains(m.Text(), v.marker())) {
 				seen.WriteString(m.Text() + "\n")
@@ -578,6 +586,12 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	for _, e := range v.expectChat {
 		if !strings.Contains(shown.String(), e.text(s.set)) {
 			ex.details = append(ex.details, fmt.Sprintf("missing %s in the chat; it begins %q", e.what, s.safe(truncate(shown.String(), 300))))
+		}
+	}
+	for _, e := range v.expectSpec {
+		if !strings.Contains(descriptions.String(), e.text(s.set)) || !strings.Contains(schemas.String(), e.text(s.set)) {
+			ex.details = append(ex.details, fmt.Sprintf("missing %s in the tool's description or schema; they begin %q, %q",
+				e.what, s.safe(truncate(descriptions.String(), 200)), s.safe(truncate(schemas.String(), 200))))
 		}
 	}
 	for _, f := range v.forbid {

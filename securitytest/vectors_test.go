@@ -66,6 +66,9 @@ type vector struct {
 	// forbid lists texts the tool results must not contain (a successful
 	// ptrace attach, for example).
 	forbid []string
+	// expectSpec names texts the description and the parameter schema of
+	// the vector's tool, as the model was offered it, must both hold.
+	expectSpec []expectation
 }
 
 // expectation is a text the model must have seen in the vector's tool
@@ -306,6 +309,12 @@ func vectors() []vector {
 			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/all") }},
 		{name: "mcp-error-result", family: "mcp", tool: mcpToolName(mcpToolFailResult), expect: []expectation{expectRedacted},
 			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/all") }},
+		// A server that describes its tool with secrets (GITHUB_TOKEN,
+		// passed to it on purpose, and OPENAI_API_KEY, read from a file):
+		// tool specs go to the model provider with every request, so they
+		// are redacted when registered.
+		{name: "mcp-tool-description", family: "mcp", tool: mcpToolName(mcpToolSecretDoc), expectSpec: []expectation{expectRedacted},
+			args: func(vectorPaths) string { return "{}" }},
 
 		// Errors from the providers that echo a key: the chat host's error
 		// messages and the log are redacted too.
