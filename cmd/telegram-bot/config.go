@@ -147,6 +147,13 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	return c, nil
 }
 
+// hostDeny are the deny globs the bot adds to the spec's defaults, for the
+// secrets deployments commonly hold beside the bot's own: cloud access keys
+// (AWS_SECRET_ACCESS_KEY), private keys and credential files' contents.
+func hostDeny() []string {
+	return []string{"*_SECRET_*", "*_PRIVATE_KEY", "*_SECRET_KEY", "*_ACCESS_KEY", "*_CREDENTIALS"}
+}
+
 // policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
 // PROCESS_ENV_DENY are added to the defaults, and every configured secret's
 // value (whichever are set) goes into SecretValues.
@@ -160,6 +167,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 // so PROCESS_ENV_ALLOW=TELEGRAM_* or =* can never re-admit a secret.
 func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Options, []string, []string, error) {
 	opts := spawnpolicy.DefaultOptions()
+	opts.Deny = append(opts.Deny, hostDeny()...)
 	opts.Deny = append(opts.Deny, splitList(e.ProcessEnvDeny)...)
 	opts.Allow = append(opts.Allow, splitList(e.ProcessEnvAllow)...)
 
@@ -191,7 +199,9 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 	}
 	add("TELEGRAM_BOT_TOKEN", c.BotToken)
 	add("OPENAI_API_KEY", c.OpenAIKey)
-	add("TELEGRAM_SPEECH_API_KEY", c.SpeechKey)
+	if strings.TrimSpace(e.SpeechKey) != "" { // otherwise it is OPENAI_API_KEY's value
+		add("TELEGRAM_SPEECH_API_KEY", c.SpeechKey)
+	}
 	add("GOOGLE_CLIENT_SECRET", strings.TrimSpace(e.GoogleClientSecret))
 	secretVars := []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET"}
 	for _, name := range splitList(e.ProcessEnvSecrets) {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -58,6 +60,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		lookup:  os.LookupEnv,
 		environ: environMap,
 		probe:   probeHardening,
+		client:  &http.Client{},
 	})
 }
 
@@ -68,6 +71,8 @@ type doctorDeps struct {
 	lookup  func(string) (string, bool)
 	environ func() map[string]string
 	probe   func(context.Context) error
+	// client makes the connectivity checks.
+	client *http.Client
 }
 
 // environMap returns the process environment as a map.
@@ -83,7 +88,7 @@ func environMap() map[string]string {
 
 func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	r := &report{w: stdout}
-	r.line("telegram-bot doctor (%s)", buildVersion())
+	r.line("telegram-bot doctor, version %s", buildVersion())
 
 	r.line("\nConfiguration")
 	e, err := deps.loadEnv()
@@ -111,6 +116,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 		doctorMCP(ctx, r, cfg, deps.lookup, policy)
 	}
 	doctorJobs(r, cfg)
+	doctorOnline(ctx, r, cfg, deps.client)
 	return r.finish()
 }
 
@@ -118,7 +124,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 // variable a child would lose, with the rule that removes it. It returns the
 // policy (nil when it cannot be built) for the MCP check.
 func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]string) *spawnpolicy.Policy {
-	r.line("\nProcess environment")
+	r.line("\nWhat agent processes see")
 	// The doctor was hardened at start (main), like every sub-command; the
 	// policy it builds only inspects, so it must not log or harden again.
 	opts := cfg.Policy
@@ -132,9 +138,12 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 	if len(cfg.SecretNames) == 0 {
 		r.line("  secret values: none configured")
 	} else {
-		r.line("  secret values: %d, from %s (values are never shown)", len(cfg.Policy.SecretValues), strings.Join(cfg.SecretNames, ", "))
+		r.line("  secret values: %d distinct, from %s (values are never shown)", len(cfg.Policy.SecretValues), strings.Join(cfg.SecretNames, ", "))
 	}
 	removals := policy.Explain()
+	if kept := secretLookingKept(environ(), removals, policy.AllowNames()); len(kept) > 0 {
+		r.warn("agent processes keep these variables although their names look secret: %s (add them to PROCESS_ENV_DENY or PROCESS_ENV_SECRETS, or to PROCESS_ENV_ALLOW to keep them on purpose)", strings.Join(kept, ", "))
+	}
 	if len(removals) == 0 {
 		r.line("  agent processes lose no inherited variable")
 		return policy
@@ -272,10 +281,7 @@ func (r *report) finish() int {
 		}
 		return 0
 	}
-	r.line("Not ready: %d problem(s):", len(r.problems))
-	for _, p := range r.problems {
-		r.line("  - %s", p)
-	}
+	r.line("Not ready: %d problem(s), marked PROBLEM above.", len(r.problems))
 	return 1
 }
 
@@ -287,4 +293,29 @@ func hostOf(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Host
+}
+
+// secretLookingKept returns, sorted, the inherited variables agent processes
+// keep whose names look like they hold a secret, leaving out those the
+// operator allowed on purpose (an Allow entry naming them exactly).
+func secretLookingKept(environ map[string]string, removals []spawnpolicy.Removal, allow []string) []string {
+	removed := make(map[string]bool, len(removals))
+	for _, rm := range removals {
+		removed[rm.Name] = true
+	}
+	var out []string
+	for name := range environ {
+		upper := strings.ToUpper(name)
+		if removed[name] || slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, name) }) {
+			continue
+		}
+		for _, word := range []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "APIKEY", "API_KEY", "PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL"} {
+			if strings.Contains(upper, word) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

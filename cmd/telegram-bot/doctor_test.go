@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // doctorEnviron is the inherited environment the doctor's policy sees: the
@@ -22,12 +27,35 @@ func doctorEnviron() map[string]string {
 		"COOLIFY_ALIAS":             testBotToken,
 		"MY_INNOCENT":               testInnocent,
 		"GH_TOKEN":                  "ghp_fake_allowed_token_0007",
+		"AWS_SECRET_ACCESS_KEY":     "fake-aws-secret-access-key-0012",
+		"MY_APIKEY_PATH":            "/etc/app/key.pem",
 		"TELEGRAM_ALLOWED_USER_IDS": "42",
 	}
 }
 
+// onlineFakes points e at a fake Bot API that accepts its token and a fake
+// model provider that lists its model, so the connectivity checks pass.
+func onlineFakes(t *testing.T, e Env) Env {
+	t.Helper()
+	tg := telegramtest.New(t, telegramtest.WithToken(e.BotToken))
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" || r.Header.Get("Authorization") != "Bearer "+e.OpenAIKey {
+			http.Error(w, `{"error":{"message":"no"}}`, http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q}]}`, e.OpenAIModel)
+	}))
+	t.Cleanup(provider.Close)
+	e.APIURL = tg.URL()
+	e.OpenAIBaseURL = provider.URL + "/v1"
+	return e
+}
+
 func runDoctorWith(t *testing.T, e Env, probe func(context.Context) error) (string, int) {
 	t.Helper()
+	if e.BotToken != "" {
+		e = onlineFakes(t, e)
+	}
 	environ := doctorEnviron()
 	var out bytes.Buffer
 	code := doctor(context.Background(), &out, doctorDeps{
@@ -38,6 +66,7 @@ func runDoctorWith(t *testing.T, e Env, probe func(context.Context) error) (stri
 		},
 		environ: func() map[string]string { return environ },
 		probe:   probe,
+		client:  &http.Client{},
 	})
 	return out.String(), code
 }
@@ -67,19 +96,24 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 	for _, want := range []string{
 		"Process environment: ",
 		"allow: GH_TOKEN",
-		"secret values: 3, from TELEGRAM_BOT_TOKEN, OPENAI_API_KEY, TELEGRAM_SPEECH_API_KEY, MY_INNOCENT",
-		"TELEGRAM_BOT_TOKEN  (TELEGRAM_BOT_TOKEN)",
+		"secret values: 3 distinct, from TELEGRAM_BOT_TOKEN, OPENAI_API_KEY, MY_INNOCENT",
+		"TELEGRAM_BOT_TOKEN (TELEGRAM_BOT_TOKEN)",
 		"DB_PASSWORD",
 		"(*_PASSWORD)",
-		"COOLIFY_ALIAS       (COOLIFY_ALIAS)",
+		"COOLIFY_ALIAS (COOLIFY_ALIAS)",
 		"MY_INNOCENT",
 		"works: a hardened probe process reads back not dumpable",
 		"bash: ",
 		"time zone database: present",
 		"AGENT_DIR " + e.AgentDir + ": writable",
+		"Telegram: the token belongs to @",
+		"AWS_SECRET_ACCESS_KEY",
+		"(*_SECRET_*)",
+		"keep these variables although their names look secret: MY_APIKEY_PATH (",
+		"model provider: answers at 127.0.0.1",
 		"Ready",
 	} {
-		if !strings.Contains(out, want) {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("output lacks %q; output:\n%s", want, out)
 		}
 	}

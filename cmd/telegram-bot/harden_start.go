@@ -20,8 +20,8 @@ import (
 //
 // Its log lines carry no secret (fixed texts and errno values), so they go
 // to w without the redactor, which needs the checked configuration. The bot
-// logs at LOG_LEVEL; the other sub-commands only report warnings, so a
-// healthcheck stays quiet.
+// logs at LOG_LEVEL, the doctor reports warnings, and the other
+// sub-commands only errors, so a healthcheck or --version stays quiet.
 func hardenAtStart(getenv func(string) string, subcommand string, w io.Writer) {
 	p := startHardening(getenv, subcommand)
 	opts := &slog.HandlerOptions{Level: p.level}
@@ -43,12 +43,15 @@ type startPlan struct {
 // an explicit false turns it off; anything else (unset, true, a typo the
 // configuration check reports later) hardens, failing closed.
 func startHardening(getenv func(string) string, subcommand string) startPlan {
-	p := startPlan{enabled: true, level: slog.LevelWarn}
+	p := startPlan{enabled: true, level: slog.LevelError}
 	switch strings.ToLower(strings.TrimSpace(getenv("PROCESS_ENV_HARDEN_HOST_PROCESS"))) {
 	case "false", "0", "no", "off":
 		p.enabled = false
 	}
-	if subcommand == "run" {
+	switch subcommand {
+	case "doctor":
+		p.level = slog.LevelWarn
+	case "run":
 		if err := p.level.UnmarshalText([]byte(strings.TrimSpace(getenv("LOG_LEVEL")))); err != nil {
 			p.level = slog.LevelInfo
 		}

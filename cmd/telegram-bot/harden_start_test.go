@@ -17,8 +17,9 @@ func TestStartHardening(t *testing.T) {
 		{name: "default hardens, bot logs at info", subcommand: "run", want: startPlan{enabled: true, level: slog.LevelInfo}},
 		{name: "explicit false", env: map[string]string{"PROCESS_ENV_HARDEN_HOST_PROCESS": "false"}, subcommand: "run", want: startPlan{level: slog.LevelInfo}},
 		{name: "OFF in capitals", env: map[string]string{"PROCESS_ENV_HARDEN_HOST_PROCESS": " OFF "}, subcommand: "doctor", want: startPlan{level: slog.LevelWarn}},
+		{name: "version stays quiet", subcommand: "version", want: startPlan{enabled: true, level: slog.LevelError}},
 		{name: "a typo fails closed", env: map[string]string{"PROCESS_ENV_HARDEN_HOST_PROCESS": "flase"}, subcommand: "run", want: startPlan{enabled: true, level: slog.LevelInfo}},
-		{name: "healthcheck hardens and stays quiet", env: map[string]string{"LOG_LEVEL": "debug"}, subcommand: "healthcheck", want: startPlan{enabled: true, level: slog.LevelWarn}},
+		{name: "healthcheck hardens and stays quiet", env: map[string]string{"LOG_LEVEL": "debug"}, subcommand: "healthcheck", want: startPlan{enabled: true, level: slog.LevelError}},
 		{name: "bot at debug in json", env: map[string]string{"LOG_LEVEL": "debug", "LOG_FORMAT": "JSON"}, subcommand: "run", want: startPlan{enabled: true, level: slog.LevelDebug, json: true}},
 		{name: "bad level falls back to info", env: map[string]string{"LOG_LEVEL": "loud"}, subcommand: "run", want: startPlan{enabled: true, level: slog.LevelInfo}},
 	}

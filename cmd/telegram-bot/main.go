@@ -54,6 +54,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		case "-h", "-help", "--help", "help":
 			usage(stdout)
 			return 0
+		case "-v", "-version", "--version":
+			return runVersion(ctx, nil, stdout, stderr)
 		}
 	}
 	name := subcommandOf(args)

@@ -31,6 +31,12 @@ import (
 // It returns 0 after a clean shutdown (ctx cancelled by SIGTERM or SIGINT).
 func runBot(ctx context.Context, args []string, _, stderr io.Writer) int {
 	fs := newFlagSet("run", "start the bot (the default when no sub-command is given)", stderr)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprintln(stderr)
+		printEnvUsage(stderr)
+	}
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
