@@ -39,7 +39,7 @@ type Env struct {
 	AgentDir        string `envconfig:"AGENT_DIR" default:"data" desc:"state: transcripts, chat settings, jobs, heartbeat"`
 	WorkspaceDir    string `envconfig:"WORKSPACE_DIR" default:"workspace" desc:"the agent's working directory"`
 	DefaultTimeZone string `envconfig:"DEFAULT_TIMEZONE" desc:"IANA zone for chats without /tz (default: the host's)"`
-	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers file (default: mcp.json in AGENT_DIR)"`
+	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers: inline JSON, or a file the bot's user cannot modify (default: mcp.json in AGENT_DIR)"`
 	BashTimeoutMax  string `envconfig:"BASH_TIMEOUT_MAX" default:"600s" desc:"the longest a bash call may run"`
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
