@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -36,12 +37,29 @@ type transcriptEntry struct {
 	TokensBefore  int       `json:"tokens_before,omitempty"`
 }
 
+// transcriptFile is what a transcript needs of its file; *os.File
+// satisfies it (tests inject failing writes through it).
+type transcriptFile interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Truncate(size int64) error
+	Stat() (os.FileInfo, error)
+	Close() error
+}
+
 // transcript is a session's append-only JSONL file. Every append is one
-// write of a whole line, then fsync.
+// write of a whole line, then fsync. An append that fails (a short write
+// on a full disk, a failed fsync) is cut away again, so a torn line can only
+// ever be the file's last one, which loading drops.
 type transcript struct {
-	path        string
-	f           *os.File
+	path string
+	f    transcriptFile
+	// size is the length of the file's sound lines (-1 when unknown);
+	// needNewline reports that they end without a newline; torn reports
+	// bytes of a failed append after them that could not be cut away yet.
+	size        int64
 	needNewline bool
+	torn        bool
 	// loaded is the last compaction the file recorded when it was opened.
 	loaded compactionState
 }
@@ -70,7 +88,7 @@ func openTranscript(path string, logger *slog.Logger) (*transcript, []Message, e
 			return nil, nil, fmt.Errorf("agent: dropping the torn last line of %s: %w", path, err)
 		}
 	}
-	return &transcript{path: path, f: f, needNewline: needNewline, loaded: loaded}, messages, nil
+	return &transcript{path: path, f: f, size: keep, needNewline: needNewline, loaded: loaded}, messages, nil
 }
 
 // parseTranscript parses a transcript's bytes into the last compaction and
@@ -171,19 +189,52 @@ func (t *transcript) appendEntry(e transcriptEntry) error {
 	if err != nil {
 		return fmt.Errorf("agent: encoding a transcript entry: %w", err)
 	}
+	t.cutTorn()
 	buf := make([]byte, 0, len(line)+2)
-	if t.needNewline {
+	if t.needNewline || t.torn {
 		buf = append(buf, '\n')
 	}
 	buf = append(append(buf, line...), '\n')
-	if _, err := t.f.Write(buf); err != nil {
+	n, err := t.f.Write(buf)
+	if err == nil && n != len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		t.torn = true
+		t.cutTorn()
 		return fmt.Errorf("agent: writing transcript %s: %w", t.path, err)
 	}
-	t.needNewline = false
 	if err := t.f.Sync(); err != nil {
+		t.torn = true
+		t.cutTorn()
 		return fmt.Errorf("agent: syncing transcript %s: %w", t.path, err)
 	}
+	t.needNewline = false
+	switch {
+	case t.torn || t.size < 0:
+		// The line went after a torn one that could not be cut away.
+		t.torn = false
+		t.size = -1
+		if fi, err := t.f.Stat(); err == nil {
+			t.size = fi.Size()
+		}
+	default:
+		t.size += int64(len(buf))
+	}
 	return nil
+}
+
+// cutTorn truncates the file back to its sound lines after a failed
+// append. When that fails (or the size is unknown) the torn bytes stay and
+// the next append starts on a fresh line, so it never glues onto them; that
+// append tries the cut again first.
+func (t *transcript) cutTorn() {
+	if !t.torn || t.size < 0 {
+		return
+	}
+	if err := t.f.Truncate(t.size); err == nil {
+		t.torn = false
+	}
 }
 
 // close closes the file.

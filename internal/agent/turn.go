@@ -128,9 +128,10 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 		if len(assistant.ToolCalls) == 0 {
 			return res, nil
 		}
+		var recordErr error
 		for _, call := range assistant.ToolCalls {
 			var result Result
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || recordErr != nil {
 				result = ErrorResult(abortedText)
 			} else {
 				result = s.runTool(ctx, call)
@@ -139,9 +140,12 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 				Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name,
 				Content: result.Content, Details: result.Details, IsError: result.IsError, Time: time.Now(),
 			}
-			if err := s.record(msg); err != nil {
-				return res, err
+			if err := s.recordResult(msg); err != nil && recordErr == nil {
+				recordErr = err
 			}
+		}
+		if recordErr != nil {
+			return res, recordErr
 		}
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -215,4 +219,25 @@ func (s *Session) record(m Message) error {
 	s.messages = append(s.messages, m)
 	s.mu.Unlock()
 	return nil
+}
+
+// recordResult appends the tool result m to the history, and to the
+// transcript. The history keeps m even when the transcript does not: an
+// assistant message whose calls lack results would make every later request
+// fail. A failure to persist is logged at Error and returned, so the turn
+// ends with an EventError; reopening the session gives the calls whose
+// results the transcript lacks an "Operation aborted" result.
+func (s *Session) recordResult(m Message) error {
+	var err error
+	if s.tr != nil {
+		err = s.tr.appendMessage(m)
+	}
+	s.mu.Lock()
+	s.messages = append(s.messages, m)
+	s.mu.Unlock()
+	if err != nil {
+		s.agent.logger.Error("agent: a tool result is kept in memory but was not written to the transcript",
+			"session", s.id, "tool", m.ToolName, "call", m.ToolCallID, "err", s.agent.red.Redact(err.Error()))
+	}
+	return err
 }
