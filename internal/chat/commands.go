@@ -95,9 +95,10 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 	case "start", "help":
 		reply(helpText)
 	case "new":
-		h.queueCommand(t, itemNew, reply, "⏳ A new session will start after the current turn (/stop to cut it short).")
+		h.queueCommand(t, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
 	case "stop":
-		reply(h.stopChat(t))
+		msg, _ := h.stopChat(t)
+		reply(msg)
 	case "status":
 		reply(h.status(ctx, t))
 	case "compact":
@@ -145,22 +146,39 @@ func (h *Host) queueCommand(t target, kind itemKind, reply func(string), waiting
 	}
 }
 
-// stopChat cancels t's running turn and clears its queue.
-func (h *Host) stopChat(t target) string {
+// nothingRunning is /stop's answer when there was nothing to stop.
+const nothingRunning = "Nothing is running."
+
+// stopChat cancels t's running item and drops its queued messages; a
+// queued /new or /compact still runs, next. It returns what to tell the
+// user and whether anything was stopped or dropped.
+func (h *Host) stopChat(t target) (string, bool) {
 	w := h.existingWorker(t)
 	if w == nil {
-		return "Nothing is running."
+		return nothingRunning, false
 	}
-	stopped, dropped := w.stop()
+	stopped, dropped, kept := w.stop()
+	var parts []string
 	switch {
 	case stopped && dropped > 0:
-		return fmt.Sprintf("⏹ Stopped the running turn and dropped %d queued message(s).", dropped)
+		parts = append(parts, fmt.Sprintf("⏹ Stopped the running turn and dropped %d queued message(s).", dropped))
 	case stopped:
-		return "⏹ Stopped the running turn."
+		parts = append(parts, "⏹ Stopped the running turn.")
 	case dropped > 0:
-		return fmt.Sprintf("⏹ Dropped %d queued message(s).", dropped)
+		parts = append(parts, fmt.Sprintf("⏹ Dropped %d queued message(s).", dropped))
 	}
-	return "Nothing is running."
+	for _, k := range kept {
+		switch k {
+		case itemNew:
+			parts = append(parts, "The new session you asked for starts now.")
+		case itemCompact:
+			parts = append(parts, "The compaction you asked for runs now.")
+		}
+	}
+	if len(parts) == 0 {
+		return nothingRunning, false
+	}
+	return strings.Join(parts, " "), stopped || dropped > 0
 }
 
 // status describes t's session and worker.
@@ -272,8 +290,11 @@ func (h *Host) handleCallback(ctx context.Context, q *models.CallbackQuery) {
 	t := targetOf(q.Message.Message)
 	switch {
 	case q.Data == CallbackStop:
-		msg := h.stopChat(t)
+		msg, acted := h.stopChat(t)
 		answer(msg)
+		if acted {
+			h.sendText(ctx, t, "⏹ Stopped.", 0)
+		}
 	case strings.HasPrefix(q.Data, callbackCancelJob):
 		id := strings.TrimPrefix(q.Data, callbackCancelJob)
 		if h.jobs == nil {

@@ -24,6 +24,10 @@ import (
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
+// ErrUnauthorized is what Run's error wraps when Telegram rejects the bot
+// token (getMe answered 401): retrying cannot help, the token must change.
+var ErrUnauthorized = errors.New("chat: telegram rejected the bot token")
+
 // Config is what a Host needs; New checks it.
 type Config struct {
 	// Token is the bot token (TELEGRAM_BOT_TOKEN).
@@ -104,7 +108,11 @@ type Host struct {
 	pollTimeout   time.Duration
 	shutdownGrace time.Duration
 
-	send     Sender
+	send Sender
+	// preview sends streamed previews and running status edits: one try
+	// each, since the next one follows soon and a retry_after must not
+	// hold the turn.
+	preview  Sender
 	noDrafts atomic.Bool
 	allowed  map[int64]bool
 	settings *settingsStore
@@ -186,6 +194,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		h.rawSender = b
 	}
 	h.send = newSafeSender(h.rawSender, cfg.Redactor, h.retry, h.logger)
+	h.preview = newSafeSender(h.rawSender, cfg.Redactor, RetryPolicy{Attempts: 1}, h.logger)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	return h, nil
 }
@@ -203,6 +212,9 @@ func (h *Host) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			h.shutdown()
 			return nil
+		}
+		if isUnauthorized(err) {
+			return fmt.Errorf("chat: TELEGRAM_BOT_TOKEN was rejected by Telegram (401 Unauthorized): check the token with @BotFather: %w", ErrUnauthorized)
 		}
 		return fmt.Errorf("chat: getMe: %w", err)
 	}

@@ -166,24 +166,6 @@ func TestStopKillsProcessGroup(t *testing.T) {
 	})
 }
 
-// The inline Stop button stops the turn too.
-func TestStopButton(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"sleep 1000"}`)))
-	h := newHarness(t, harnessConfig{provider: faux})
-	h.tg.SendText(userID, userID, "sleep")
-	status := h.waitText(userID, "bash: sleep 1000")
-	h.tg.SendCallback(userID, userID, status.ID, CallbackStop)
-	h.tg.MustWaitFor(telegramtest.IsMethod("answerCallbackQuery"))
-	h.waitMessages(userID, "the turn to end", func(msgs []telegramtest.Message) bool {
-		for _, m := range msgs {
-			if m.ID == status.ID {
-				return !strings.Contains(m.ReplyMarkup, CallbackStop)
-			}
-		}
-		return false
-	})
-}
-
 // (5) a 5000-character answer arrives whole, in two messages.
 func TestLongAnswerIsSplit(t *testing.T) {
 	var b strings.Builder

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
@@ -101,12 +104,24 @@ func (w *chatWorker) snapshot() (running *workItem, queued int) {
 	return w.running, len(w.queue)
 }
 
-// stop cancels the running turn and clears the queue; it returns what it
-// stopped and dropped. The dropped items' journal entries are marked done.
-func (w *chatWorker) stop() (stopped bool, dropped int) {
+// stop cancels the running item and drops the queued messages and
+// scheduled prompts; queued commands (/new, /compact) stay and run next, as
+// the user asked for them. It returns whether something was stopped, how
+// many items it dropped and the commands it kept. The dropped items'
+// journal entries are marked done.
+func (w *chatWorker) stop() (stopped bool, dropped int, kept []itemKind) {
 	w.mu.Lock()
-	q := w.queue
-	w.queue = nil
+	var q []*workItem
+	rest := w.queue[:0:0]
+	for _, it := range w.queue {
+		if it.kind == itemNew || it.kind == itemCompact {
+			rest = append(rest, it)
+			kept = append(kept, it.kind)
+			continue
+		}
+		q = append(q, it)
+	}
+	w.queue = rest
 	if w.running != nil && w.cancel != nil {
 		w.cancel()
 		w.stopped = true
@@ -116,7 +131,7 @@ func (w *chatWorker) stop() (stopped bool, dropped int) {
 	for _, it := range q {
 		w.h.journalDone(it.journalID)
 	}
-	return stopped, len(q)
+	return stopped, len(q), kept
 }
 
 // close makes the loop exit once the running item ends; queued items stay
@@ -255,28 +270,58 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	}
 	out := h.newTurnOutput(ctx, t, it.label, replyTo)
 	res, err := sess.Prompt(ctx, content, out.emit)
-	// Finishing uses a context of its own: the answer of a stopped turn is
-	// still delivered, and a shutdown leaves a little time for it.
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if h.turnCtx.Err() != nil {
-		fctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		h.logger.Error("turn failed", "scope", t.String(), "session", sess.ID(), "err", err)
 	}
+	// Finishing uses a context of its own: the answer of a stopped turn is
+	// still delivered, a retry_after is waited out, and a shutdown leaves a
+	// little time for it.
+	fctx, cancel := h.finishContext(ctx)
+	defer cancel()
 	w.mu.Lock()
 	stopped := w.stopped
 	w.mu.Unlock()
 	out.finish(fctx, res.Text, err, stopped, h.turnCtx.Err() != nil)
 }
 
-// turnError words a failed turn for the chat.
+// turnError words a failed turn for the chat by its cause, without the
+// raw error of a known cause (the log has it).
 func turnError(err error) string {
+	var pe *agent.ProviderError
+	isProvider := errors.As(err, &pe)
 	switch {
 	case errors.Is(err, agent.ErrContextTooLong):
-		return "⚠️ The conversation no longer fits the model's context window. Send /new to start a fresh session."
+		return "⚠️ The conversation no longer fits the model's context window. Send /compact to summarise the older messages, or /new to start a fresh session."
 	case errors.Is(err, agent.ErrSessionClosed):
 		return "⚠️ The session was closed (/new); send your message again."
-	default:
-		return fmt.Sprintf("⚠️ The turn failed: %v", err)
+	case isProvider && (pe.StatusCode == 401 || pe.StatusCode == 403):
+		return "⚠️ The model provider rejected the bot's API key — the operator should check OPENAI_API_KEY."
+	case isProvider && pe.StatusCode == 429:
+		return "⚠️ The model provider is rate-limiting; try again in a minute."
+	case isProvider && pe.StatusCode >= 500:
+		return fmt.Sprintf("⚠️ The model provider is having trouble (HTTP %d); try again shortly.", pe.StatusCode)
+	case unreachable(err):
+		return "⚠️ The model provider can't be reached right now."
 	}
+	first, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+	return "⚠️ The turn failed: " + shorten(first, 200)
+}
+
+// unreachable reports whether err says the model provider could not be
+// reached or did not answer in time: a network error or a timeout.
+func unreachable(err error) bool {
+	for _, target := range []error{context.DeadlineExceeded, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EHOSTUNREACH,
+		syscall.ENETUNREACH, syscall.ETIMEDOUT, io.ErrUnexpectedEOF} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"dial tcp", "no such host", "connection refused", "connection reset", "i/o timeout",
+		"tls handshake", "network is unreachable", "timeout awaiting", "no data from the model provider"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -3,11 +3,14 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // CallbackStop is the callback data of the Stop button under a tool status
@@ -29,9 +32,23 @@ type toolStatus struct {
 	shown string
 }
 
+// toolState is how a tool call stands.
+type toolState int
+
+const (
+	toolRunning toolState = iota
+	toolDone
+	toolFailed
+	// toolStopped: the call ended because the turn was cancelled (/stop,
+	// the Stop button, a shutdown).
+	toolStopped
+)
+
 type toolLine struct {
 	id, name, arg, tail string
-	done, failed        bool
+	state               toolState
+	// why is a failed call's reason in short: "exit 3", or the error.
+	why string
 }
 
 func (h *Host) newToolStatus(ctx context.Context, t target) *toolStatus {
@@ -65,36 +82,88 @@ func (s *toolStatus) update(id, output string) {
 	s.th.kick()
 }
 
-func (s *toolStatus) end(id string, failed bool) {
+// end records how a call ended: res is its (redacted) result, cancelled
+// says the turn was cancelled meanwhile.
+func (s *toolStatus) end(id string, res *agent.Result, cancelled bool) {
 	s.mu.Lock()
 	if l := s.line(id); l != nil {
-		l.done, l.failed, l.tail = true, failed, ""
+		l.state, l.tail, l.why = toolDone, "", ""
+		switch {
+		case res == nil || !res.IsError:
+		case cancelled:
+			l.state = toolStopped
+		default:
+			l.state = toolFailed
+			l.why, l.tail = failureSummary(res)
+		}
 	}
 	s.mu.Unlock()
 	s.th.kick()
 }
 
-// render returns the status text.
+// failureSummary returns a failed call's reason in short ("exit 3", or
+// empty when the output says it) and one line of its output: the last
+// line the command printed, or the error's first line.
+func failureSummary(res *agent.Result) (why, line string) {
+	text := agent.TextOf(res.Content)
+	if code, ok := exitCode(res.Details); ok {
+		if code > 0 {
+			why = "exit " + strconv.Itoa(code)
+		}
+		// The last line of the output, without the tool's own [notes].
+		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			l := strings.TrimSpace(lines[i])
+			if l == "" || l == "(no output)" || (strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]")) {
+				continue
+			}
+			return why, shorten(l, 100)
+		}
+		return why, ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	return "", shorten(first, 100)
+}
+
+// exitCode reads a bash result's exit code from its details.
+func exitCode(details map[string]any) (int, bool) {
+	switch v := details["exit_code"].(type) {
+	case int:
+		return v, true
+	case int64:
+		return int(v), true
+	case float64:
+		return int(v), true
+	}
+	return 0, false
+}
+
+// render returns the status text; stopped marks the calls still running as
+// stopped.
 func (s *toolStatus) render(stopped bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
 	for _, l := range s.calls {
-		icon := "⏳"
+		icon, note := "⏳", ""
 		switch {
-		case l.done && l.failed:
+		case l.state == toolFailed:
 			icon = "❌"
-		case l.done:
+		case l.state == toolDone:
 			icon = "✅"
-		case stopped:
-			icon = "⏹"
+		case l.state == toolStopped, stopped:
+			icon, note = "⏹", " (stopped)"
 		}
 		b.WriteString(icon + " " + l.name)
+		if l.why != "" {
+			b.WriteString(" (" + l.why + ")")
+		}
 		if l.arg != "" {
 			b.WriteString(": " + l.arg)
 		}
+		b.WriteString(note)
 		b.WriteByte('\n')
-		if !l.done && l.tail != "" {
+		if (l.state == toolRunning || l.state == toolFailed) && l.tail != "" {
 			b.WriteString(indent(l.tail))
 		}
 	}
@@ -104,6 +173,10 @@ func (s *toolStatus) render(stopped bool) string {
 // push sends or edits the status message; running says whether the Stop
 // button is shown.
 func (s *toolStatus) push(ctx context.Context, running bool) {
+	send := s.h.send
+	if running {
+		send = s.h.preview
+	}
 	text := s.render(!running)
 	var markup models.ReplyMarkup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
 	if running {
@@ -119,13 +192,13 @@ func (s *toolStatus) push(ctx context.Context, running bool) {
 		p := s.h.messageParams(s.t, text, "", 0)
 		p.ReplyMarkup = markup
 		p.DisableNotification = true
-		m, err := s.h.send.SendMessage(ctx, p)
+		m, err := send.SendMessage(ctx, p)
 		if err != nil {
 			s.h.logSendError("tool status", s.t, err)
 			return
 		}
 		msgID = m.ID
-	} else if _, err := s.h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
+	} else if _, err := send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
 		s.h.logSendError("tool status edit", s.t, err)
 		return
 	}
@@ -140,8 +213,8 @@ func (s *toolStatus) finish(ctx context.Context, stopped bool) {
 	s.mu.Lock()
 	if stopped {
 		for _, l := range s.calls {
-			if !l.done {
-				l.tail = ""
+			if l.state == toolRunning {
+				l.state, l.tail = toolStopped, ""
 			}
 		}
 	}

@@ -77,6 +77,9 @@ func (t *throttle) loop(ctx context.Context) {
 	}
 }
 
+// emptyAnswer stands for an answer the model left empty.
+const emptyAnswer = "The model returned an empty answer — try again, or /new if this keeps happening."
+
 // turnOutput is what one turn shows in the chat: the streamed answer (one
 // message per text segment; a tool call ends a segment) and the tool status
 // message.
@@ -140,8 +143,7 @@ func (o *turnOutput) emit(ev agent.Event) {
 		}
 	case agent.EventToolEnd:
 		if st := o.currentStatus(); st != nil {
-			isErr := ev.Result != nil && ev.Result.IsError
-			st.end(ev.ToolCallID, isErr)
+			st.end(ev.ToolCallID, ev.Result, o.ctx.Err() != nil)
 		}
 	}
 }
@@ -180,8 +182,8 @@ func (o *turnOutput) finish(ctx context.Context, final string, err error, stoppe
 			text += "\n\n"
 		}
 		text += turnError(err)
-	case text == "" && st == nil:
-		text = "_(no answer)_"
+	case text == "":
+		text = emptyAnswer
 	}
 	if text == "" {
 		if seg != nil {
@@ -197,12 +199,18 @@ func (o *turnOutput) finish(ctx context.Context, final string, err error, stoppe
 
 // segment is one streamed answer message: drafts in private chats (where
 // the server accepts sendMessageDraft), else a message edited in place,
-// at most once per edit interval; finish sends the rendered text.
+// at most once per edit interval; finish sends the rendered text. The
+// preview is rendered like the final text. A failed preview is only
+// skipped (the next one follows): a transient error or a 429 never changes
+// how the answer streams; only a server that refuses drafts (404, or a 400
+// other than rejected markup) turns this segment to edits.
 type segment struct {
 	h       *Host
 	t       target
 	label   string
 	replyTo int
+	private bool
+	started time.Time
 	th      *throttle
 
 	mu       sync.Mutex
@@ -210,11 +218,13 @@ type segment struct {
 	useDraft bool
 	draftID  int64
 	msgID    int
-	sent     string
+	// notBefore holds previews back after a 429 until its retry_after.
+	notBefore time.Time
 }
 
 func (h *Host) newSegment(ctx context.Context, t target, label string, replyTo int, private bool) *segment {
-	s := &segment{h: h, t: t, label: label, replyTo: replyTo, useDraft: private && !h.draftsUnsupported(), draftID: rand.Int64N(1<<31) + 1}
+	s := &segment{h: h, t: t, label: label, replyTo: replyTo, private: private, started: time.Now(),
+		useDraft: private && !h.draftsUnsupported(), draftID: rand.Int64N(1<<31) + 1}
 	s.th = newThrottle(ctx, h.editInterval, s.push)
 	return s
 }
@@ -240,23 +250,44 @@ func (s *segment) prefix() string {
 	return s.label + "\n\n"
 }
 
+// renderAnswer renders a (possibly partial) answer as Telegram HTML, with
+// the label in bold.
+func (s *segment) renderAnswer(text string) string {
+	out := RenderHTML(text)
+	if s.label != "" {
+		out = "<b>" + html.EscapeString(s.label) + "</b>\n\n" + out
+	}
+	return out
+}
+
 // push shows the text so far: a draft, or the message edited.
 func (s *segment) push(ctx context.Context) {
 	s.mu.Lock()
-	text := s.prefix() + s.buf.String()
-	useDraft, draftID, msgID := s.useDraft, s.draftID, s.msgID
+	raw := s.buf.String()
+	useDraft, draftID, msgID, notBefore := s.useDraft, s.draftID, s.msgID, s.notBefore
 	s.mu.Unlock()
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(raw) == "" || time.Now().Before(notBefore) {
 		return
 	}
-	text = preview(text)
+	if msgID == 0 && !useDraft && !s.private && !s.worthAFirstMessage(raw) {
+		// In a group a message notifies everyone: the first one waits for
+		// a sentence, not a word or two.
+		return
+	}
+	htmlText, plain := previewHTML(s.renderAnswer(raw)), preview(s.prefix()+raw)
 	h := s.h
 	if useDraft {
-		_, err := h.send.SendMessageDraft(ctx, &bot.SendMessageDraftParams{ChatID: s.t.chatID, MessageThreadID: s.t.threadID, DraftID: itoa64(draftID), Text: text})
-		if err == nil {
+		p := &bot.SendMessageDraftParams{ChatID: s.t.chatID, MessageThreadID: s.t.threadID, DraftID: itoa64(draftID), Text: htmlText, ParseMode: models.ParseModeHTML}
+		_, err := h.preview.SendMessageDraft(ctx, p)
+		if err != nil && isBadMarkup(err) {
+			p.Text, p.ParseMode = plain, ""
+			_, err = h.preview.SendMessageDraft(ctx, p)
+		}
+		if err == nil || ctx.Err() != nil {
 			return
 		}
-		if ctx.Err() != nil {
+		if !draftsRefused(err) {
+			s.failedPreview("sendMessageDraft", err)
 			return
 		}
 		h.logger.Debug("sendMessageDraft refused; streaming by edits", "err", err)
@@ -268,23 +299,74 @@ func (s *segment) push(ctx context.Context) {
 		s.mu.Unlock()
 	}
 	if msgID == 0 {
-		m, err := h.send.SendMessage(ctx, s.h.messageParams(s.t, text, "", s.replyTo))
+		m, err := h.preview.SendMessage(ctx, h.messageParams(s.t, htmlText, models.ParseModeHTML, s.replyTo))
+		if err != nil && isBadMarkup(err) {
+			m, err = h.preview.SendMessage(ctx, h.messageParams(s.t, plain, "", s.replyTo))
+		}
 		if err != nil {
-			h.logSendError("stream", s.t, err)
+			if ctx.Err() == nil {
+				s.failedPreview("sendMessage", err)
+			}
 			return
 		}
 		s.mu.Lock()
-		s.msgID, s.sent = m.ID, text
+		s.msgID = m.ID
 		s.mu.Unlock()
 		return
 	}
-	if _, err := h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: text}); err != nil {
-		h.logSendError("stream edit", s.t, err)
-		return
+	p := &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: htmlText, ParseMode: models.ParseModeHTML}
+	_, err := h.preview.EditMessageText(ctx, p)
+	if err != nil && isBadMarkup(err) {
+		p.Text, p.ParseMode = plain, ""
+		_, err = h.preview.EditMessageText(ctx, p)
 	}
-	s.mu.Lock()
-	s.sent = text
-	s.mu.Unlock()
+	if err != nil && ctx.Err() == nil {
+		s.failedPreview("editMessageText", err)
+	}
+}
+
+// failedPreview notes a preview Telegram did not take: after a 429 the
+// next one waits for retry_after.
+func (s *segment) failedPreview(method string, err error) {
+	class, after := classify(err)
+	if class == classRateLimited {
+		s.mu.Lock()
+		s.notBefore = time.Now().Add(after)
+		s.mu.Unlock()
+	}
+	s.h.logger.Debug("a streamed preview failed; the next one follows", "method", method, "scope", s.t.String(), "err", err)
+}
+
+// worthAFirstMessage reports whether a group's streamed answer may show:
+// an edit interval after it began, with a sentence (or a line) of text.
+func (s *segment) worthAFirstMessage(raw string) bool {
+	if time.Since(s.started) < s.h.editInterval {
+		return false
+	}
+	t := strings.TrimSpace(raw)
+	if len([]rune(t)) >= 80 || strings.Contains(t, "\n") || strings.ContainsAny(t[len(t)-1:], ".!?:") {
+		return true
+	}
+	return strings.Contains(t, ". ") || strings.Contains(t, "! ") || strings.Contains(t, "? ")
+}
+
+// draftsRefused reports whether sendMessageDraft failed because the server
+// or the chat does not take drafts (404, or a 400 other than rejected
+// markup), rather than for a passing reason.
+func draftsRefused(err error) bool {
+	if isNotFound(err) {
+		return true
+	}
+	return isBadRequest(err) && !isBadMarkup(err)
+}
+
+// previewHTML cuts rendered HTML to fit a streamed preview, keeping it
+// valid.
+func previewHTML(s string) string {
+	if UTF16Len(s) <= previewLimit {
+		return s
+	}
+	return SplitMessage(s, previewLimit-2)[0] + " …"
 }
 
 // discard stops the throttle without sending anything more.
@@ -300,47 +382,11 @@ func (s *segment) finish(ctx context.Context, text string) {
 	msgID := s.msgID
 	s.mu.Unlock()
 	h := s.h
-	htmlText := RenderHTML(text)
-	if s.label != "" {
-		htmlText = "<b>" + html.EscapeString(s.label) + "</b>\n\n" + htmlText
-	}
-	if err := h.deliver(ctx, s.t, SplitMessage(htmlText, 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
+	if err := h.deliver(ctx, s.t, SplitMessage(s.renderAnswer(text), 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
 		return
 	}
 	h.logger.Debug("telegram rejected the HTML; sending the answer as plain text")
 	_ = h.deliver(ctx, s.t, SplitPlain(s.prefix()+text, 0), "", msgID, s.replyTo)
-}
-
-// deliver sends parts in order; the first edits editID when it is set.
-// It stops at the first failure and returns it.
-func (h *Host) deliver(ctx context.Context, t target, parts []string, mode models.ParseMode, editID, replyTo int) error {
-	for i, part := range parts {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		var err error
-		if i == 0 && editID != 0 {
-			_, err = h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: t.chatID, MessageID: editID, Text: part, ParseMode: mode})
-			if err != nil && !isBadMarkup(err) && classOf(err) == classFatal {
-				// The streamed message is gone or cannot be edited: send anew.
-				_, err = h.send.SendMessage(ctx, h.messageParams(t, part, mode, 0))
-			}
-		} else {
-			r := 0
-			if i == 0 {
-				r = replyTo
-			}
-			_, err = h.send.SendMessage(ctx, h.messageParams(t, part, mode, r))
-		}
-		if err != nil {
-			if isBadMarkup(err) {
-				return err
-			}
-			h.logSendError("answer", t, err)
-			return err
-		}
-	}
-	return nil
 }
 
 func classOf(err error) errorClass {

@@ -107,6 +107,25 @@ func isNotFound(err error) bool {
 	return errors.Is(err, bot.ErrorNotFound)
 }
 
+// isBadRequest reports whether err is a 400 answer.
+func isBadRequest(err error) bool {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Code == 400
+	}
+	return errors.Is(err, bot.ErrorBadRequest)
+}
+
+// isUnauthorized reports whether err is a 401 answer: the bot token was
+// rejected.
+func isUnauthorized(err error) bool {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Code == 401
+	}
+	return errors.Is(err, bot.ErrorUnauthorized)
+}
+
 // isBadMarkup reports whether Telegram rejected the HTML of a text.
 func isBadMarkup(err error) bool {
 	return errors.Is(err, bot.ErrorBadRequest) && strings.Contains(err.Error(), "can't parse entities")
