@@ -22,6 +22,9 @@ const exitWait = time.Second
 // session ended, or the agent is shutting down).
 var errClosed = errors.New("the MCP connection is closed")
 
+// errCallTimeout is the cause of a call that ran out of time.
+var errCallTimeout = errors.New("the MCP call timed out")
+
 // connection is one server kept for one session (spec §5,
 // McpServerConnection): started at the first call of one of its tools,
 // restarted once when it died, stopped after the idle timeout, when the
@@ -39,21 +42,42 @@ type connection struct {
 }
 
 // call runs the server's tool name with args for the session tc belongs to,
-// starting (or restarting) the server when needed.
+// starting (or restarting) the server when needed. A server that does not
+// answer within the call timeout is killed, and the next call starts it
+// again.
 func (c *connection) call(ctx context.Context, tc *agent.ToolContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	p, err := c.acquire(ctx, tc)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
-	res, err := p.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	callCtx, cancel := context.WithTimeoutCause(ctx, c.ext.opts.callTimeout, errCallTimeout)
+	defer cancel()
+	res, err := p.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(callCtx), errCallTimeout) {
+			c.kill(p)
+			return nil, fmt.Errorf("the server did not answer within %s; it was stopped and starts again at the next call", c.ext.opts.callTimeout)
+		}
 		if ctx.Err() == nil && p.exited(exitWait) {
 			return nil, p.exitError()
 		}
 		return nil, err
 	}
 	return res, nil
+}
+
+// kill stops p, which stopped answering, at once (its whole process group),
+// so the next call starts the server again.
+func (c *connection) kill(p *serverProcess) {
+	c.mu.Lock()
+	if c.proc == p {
+		c.proc = nil
+	}
+	c.mu.Unlock()
+	c.ext.logger.Warn("mcp: a server did not answer a call in time; killed it", "server", c.server.Name,
+		"session", c.sessionID, "timeout", c.ext.opts.callTimeout)
+	p.kill()
 }
 
 // acquire returns the running server, starting it through the session's

@@ -66,6 +66,7 @@ func New(cfg Config, opts ...Option) *Extension {
 		discoveryTimeout: DefaultDiscoveryTimeout,
 		idleTimeout:      DefaultIdleTimeout,
 		stopGrace:        DefaultStopGrace,
+		callTimeout:      DefaultCallTimeout,
 	}
 	for _, opt := range opts {
 		opt(&o)

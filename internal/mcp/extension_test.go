@@ -21,7 +21,7 @@ import (
 // fakeTools are the model's names of the fake server's tools.
 var fakeTools = []string{
 	"mcp__fake__crash", "mcp__fake__echo", "mcp__fake__env",
-	"mcp__fake__fail", "mcp__fake__image", "mcp__fake__pid",
+	"mcp__fake__fail", "mcp__fake__image", "mcp__fake__pid", "mcp__fake__stall",
 }
 
 // readLines returns the lines of a file the fake server appended to.

@@ -67,6 +67,11 @@ func runFakeServer(args []string) int {
 			os.Exit(3)
 			return nil, nil, nil
 		})
+	mcp.AddTool(server, &mcp.Tool{Name: "stall", Description: "Never answers, whatever the client says."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			time.Sleep(time.Hour)
+			return text("too late"), nil, nil
+		})
 	mcp.AddTool(server, &mcp.Tool{Name: "image", Description: "Returns an image."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
@@ -91,3 +96,4 @@ func runFakeServer(args []string) int {
 	}
 	return 0
 }
+

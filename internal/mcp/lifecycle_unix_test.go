@@ -84,3 +84,28 @@ func TestLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// TestCallTimeout checks that a server that never answers a call is killed
+// when the call timeout passes, the call gets an error result saying so,
+// and the next call starts the server again.
+func TestCallTimeout(t *testing.T) {
+	h := newHarness(t, Config{Servers: []ServerConfig{fakeServer(t, "fake")}}, WithCallTimeout(2*time.Second))
+	s := h.session(t, "stall")
+	pid := pidOf(t, h, s)
+	msg := h.call(t, s, "mcp__fake__stall", `{}`)
+	text := agent.TextOf(msg.Content)
+	if !msg.IsError {
+		t.Fatalf("a call the server never answered is not an error result: %s", text)
+	}
+	for _, want := range []string{`MCP server "fake"`, "did not answer within 2s"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the error lacks %q: %s", want, text)
+		}
+	}
+	if !gone(pid, 0) {
+		t.Errorf("the server process %d that did not answer is still running", pid)
+	}
+	if again := pidOf(t, h, s); again == pid {
+		t.Error("the server was not started again")
+	}
+}

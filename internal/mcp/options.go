@@ -16,6 +16,8 @@ const (
 	// DefaultStopGrace is how long a server may take to exit once its stdin
 	// is closed, before it is signalled and then killed.
 	DefaultStopGrace = 2 * time.Second
+	// DefaultCallTimeout bounds one tool call of a session's server.
+	DefaultCallTimeout = 5 * time.Minute
 )
 
 // options holds what the Options set.
@@ -23,6 +25,7 @@ type options struct {
 	discoveryTimeout time.Duration
 	idleTimeout      time.Duration
 	stopGrace        time.Duration
+	callTimeout      time.Duration
 	logger           *slog.Logger
 	tempDir          string
 }
@@ -55,6 +58,19 @@ func WithStopGrace(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
 			o.stopGrace = d
+		}
+	}
+}
+
+// WithCallTimeout sets how long one tool call may wait for the server's
+// answer (default DefaultCallTimeout); values below 1ns are ignored. A
+// server that does not answer in time is killed (its whole process group),
+// the call gets an error result saying so, and the next call starts the
+// server again.
+func WithCallTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.callTimeout = d
 		}
 	}
 }

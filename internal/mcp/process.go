@@ -142,6 +142,13 @@ func (p *serverProcess) stop() {
 	})
 }
 
+// kill kills the server's process group at once, then stops it as stop
+// does.
+func (p *serverProcess) kill() {
+	procgroup.Kill(p.cmd)
+	p.stop()
+}
+
 // withStderr appends the tail of a server's stderr to err, when there is
 // one.
 func withStderr(err error, stderr *stderrLog) error {
