@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,12 +20,15 @@ var fakePNG = []byte("\x89PNG\r\n\x1a\nfake")
 // runFakeServer is the fake MCP server: the test binary run with
 // fakeServerArg. Its modes: serve (the tools below, over stdio), broken
 // (writes -message to stderr and exits 1) and hang (never answers). With
-// -cwd-log it first appends its working directory to that file.
+// -cwd-log it first appends its working directory to that file; with
+// -barrier it serves only once -barrier-count servers have started.
 func runFakeServer(args []string) int {
 	fs := flag.NewFlagSet(fakeServerArg, flag.ContinueOnError)
 	mode := fs.String("mode", "serve", "serve, broken or hang")
 	message := fs.String("message", "", "what broken writes to stderr")
 	cwdLog := fs.String("cwd-log", "", "file to append the working directory to")
+	barrier := fs.String("barrier", "", "directory where the servers meet before serving")
+	barrierCount := fs.Int("barrier-count", 0, "how many servers meet in -barrier")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -45,6 +49,12 @@ func runFakeServer(args []string) int {
 	case "hang":
 		time.Sleep(time.Hour)
 		return 0
+	}
+	if *barrier != "" {
+		if err := meet(*barrier, *barrierCount); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	fmt.Fprintln(os.Stderr, "fake server ready")
 	server := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "v1.0.0"}, nil)
@@ -97,3 +107,20 @@ func runFakeServer(args []string) int {
 	return 0
 }
 
+// meet marks this server's arrival in dir and waits until count servers
+// have arrived, so servers started one after the other never get past it.
+func meet(dir string, count int) error {
+	if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())), nil, 0o600); err != nil {
+		return err
+	}
+	for {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		if len(entries) >= count {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
