@@ -31,7 +31,9 @@ type ContextUsage struct {
 	// Tokens is the size of the next request's context: the prompt tokens
 	// the provider reported for the last request, plus an estimate (a
 	// token per 4 bytes of text) of what was added since. Before any
-	// request (or after a compaction) it is an estimate.
+	// request, after a compaction, or with a provider that reports no
+	// usage, it is an estimate of the whole request: the system prompt,
+	// the tools' specs, the summary and the messages.
 	Tokens int
 	// Window is the model's context window.
 	Window int
@@ -45,19 +47,32 @@ type ContextUsage struct {
 	LastCompaction time.Time
 }
 
-// contextMeter tracks the size of a session's context: tokens counts the
-// session's messages before base (and the summary, system prompt and tools);
-// the messages from base on are estimated.
+// toolSpecOverhead is the rough size, in bytes, of the JSON that wraps one
+// tool's name, description and schema in a request.
+const toolSpecOverhead = 60
+
+// contextMeter tracks the size of a session's context. When the provider
+// reported the prompt tokens of a request (tokens > 0), the size is those
+// plus an estimate of the messages from base on; otherwise it is estimated
+// whole: the system prompt and the tools' specs (overhead), the summary and
+// every message.
 type contextMeter struct {
 	tokens int
 	base   int
-	// overhead is the estimated size of the last turn's system prompt and
-	// tools, counted after a compaction until the provider reports again.
-	overhead int
+	// overhead is the estimated size of the system prompt and the tools;
+	// overheadKnown says it was measured (by a turn, or by ContextUsage).
+	overhead      int
+	overheadKnown bool
 }
 
 // ContextUsage reports how full the session's context window is.
 func (s *Session) ContextUsage() ContextUsage {
+	s.mu.Lock()
+	known := s.meter.overheadKnown
+	s.mu.Unlock()
+	if !known {
+		s.estimateOverhead()
+	}
 	window, threshold := s.agent.cfg.contextLimits()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -71,11 +86,28 @@ func (s *Session) ContextUsage() ContextUsage {
 	}
 }
 
+// estimateOverhead measures the system prompt and the tools a request of
+// the session would carry, before its first turn.
+func (s *Session) estimateOverhead() {
+	system := ""
+	if s.agent.cfg.systemPrompt != nil {
+		system = s.agent.cfg.systemPrompt(s.Info())
+	}
+	s.setOverhead(system, s.agent.Tools())
+}
+
 // contextTokensLocked is the size of the next request's context; s.mu is
 // held.
 func (s *Session) contextTokensLocked() int {
-	base := min(s.meter.base, len(s.messages))
-	return s.meter.tokens + estimateMessages(s.messages[base:])
+	if s.meter.tokens > 0 {
+		base := min(s.meter.base, len(s.messages))
+		return s.meter.tokens + estimateMessages(s.messages[base:])
+	}
+	n := s.meter.overhead + estimateMessages(s.messages)
+	if s.compaction.summary != "" {
+		n += estimateMessages([]Message{summaryMessage(s.compaction)})
+	}
+	return n
 }
 
 // overThreshold reports whether the next request would pass the compaction
@@ -88,7 +120,8 @@ func (s *Session) overThreshold() bool {
 }
 
 // measured records the prompt tokens the provider reported for a request
-// that sent the session's first sent messages.
+// that sent the session's first sent messages; a provider that reports
+// none leaves the estimate in charge.
 func (s *Session) measured(u Usage, sent int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -98,25 +131,26 @@ func (s *Session) measured(u Usage, sent int) {
 	}
 }
 
-// resetMeterLocked estimates the context afresh from the summary (after a
-// compaction or a reload); s.mu is held.
+// resetMeterLocked drops the provider's last count (after a compaction or
+// a reload): the context is estimated afresh until it reports again; s.mu
+// is held.
 func (s *Session) resetMeterLocked() {
-	s.meter.tokens, s.meter.base = s.meter.overhead, 0
-	if s.compaction.summary != "" {
-		s.meter.tokens += estimateMessages([]Message{summaryMessage(s.compaction)})
-	}
+	s.meter.tokens, s.meter.base = 0, 0
 }
 
 // setOverhead records the estimated size of a turn's system prompt and
-// tools.
+// tools (a token per 4 bytes, the tools as the request spells them).
 func (s *Session) setOverhead(system string, tools []ToolSpec) {
 	n := len(system)
+	if system != "" {
+		n += messageTokens * charsPerToken
+	}
 	for _, t := range tools {
-		n += len(t.Name) + len(t.Description) + len(t.Parameters)
+		n += len(t.Name) + len(t.Description) + len(t.Parameters) + toolSpecOverhead
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.meter.overhead = n / charsPerToken
+	s.meter.overhead, s.meter.overheadKnown = n/charsPerToken, true
 }
 
 // contextLimits returns the context window and the compaction threshold.

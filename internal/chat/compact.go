@@ -33,10 +33,19 @@ func (h *Host) compactSession(ctx context.Context, t target) {
 		h.logger.Warn("compaction failed", "scope", t.String(), "err", err)
 		h.sendText(ctx, t, "⚠️ The summary failed, so nothing changed: "+err.Error(), 0)
 	default:
-		after := s.ContextUsage()
-		h.sendText(ctx, t, fmt.Sprintf("🗜 Compacted older messages: the context went from %s to %s tokens (%d%% of the window).",
-			groupDigits(before.Tokens), groupDigits(after.Tokens), after.Percent), 0)
+		h.sendText(ctx, t, compactedReport(before, s.ContextUsage()), 0)
 	}
+}
+
+// compactedReport says what a /compact did to the context, honestly: a
+// summary that is no smaller than what it replaced is reported as such.
+func compactedReport(before, after agent.ContextUsage) string {
+	if after.Tokens < before.Tokens {
+		return fmt.Sprintf("🗜 Compacted older messages: the context went from %s to %s tokens (%d%% of the window).",
+			groupDigits(before.Tokens), groupDigits(after.Tokens), after.Percent)
+	}
+	return fmt.Sprintf("🗜 Compacted older messages, but the summary is no smaller than what it replaced: the context went from %s to %s tokens (%d%% of the window). Compacting pays off on a longer conversation.",
+		groupDigits(before.Tokens), groupDigits(after.Tokens), after.Percent)
 }
 
 // contextLines describes a session's context use for /status: tokens and

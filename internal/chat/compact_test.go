@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,4 +114,53 @@ func TestGroupDigits(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestCompactedReport(t *testing.T) {
+	tests := []struct {
+		name          string
+		before, after agent.ContextUsage
+		want          string
+	}{
+		{"shrank", agent.ContextUsage{Tokens: 90000}, agent.ContextUsage{Tokens: 12000, Percent: 9},
+			"🗜 Compacted older messages: the context went from 90,000 to 12,000 tokens (9% of the window)."},
+		{"grew", agent.ContextUsage{Tokens: 1500}, agent.ContextUsage{Tokens: 1578, Percent: 1},
+			"🗜 Compacted older messages, but the summary is no smaller than what it replaced: the context went from 1,500 to 1,578 tokens (1% of the window). Compacting pays off on a longer conversation."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, compactedReport(tt.before, tt.after)); diff != "" {
+				t.Errorf("compactedReport (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// /compact of a short conversation with a long summary says the context
+// did not shrink, and /status counts the system prompt.
+func TestCompactReportsHonestly(t *testing.T) {
+	faux := agent.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		if len(req.Tools) == 0 {
+			return agent.Response{Text: strings.Repeat("a long summary ", 200)}, nil
+		}
+		return agent.Response{Text: "ok"}, nil
+	})
+	system := strings.Repeat("You are a helpful agent. ", 200)
+	h := newHarness(t, harnessConfig{provider: faux, agentOpts: []agent.Option{
+		agent.WithCompactionKeepTurns(1), agent.WithSystemPrompt(func(agent.SessionInfo) string { return system }),
+	}})
+	for range 2 {
+		h.tg.SendText(userID, userID, "hi")
+		h.waitMessages(userID, "an answer", func(m []telegramtest.Message) bool { return len(m) > 0 && m[len(m)-1].Visible == "ok" })
+	}
+	h.tg.SendText(userID, userID, "/status")
+	status := h.waitText(userID, "Context: ")
+	var shown string
+	fmt.Sscan(strings.ReplaceAll(strings.SplitN(status.Visible, "Context: ", 2)[1], ",", ""), &shown)
+	if n, _ := strconv.Atoi(shown); n < len(system)/4 {
+		t.Errorf("the status does not count the %d-byte system prompt: %q", len(system), status.Visible)
+	}
+	h.tg.SendText(userID, userID, "/compact")
+	h.waitText(userID, "the summary is no smaller than what it replaced")
 }
