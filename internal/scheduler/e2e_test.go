@@ -30,8 +30,10 @@ func TestEndToEndWatcherRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	turns := make(chan error, 1)
 	e.chats.onPrompt = func(ctx context.Context, target, label, prompt string) error {
 		_, err := sess.Prompt(ctx, []agent.Content{agent.Text(prompt)}, nil)
+		turns <- err
 		return err
 	}
 	if _, err := sess.Prompt(t.Context(), []agent.Content{agent.Text("watch notes.txt every hour")}, nil); err != nil {
@@ -44,17 +46,23 @@ func TestEndToEndWatcherRedacted(t *testing.T) {
 	if err := e.s.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	clock.Set(e.s.Next(jobs[0]))
-	e.s.poke()
-	msgs := e.chats.waitFor(t, 1, 10*time.Second)
+	if ps := e.passAt(t, clock, e.s.Next(jobs[0])); ps.fired != 1 {
+		t.Fatalf("the pass at the job's time fired %d job(s)", ps.fired)
+	}
+	msgs := e.chats.waitFor(t, 1)
 	if msgs[0].Kind != "prompt" || msgs[0].Label != "⏰ Job notes-watch" {
 		t.Fatalf("first message: %s %q", msgs[0].Kind, msgs[0].Label)
 	}
-	for deadline := time.Now().Add(10 * time.Second); e.faux.Pending() > 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the watcher's turn never reached the model")
+	select {
+	case err := <-turns:
+		if err != nil {
+			t.Fatalf("the watcher's turn: %v", err)
 		}
-		time.Sleep(20 * time.Millisecond)
+	case <-time.After(hangGuard):
+		t.Fatal("the watcher's turn never ended")
+	}
+	if n := e.faux.Pending(); n != 0 {
+		t.Fatalf("the model has %d scripted answer(s) left", n)
 	}
 	reqs := e.faux.Requests()
 	last := reqs[len(reqs)-1].Messages

@@ -29,41 +29,57 @@ func (s *Scheduler) loop(ctx context.Context) {
 func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
 	now := s.cfg.now()
 	wait := maxWait
+	fired := 0
 	zones := make(map[string]*time.Location)
 	for _, e := range s.snapshot() {
 		loc := s.location(e.job.Target, zones)
 		next := e.sched.next(cmpOrTime(e.anchor, now), loc)
 		if !next.IsZero() && !next.After(now) {
-			s.fire(ctx, e, now)
+			if s.fire(ctx, e, now) {
+				fired++
+			}
 			next = e.sched.next(now, loc) // fire moved the anchor to now
 		}
 		if next.After(now) {
 			wait = min(wait, next.Sub(now))
 		}
 	}
+	if s.cfg.onPass != nil {
+		s.cfg.onPass(now, fired)
+	}
 	return wait
 }
 
 // fire starts one run of the job seen, unless it changed meanwhile or its
-// previous run is still going (that run is then skipped). A one-shot job
-// is removed before it runs, so that it runs at most once.
-func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) {
+// previous run is still going (that run is then skipped), and reports
+// whether it started one. A one-shot job is removed from the file before
+// it runs, so that it runs at most once, even across a restart: when that
+// save fails, the job stays, does not run, and the chat is told once; a
+// later pass tries again.
+func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 	s.mu.Lock()
 	e, ok := s.jobs[seen.job.ID]
 	if !ok || !e.anchor.Equal(seen.anchor) || ctx.Err() != nil {
 		s.mu.Unlock()
-		return
+		return false
 	}
 	job := e.job
 	if _, running := s.runs[job.ID]; running {
 		e.anchor = now
 		s.mu.Unlock()
 		s.log().Info("scheduler: job still running, this run skipped", "job", job.ID, "target", job.Target)
-		return
+		return false
 	}
 	late := job.OneShot() && (job.At.Before(s.startedAt) || now.Sub(job.At) > lateAfter)
 	if job.OneShot() {
 		delete(s.jobs, job.ID)
+		s.fired[job.ID] = firedShot{target: job.Target, running: true}
+		s.mu.Unlock()
+		if err := s.save(); err != nil {
+			s.keepUnfired(ctx, e, err)
+			return false
+		}
+		s.mu.Lock()
 	} else {
 		e.anchor = now
 	}
@@ -71,12 +87,34 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) {
 	s.runs[job.ID] = cancel
 	s.wg.Add(1)
 	s.mu.Unlock()
-	if job.OneShot() {
-		if err := s.save(); err != nil {
-			s.log().Error("scheduler: saving jobs", "err", err)
-		}
-	}
 	go s.run(runCtx, job, now, late)
+	return true
+}
+
+// keepUnfired puts back a one-shot job whose removal from the file failed
+// with err, so that it does not run now and would not run twice after a
+// restart, and tells its chat once.
+func (s *Scheduler) keepUnfired(ctx context.Context, e *entry, err error) {
+	job := e.job
+	s.mu.Lock()
+	delete(s.fired, job.ID)
+	s.jobs[job.ID] = e
+	alert := !e.alerted
+	e.alerted = true
+	s.mu.Unlock()
+	log := s.log().With("job", job.ID, "target", job.Target)
+	log.Error("scheduler: a due one-shot job was not run: saving jobs failed", "err", err)
+	if !alert {
+		return
+	}
+	text := s.redactor().Redact(unfiredAlert(job, err))
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.chats.Notify(ctx, job.Target, text); err != nil {
+			log.Warn("scheduler: sending the unsaved one-shot alert", "err", err)
+		}
+	}()
 }
 
 // outcome is how a run ended, for the job's record and the alerts.
@@ -98,6 +136,10 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 		if stop, ok := s.runs[job.ID]; ok {
 			stop()
 			delete(s.runs, job.ID)
+		}
+		if f, ok := s.fired[job.ID]; ok {
+			f.running = false
+			s.fired[job.ID] = f
 		}
 		s.mu.Unlock()
 	}()

@@ -4,13 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,11 +77,15 @@ func (f *fakeChats) sent() []sent {
 	return append([]sent(nil), f.msgs...)
 }
 
+// hangGuard is how long a test waits for an event before it gives up: a
+// guard against a hang, never a measure of speed.
+const hangGuard = 30 * time.Second
+
 // waitFor waits until at least n messages were sent, failing the test
-// after timeout.
-func (f *fakeChats) waitFor(t *testing.T, n int, timeout time.Duration) []sent {
+// after the hang guard.
+func (f *fakeChats) waitFor(t *testing.T, n int) []sent {
 	t.Helper()
-	deadline := time.After(timeout)
+	deadline := time.After(hangGuard)
 	for {
 		if got := f.sent(); len(got) >= n {
 			return got
@@ -90,7 +93,7 @@ func (f *fakeChats) waitFor(t *testing.T, n int, timeout time.Duration) []sent {
 		select {
 		case <-f.changed:
 		case <-deadline:
-			t.Fatalf("waited %s for %d message(s) to the chat, got %d", timeout, n, len(f.sent()))
+			t.Fatalf("waited %s for %d message(s) to the chat, got %d", hangGuard, n, len(f.sent()))
 		}
 	}
 }
@@ -111,6 +114,120 @@ func (c *fakeClock) Set(t time.Time) {
 	c.mu.Lock()
 	c.now = t
 	c.mu.Unlock()
+}
+
+// pass is one pass of the firing loop: the time it read from the clock
+// and how many runs it started.
+type pass struct {
+	now   time.Time
+	fired int
+}
+
+// passes records the firing loop's passes (the scheduler's onPass hook).
+type passes struct {
+	mu      sync.Mutex
+	seen    []pass
+	changed chan struct{}
+}
+
+func (p *passes) add(now time.Time, fired int) {
+	p.mu.Lock()
+	p.seen = append(p.seen, pass{now: now, fired: fired})
+	p.mu.Unlock()
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+// first returns the first pass that read now, if there was one.
+func (p *passes) first(now time.Time) (pass, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ps := range p.seen {
+		if ps.now.Equal(now) {
+			return ps, true
+		}
+	}
+	return pass{}, false
+}
+
+// waitPass pokes the firing loop and waits for its first pass that read
+// now from the clock. Each step of a test sets the clock to a time it did
+// not show before, so that pass came after the step: what it fired, or
+// did not fire, is the scheduler's answer to that step.
+func (e *env) waitPass(t *testing.T, now time.Time) pass {
+	t.Helper()
+	e.s.poke()
+	deadline := time.After(hangGuard)
+	for {
+		if ps, ok := e.passes.first(now); ok {
+			return ps
+		}
+		select {
+		case <-e.passes.changed:
+		case <-deadline:
+			t.Fatalf("waited %s for a pass of the firing loop at %v", hangGuard, now)
+		}
+	}
+}
+
+// passAt sets clock to now and waits for the firing loop's pass at now.
+func (e *env) passAt(t *testing.T, clock *fakeClock, now time.Time) pass {
+	t.Helper()
+	clock.Set(now)
+	return e.waitPass(t, now)
+}
+
+// stop stops the scheduler and waits for its runs to end, so that what
+// they sent is all there is.
+func (e *env) stop(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
+	defer cancel()
+	if err := e.s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fifo makes name in the workspace a named pipe that a script holds open
+// (for example "sleep 30 3>name &"). opened is closed once a process opened
+// it for writing, gone once every writer closed it: the process holding it
+// ended.
+func (e *env) fifo(t *testing.T, name string) (opened, gone <-chan struct{}) {
+	t.Helper()
+	path := filepath.Join(e.workspace, name)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, g := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(g)
+		f, err := os.Open(path) // blocks until a writer opens it
+		close(o)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		_, _ = io.Copy(io.Discard, f) // EOF once every writer closed it
+	}()
+	t.Cleanup(func() {
+		// Release the reader if no writer ever came.
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	return o, g
+}
+
+// within fails the test unless ch is closed within the hang guard.
+func within(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(hangGuard):
+		t.Fatalf("waited %s for %s", hangGuard, what)
+	}
 }
 
 // randomSecret returns a fresh secret value, so no test depends on a
@@ -134,6 +251,7 @@ type env struct {
 	faux      *agent.FauxProvider
 	dir       string // the agent dir, holding jobs.json
 	workspace string
+	passes    *passes
 	token     string // TELEGRAM_BOT_TOKEN's value
 	secret    string // the value of an innocently named variable, in SecretValues
 }
@@ -149,7 +267,8 @@ type setup struct {
 
 func newEnv(t *testing.T, su setup) *env {
 	t.Helper()
-	e := &env{dir: su.dir, workspace: t.TempDir(), token: randomSecret(t), secret: randomSecret(t)}
+	e := &env{dir: su.dir, workspace: t.TempDir(), token: randomSecret(t), secret: randomSecret(t),
+		passes: &passes{changed: make(chan struct{}, 1)}}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
@@ -179,6 +298,7 @@ func newEnv(t *testing.T, su setup) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.s.cfg.onPass = e.passes.add
 	e.faux = agent.NewFauxProvider(su.faux...)
 	e.agent, err = agent.New(e.faux, policy, redactor.New([]string{e.token, e.secret}),
 		agent.WithExtensions(e.s), agent.WithWorkspace(e.workspace))
@@ -189,7 +309,7 @@ func newEnv(t *testing.T, su setup) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		if err := e.s.Stop(ctx); err != nil {
 			t.Errorf("Stop: %v", err)
@@ -245,30 +365,6 @@ func (e *env) job(t *testing.T, id string) Job {
 	}
 	t.Fatalf("no job %q", id)
 	return Job{}
-}
-
-// processGone reports whether pid has exited (a zombie counts as gone).
-func processGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
-}
-
-// readPID reads a pid a script wrote to name in the workspace.
-func (e *env) readPID(t *testing.T, name string) int {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(e.workspace, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
 }
 
 // readFileIn reads name in dir.

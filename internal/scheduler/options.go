@@ -31,6 +31,13 @@ type config struct {
 	maxJobs       int
 	minInterval   time.Duration
 	logger        *slog.Logger
+	// saveFile writes the jobs file (saveJobs); tests replace it to make a
+	// save fail.
+	saveFile func(path string, jobs []Job) error
+	// onPass, when set, is called after every pass of the firing loop
+	// with the time the pass read from the clock and how many runs it
+	// started, so that tests wait for a pass instead of sleeping.
+	onPass func(now time.Time, fired int)
 }
 
 // Option configures a Scheduler built by New.

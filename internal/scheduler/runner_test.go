@@ -130,36 +130,38 @@ esac`)
 }
 
 // TestWatcherTimeoutKillsGroup checks that a script outliving its timeout
-// has its whole process group killed, even when it ignores SIGTERM, and
-// that the chat is alerted.
+// gets SIGTERM first (its trap leaves a marker), then, when it ignores
+// SIGTERM, SIGKILL for its whole process group (its background child, which
+// ignores SIGTERM too and holds a named pipe open, dies), and that the chat
+// is alerted.
 func TestWatcherTimeoutKillsGroup(t *testing.T) {
 	tests := []struct {
 		name   string
 		script string
 	}{
-		{"obeys SIGTERM", "sleep 30 & echo $! > child.pid; sleep 30"},
-		{"ignores SIGTERM", "trap '' TERM; sleep 30 & echo $! > child.pid; sleep 30"},
+		{"obeys SIGTERM", "trap 'echo TERM >> term.marker; exit 143' TERM; sleep 30 3>child.fifo & wait"},
+		{"ignores SIGTERM", "trap '' TERM; sleep 30 3>child.fifo & trap 'echo TERM >> term.marker' TERM; while :; do wait; done"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, setup{opts: []Option{WithScriptTimeout(500 * time.Millisecond)}})
-			e.s.cfg.killGrace = 300 * time.Millisecond
+			e := newEnv(t, setup{opts: []Option{WithScriptTimeout(time.Second)}})
+			e.s.cfg.killGrace = time.Second
+			opened, gone := e.fifo(t, "child.fifo")
 			j := e.schedule(t, "chat-a", "@hourly", "p", tt.script)
-			start := time.Now()
-			e.runNow(t, j.ID)
-			if took := time.Since(start); took > 5*time.Second {
-				t.Errorf("the run took %s", took)
-			}
-			pid := e.readPID(t, "child.pid")
-			deadline := time.Now().Add(3 * time.Second)
-			for !processGone(pid) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the script's background child %d survived the timeout", pid)
-				}
-				time.Sleep(20 * time.Millisecond)
+			ran := make(chan struct{})
+			go func() {
+				defer close(ran)
+				e.runNow(t, j.ID)
+			}()
+			within(t, opened, "the script's child to start")
+			within(t, ran, "the run to end")
+			within(t, gone, "the script's background child to die")
+			marker, err := readFileIn(e.workspace, "term.marker")
+			if err != nil || string(marker) != "TERM\n" {
+				t.Errorf("the script's SIGTERM marker is %q (%v), want one TERM before the kill", marker, err)
 			}
 			msgs := e.chats.sent()
-			if len(msgs) != 1 || msgs[0].Kind != "notify" || !strings.Contains(msgs[0].Text, "timed out after 500ms") {
+			if len(msgs) != 1 || msgs[0].Kind != "notify" || !strings.Contains(msgs[0].Text, "timed out after 1s") {
 				t.Errorf("want one timeout alert, got %+v", msgs)
 			}
 		})

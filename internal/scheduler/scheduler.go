@@ -24,9 +24,6 @@ const maxWait = time.Minute
 // when the bot was up.
 const lateAfter = time.Minute
 
-// ErrNotFound reports a job id that the target chat does not have.
-var ErrNotFound = errors.New("scheduler: no such job")
-
 // Scheduler keeps the jobs of every chat, fires them on time and offers
 // the model its tools. It is an [agent.Extension]. Build it with New,
 // register it with the agent, then Start it once the agent has activated
@@ -46,6 +43,7 @@ type Scheduler struct {
 	mu        sync.Mutex
 	jobs      map[string]*entry
 	runs      map[string]context.CancelFunc
+	fired     map[string]firedShot
 	procs     agent.ProcessPreparer
 	red       *redactor.Redactor
 	logger    *slog.Logger
@@ -65,6 +63,9 @@ type entry struct {
 	// started: its next run is the schedule's first after it. Zero means
 	// after now.
 	anchor time.Time
+	// alerted reports that the chat was told this one-shot job could not
+	// be marked as fired in the file, so it is told only once.
+	alerted bool
 }
 
 // New loads the jobs kept at path (<AGENT_DIR>/jobs.json; a missing file
@@ -85,6 +86,7 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 		outputLimit:   DefaultOutputLimit,
 		maxJobs:       DefaultMaxJobs,
 		minInterval:   DefaultMinInterval,
+		saveFile:      saveJobs,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -107,6 +109,7 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 		wake:   make(chan struct{}, 1),
 		jobs:   make(map[string]*entry, len(jobs)),
 		runs:   make(map[string]context.CancelFunc),
+		fired:  make(map[string]firedShot),
 		logger: cmp.Or(cfg.logger, slog.New(slog.DiscardHandler)),
 	}
 	for _, j := range jobs {
@@ -317,30 +320,6 @@ func (s *Scheduler) Next(job Job) time.Time {
 	return cp.sched.next(cmpOrTime(cp.anchor, s.cfg.now()), loc).In(loc)
 }
 
-// Cancel removes the target chat's job id, stopping its run if one is
-// going. A job of another chat is not found, like one that does not exist.
-func (s *Scheduler) Cancel(target, id string) error {
-	s.mu.Lock()
-	e, ok := s.jobs[id]
-	if !ok || e.job.Target != target {
-		s.mu.Unlock()
-		return fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	delete(s.jobs, id)
-	if stop, running := s.runs[id]; running {
-		stop()
-	}
-	s.mu.Unlock()
-	if err := s.save(); err != nil {
-		s.mu.Lock()
-		s.jobs[id] = e
-		s.mu.Unlock()
-		return err
-	}
-	s.poke()
-	return nil
-}
-
 // add keeps a new job, within the target chat's limit, and saves the file;
 // a failed save leaves the job out.
 func (s *Scheduler) add(job Job, sched schedule) (Job, error) {
@@ -396,7 +375,7 @@ func (s *Scheduler) save() error {
 	slices.SortFunc(jobs, func(a, b Job) int {
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
 	})
-	return saveJobs(s.path, jobs)
+	return s.cfg.saveFile(s.path, jobs)
 }
 
 // location returns the target chat's zone, through cache when it is not

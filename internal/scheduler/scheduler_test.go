@@ -1,9 +1,7 @@
 package scheduler
 
 import (
-	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,9 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// settle gives the firing loop time to act on a poke.
-func settle() { time.Sleep(100 * time.Millisecond) }
-
 // TestEveryFires checks that @every 1s fires repeatedly on the real clock.
 func TestEveryFires(t *testing.T) {
 	e := newEnv(t, setup{opts: []Option{WithMinInterval(time.Second)}})
@@ -22,7 +17,7 @@ func TestEveryFires(t *testing.T) {
 	if err := e.s.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	msgs := e.chats.waitFor(t, 2, 5*time.Second)
+	msgs := e.chats.waitFor(t, 2)
 	want := sent{Kind: "prompt", Target: "chat-a", Label: "⏰ Job tick", Text: "tick"}
 	for _, m := range msgs[:2] {
 		if diff := cmp.Diff(want, m); diff != "" {
@@ -59,26 +54,22 @@ func TestOneShotAcrossDST(t *testing.T) {
 			if err := e.s.Start(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			clock.Set(tt.want.Add(-time.Second))
-			e.s.poke()
-			settle()
-			if n := len(e.chats.sent()); n != 0 {
-				t.Fatalf("fired %d time(s) a second early", n)
+			if ps := e.passAt(t, clock, tt.want.Add(-time.Second)); ps.fired != 0 {
+				t.Fatalf("fired %d job(s) a second early", ps.fired)
 			}
-			clock.Set(tt.want)
-			e.s.poke()
-			msgs := e.chats.waitFor(t, 1, 5*time.Second)
-			if diff := cmp.Diff(sent{Kind: "prompt", Target: "chat-a", Label: "⏰ Job wake-up", Text: "wake up"}, msgs[0]); diff != "" {
-				t.Errorf("prompt (-want +got):\n%s", diff)
+			if ps := e.passAt(t, clock, tt.want); ps.fired != 1 {
+				t.Fatalf("fired %d job(s) on time, want 1", ps.fired)
 			}
 			if jobs := e.s.List("chat-a"); len(jobs) != 0 {
 				t.Errorf("the one-shot job is still listed: %v", jobs)
 			}
-			clock.Set(tt.want.Add(time.Hour))
-			e.s.poke()
-			settle()
-			if n := len(e.chats.sent()); n != 1 {
-				t.Errorf("a one-shot job fired %d times", n)
+			if ps := e.passAt(t, clock, tt.want.Add(time.Hour)); ps.fired != 0 {
+				t.Errorf("an hour later the loop fired %d job(s) again", ps.fired)
+			}
+			e.stop(t)
+			want := []sent{{Kind: "prompt", Target: "chat-a", Label: "⏰ Job wake-up", Text: "wake up"}}
+			if diff := cmp.Diff(want, e.chats.sent()); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -98,8 +89,10 @@ func TestMissedOneShot(t *testing.T) {
 	if err := after.s.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	after.chats.waitFor(t, 1, 5*time.Second)
-	settle()
+	if ps := after.waitPass(t, clock.Now()); ps.fired != 1 {
+		t.Errorf("the first pass after start-up fired %d job(s), want the missed one-shot", ps.fired)
+	}
+	after.stop(t)
 	want := []sent{{
 		Kind: "prompt", Target: "chat-a", Label: "⏰ Job call-mum (late)",
 		Text: "(This job was due at Mon 2026-06-01 13:00 CEST; it runs late because the bot was not running then.)\n\ncall mum",
@@ -112,8 +105,10 @@ func TestMissedOneShot(t *testing.T) {
 	if err := again.s.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	again.s.poke()
-	settle()
+	if ps := again.waitPass(t, clock.Now()); ps.fired != 0 {
+		t.Errorf("after a second restart the loop fired %d job(s)", ps.fired)
+	}
+	again.stop(t)
 	if got := again.chats.sent(); len(got) != 0 {
 		t.Errorf("after a second restart the chat got %+v", got)
 	}
@@ -171,38 +166,24 @@ func TestListOrderAndLimit(t *testing.T) {
 	}
 }
 
-// TestStopKillsRunningScript checks that Stop cancels a running watcher,
-// kills its process group, waits for it and sends no alert.
+// TestStopKillsRunningScript checks that Stop cancels a watcher the loop
+// started, kills its process group (the background child that holds a
+// named pipe open), waits for it and sends no alert.
 func TestStopKillsRunningScript(t *testing.T) {
-	e := newEnv(t, setup{opts: []Option{WithMinInterval(time.Second)}})
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 20, 0, 0, time.UTC)}
+	e := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
 	e.s.cfg.killGrace = 200 * time.Millisecond
-	e.schedule(t, "chat-a", "@every 1s", "p", "sleep 30 & echo $! > child.pid; wait")
+	opened, gone := e.fifo(t, "child.fifo")
+	j := e.schedule(t, "chat-a", "@hourly", "p", "sleep 30 3>child.fifo & wait")
 	if err := e.s.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	pidFile := filepath.Join(e.workspace, "child.pid")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if data, err := os.ReadFile(pidFile); err == nil && len(data) > 0 && data[len(data)-1] == '\n' {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the watcher never started")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if ps := e.passAt(t, clock, e.s.Next(j)); ps.fired != 1 {
+		t.Fatalf("the pass at the job's time fired %d job(s)", ps.fired)
 	}
-	pid := e.readPID(t, "child.pid")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	if err := e.s.Stop(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(3 * time.Second); !processGone(pid); {
-		if time.Now().After(deadline) {
-			t.Fatal("the watcher's child survived Stop")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	within(t, opened, "the watcher's child to start")
+	e.stop(t)
+	within(t, gone, "the watcher's child to die after Stop")
 	if got := e.chats.sent(); len(got) != 0 {
 		t.Errorf("Stop made the scheduler send %+v", got)
 	}

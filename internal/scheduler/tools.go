@@ -238,8 +238,13 @@ func (t cancelTool) Execute(_ context.Context, call *agent.Call) (agent.Result, 
 	}
 	id := strings.TrimSpace(a.ID)
 	if err := t.s.Cancel(target, id); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		switch {
+		case errors.Is(err, ErrNotFound):
 			return agent.ErrorResult(fmt.Sprintf("This chat has no job %q; list_jobs shows its jobs.", id)), nil
+		case errors.Is(err, ErrAlreadyRunning):
+			return agent.ErrorResult(fmt.Sprintf("Job %s already fired and is running now; a one-shot job cannot be cancelled once it fired.", id)), nil
+		case errors.Is(err, ErrAlreadyFinished):
+			return agent.ErrorResult(fmt.Sprintf("Job %s already ran; a one-shot job is gone once it fired.", id)), nil
 		}
 		return agent.ErrorResult(toolError(err, t.s.cfg.minInterval)), nil
 	}

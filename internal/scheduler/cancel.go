@@ -1,0 +1,60 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The errors of Cancel.
+var (
+	// ErrNotFound reports a job id that the target chat does not have.
+	ErrNotFound = errors.New("scheduler: no such job")
+	// ErrAlreadyRunning reports a one-shot job that fired and is running
+	// now: it is no longer scheduled, so there is nothing to cancel.
+	ErrAlreadyRunning = errors.New("scheduler: the one-shot job already fired and is running now")
+	// ErrAlreadyFinished reports a one-shot job that fired and whose run
+	// is over.
+	ErrAlreadyFinished = errors.New("scheduler: the one-shot job already ran")
+)
+
+// firedShot is a one-shot job that fired: it left the jobs, and Cancel
+// answers for it with ErrAlreadyRunning or ErrAlreadyFinished instead of
+// ErrNotFound.
+type firedShot struct {
+	target  string
+	running bool
+}
+
+// Cancel removes the target chat's job id, stopping its run if one is
+// going. A job of another chat is not found, like one that does not exist.
+// A one-shot job that already fired is no longer scheduled: Cancel then
+// returns an error matching ErrAlreadyRunning while its run goes on, and
+// ErrAlreadyFinished after it.
+func (s *Scheduler) Cancel(target, id string) error {
+	s.mu.Lock()
+	e, ok := s.jobs[id]
+	if !ok || e.job.Target != target {
+		f, fired := s.fired[id]
+		s.mu.Unlock()
+		switch {
+		case fired && f.target == target && f.running:
+			return fmt.Errorf("%w: %q", ErrAlreadyRunning, id)
+		case fired && f.target == target:
+			return fmt.Errorf("%w: %q", ErrAlreadyFinished, id)
+		}
+		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	delete(s.jobs, id)
+	if stop, running := s.runs[id]; running {
+		stop()
+	}
+	s.mu.Unlock()
+	if err := s.save(); err != nil {
+		s.mu.Lock()
+		s.jobs[id] = e
+		s.mu.Unlock()
+		return err
+	}
+	s.poke()
+	return nil
+}

@@ -1,0 +1,168 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// TestOneShotNotRunWhenSaveFails checks that a due one-shot job whose
+// removal from the file fails does not run (it would run again after a
+// restart), that its chat is told once however often the save fails, and
+// that it runs once the file can be written, and never again.
+func TestOneShotNotRunWhenSaveFails(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+	e := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
+	j := e.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", "") // 11:00 UTC
+	var failing atomic.Bool
+	failing.Store(true)
+	e.s.cfg.saveFile = func(path string, jobs []Job) error {
+		if failing.Load() {
+			return errors.New("disk full")
+		}
+		return saveJobs(path, jobs)
+	}
+	if err := e.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(e.dir, "jobs.json")
+	for i, at := range []time.Time{j.At, j.At.Add(time.Minute)} {
+		if ps := e.passAt(t, clock, at); ps.fired != 0 {
+			t.Fatalf("pass %d: a one-shot job that could not be saved as fired ran", i)
+		}
+		if jobs := e.s.List("chat-a"); len(jobs) != 1 || jobs[0].ID != j.ID {
+			t.Errorf("pass %d: the unfired job is no longer listed: %+v", i, jobs)
+		}
+		if stored, err := loadJobs(path); err != nil || len(stored) != 1 {
+			t.Errorf("pass %d: the file holds %d job(s) (err %v), want the unfired one", i, len(stored), err)
+		}
+	}
+
+	failing.Store(false)
+	if ps := e.passAt(t, clock, j.At.Add(2*time.Minute)); ps.fired != 1 {
+		t.Fatalf("once the file could be written the pass fired %d job(s), want 1", ps.fired)
+	}
+	if ps := e.passAt(t, clock, j.At.Add(3*time.Minute)); ps.fired != 0 {
+		t.Errorf("the one-shot job fired again")
+	}
+	e.stop(t)
+	msgs := e.chats.sent()
+	var kinds []string
+	for _, m := range msgs {
+		kinds = append(kinds, m.Kind)
+	}
+	if diff := cmp.Diff([]string{"notify", "prompt"}, kinds); diff != "" {
+		t.Fatalf("message kinds (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"Job call-mum (" + j.ID + ") is due but did not run", "disk full", "must never run twice"} {
+		if !strings.Contains(msgs[0].Text, want) {
+			t.Errorf("alert %q lacks %q", msgs[0].Text, want)
+		}
+	}
+	if !strings.HasSuffix(msgs[1].Text, "call mum") {
+		t.Errorf("prompt %q is not the job's", msgs[1].Text)
+	}
+	if stored, err := loadJobs(path); err != nil || len(stored) != 0 {
+		t.Errorf("the file holds %d job(s) after the run (err %v)", len(stored), err)
+	}
+
+	again := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
+	if err := again.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if ps := again.waitPass(t, clock.Now()); ps.fired != 0 {
+		t.Errorf("after a restart the one-shot job fired again")
+	}
+}
+
+// TestCancelFiredOneShot checks the answer to cancelling a one-shot job
+// that fired: "already running" while its run goes on, "already ran"
+// after, through Cancel (the /jobs button) and cancel_job; another chat
+// still gets "not found".
+func TestCancelFiredOneShot(t *testing.T) {
+	tests := []struct {
+		name string
+		// cancel cancels id for target and returns the answer.
+		cancel                    func(t *testing.T, e *env, target, id string) string
+		wantRunning, wantFinished string // {id} stands for the job's id
+		wantOther                 string
+	}{
+		{
+			name: "Cancel",
+			cancel: func(t *testing.T, e *env, target, id string) string {
+				err := e.s.Cancel(target, id)
+				for _, sentinel := range []error{ErrAlreadyRunning, ErrAlreadyFinished, ErrNotFound} {
+					if errors.Is(err, sentinel) {
+						return sentinel.Error()
+					}
+				}
+				return "unexpected: " + errString(err)
+			},
+			wantRunning:  ErrAlreadyRunning.Error(),
+			wantFinished: ErrAlreadyFinished.Error(),
+			wantOther:    ErrNotFound.Error(),
+		},
+		{
+			name: "cancel_job",
+			cancel: func(t *testing.T, e *env, target, id string) string {
+				res := e.callTool(t, "cancel_job", target, `{"id": "`+id+`"}`)
+				if !res.IsError {
+					t.Errorf("cancel_job of a fired job is not an error result")
+				}
+				return agent.TextOf(res.Content)
+			},
+			wantRunning:  "Job {id} already fired and is running now; a one-shot job cannot be cancelled once it fired.",
+			wantFinished: "Job {id} already ran; a one-shot job is gone once it fired.",
+			wantOther:    `This chat has no job "{id}"; list_jobs shows its jobs.`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+			e := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
+			release := make(chan struct{})
+			e.chats.onPrompt = func(ctx context.Context, _, _, _ string) error {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+				return nil
+			}
+			j := e.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", "")
+			if err := e.s.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if ps := e.passAt(t, clock, j.At); ps.fired != 1 {
+				t.Fatalf("the pass at the job's time fired %d job(s)", ps.fired)
+			}
+			e.chats.waitFor(t, 1) // the run is prompting the chat
+			want := func(s string) string { return strings.ReplaceAll(s, "{id}", j.ID) }
+			if diff := cmp.Diff(want(tt.wantRunning), tt.cancel(t, e, "chat-a", j.ID)); diff != "" {
+				t.Errorf("while it runs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want(tt.wantOther), tt.cancel(t, e, "chat-b", j.ID)); diff != "" {
+				t.Errorf("another chat (-want +got):\n%s", diff)
+			}
+			close(release)
+			e.stop(t)
+			if diff := cmp.Diff(want(tt.wantFinished), tt.cancel(t, e, "chat-a", j.ID)); diff != "" {
+				t.Errorf("after it ran (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// errString returns err's text, "<nil>" for nil.
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
