@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
@@ -35,7 +36,7 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 		return nil
 	}
 	if !h.allowed[m.From.ID] {
-		h.logger.Debug("ignored a message from a user who is not allowed", "user_id", m.From.ID, "chat_id", m.Chat.ID)
+		h.noteStranger(m.From.ID, m.Chat.ID)
 		return nil
 	}
 	h.mu.Lock()
@@ -76,7 +77,7 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 	if isCommand {
 		in.command, in.args = command, args
 	}
-	in.startsTurn = !isCommand || !knownCommand(command)
+	in.startsTurn = !isCommand
 	if in.startsTurn && in.text == "" && !hasAttachment(m) {
 		return nil
 	}
@@ -94,10 +95,50 @@ func parseCommand(text, botName string) (command, args string, ok bool) {
 		head, rest = head[:i], head[i+1:]+" "+rest
 	}
 	name, target, addressed := strings.Cut(head, "@")
+	if !commandName(name) {
+		return "", "", false // "/path/to/file …" is text
+	}
 	if addressed && !strings.EqualFold(target, botName) {
 		return "", "", true
 	}
 	return strings.ToLower(name), strings.TrimSpace(rest), true
+}
+
+// commandName reports whether s can name a bot command: 1 to 32 letters,
+// digits and underscores, as Telegram marks them.
+func commandName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// strangerLogInterval is how often a user who is not allowed is logged at
+// Info (per user id); in between, at Debug.
+const strangerLogInterval = time.Hour
+
+// noteStranger logs a message from a user who is not allowed: at Info once
+// per user id and interval, so that a wrong TELEGRAM_ALLOWED_USER_IDS is
+// plain to see without flooding the log.
+func (h *Host) noteStranger(userID, chatID int64) {
+	now := time.Now()
+	h.mu.Lock()
+	last, seen := h.strangers[userID]
+	loud := !seen || now.Sub(last) >= strangerLogInterval
+	if loud {
+		h.strangers[userID] = now
+	}
+	h.mu.Unlock()
+	if loud {
+		h.logger.Info("message from a user not in TELEGRAM_ALLOWED_USER_IDS; ignored", "user_id", userID, "chat_id", chatID)
+		return
+	}
+	h.logger.Debug("ignored a message from a user who is not allowed", "user_id", userID, "chat_id", chatID)
 }
 
 // entityText returns the part of text an entity covers (offsets are in

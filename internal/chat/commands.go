@@ -44,15 +44,6 @@ func botCommands() []models.BotCommand {
 	}
 }
 
-func knownCommand(name string) bool {
-	for _, c := range botCommands() {
-		if c.Command == name {
-			return true
-		}
-	}
-	return false
-}
-
 const helpText = `I am an AI agent: I answer your messages and can run commands, read and write files in my workspace, and schedule jobs.
 
 Send text, voice notes, photos or files.
@@ -65,6 +56,12 @@ Send text, voice notes, photos or files.
 /tz <zone> — set this chat's time zone, e.g. /tz Europe/Berlin
 /jobs — scheduled jobs, with cancel buttons
 /retry — run the message a restart interrupted again`
+
+const startText = `Hi! I'm your agent: an AI that answers your messages and can run commands, read and write files in its workspace, and schedule jobs for you.
+
+Just write what you need, in your own words; you can also send voice notes, photos and files. While I work you see what I run, with a Stop button.
+
+/new starts a fresh conversation, /stop stops me, /status shows what I'm doing, and /help lists every command.`
 
 // dispatch acts on an accepted message: a command at once, a turn queued on
 // its chat's worker.
@@ -92,7 +89,9 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 	t, scope := in.target, in.target.String()
 	reply := func(text string) { h.sendText(ctx, t, text, in.msg.ID) }
 	switch in.command {
-	case "start", "help":
+	case "start":
+		reply(startText)
+	case "help":
 		reply(helpText)
 	case "new":
 		h.queueCommand(t, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
@@ -131,6 +130,8 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 		}
 		reply("🔁 Running your interrupted message again.")
 		h.queueTurn(ctx, again, e.ID)
+	default:
+		reply("Unknown command. /help lists what I understand.")
 	}
 }
 

@@ -126,7 +126,10 @@ type Host struct {
 	mu      sync.Mutex
 	botUser models.User
 	chats   map[string]*chatWorker
-	closing bool
+	// strangers is when each user who is not allowed was last logged at
+	// Info.
+	strangers map[int64]time.Time
+	closing   bool
 	workers sync.WaitGroup
 }
 
@@ -163,6 +166,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		shutdownGrace: 5 * time.Second,
 		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
 		chats:         make(map[string]*chatWorker),
+		strangers:     make(map[int64]time.Time),
 	}
 	for _, o := range opts {
 		o(h)
