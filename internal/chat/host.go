@@ -130,7 +130,7 @@ type Host struct {
 	// Info.
 	strangers map[int64]time.Time
 	closing   bool
-	workers sync.WaitGroup
+	workers   sync.WaitGroup
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
