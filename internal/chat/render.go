@@ -13,7 +13,8 @@ import (
 // <pre><code class="language-x">; an unclosed fence runs to the end, as in
 // CommonMark, and an info string that is not one word stays as the code's
 // first line), # headings (bold lines), "-", "*" and "+" bullets ("• item"),
-// numbered items (kept as "1. item"), and > blockquotes (<blockquote>; a
+// numbered items (kept as "1. item"), pipe tables (a <pre> block with the
+// columns padded, so they stay aligned), and > blockquotes (<blockquote>; a
 // nested quote marker stays literal, since Telegram cannot nest quotes).
 // Inline: **bold** and __bold__ (<b>), *italic* and _italic_ (<i>, never
 // inside a word for "_"), ~~strike~~ (<s>), `code` (<code>), [text](url)
@@ -49,6 +50,12 @@ func renderBlocks(lines []string, quotes bool) string {
 			}
 			out = append(out, codeBlock(info, dedent(lines[i+1:end], len(line)-len(trimmed))))
 			i = end
+			continue
+		}
+		if end, ok := tableAt(lines, i); ok {
+			flush()
+			out = append(out, renderTable(lines[i:end]))
+			i = end - 1
 			continue
 		}
 		if text, ok := heading(line); ok {

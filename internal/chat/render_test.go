@@ -21,6 +21,11 @@ func TestRenderHTML(t *testing.T) {
 		want string
 	}{
 		{"plain", "hello world", "hello world"},
+		{"table", "| name | size |\n|---|--:|\n| **a.txt** | 10 |\n| b & c.go | 2000 |\nafter",
+			"<pre>name     | size\n---------+-----\na.txt    | 10\nb &amp; c.go | 2000</pre>\nafter"},
+		{"table with an escaped pipe and a short row", "|a|b|\n|-|-|\n|x \\| y|\n|z|",
+			"<pre>a     | b\n------+--\nx | y\nz</pre>"},
+		{"pipes without a delimiter row are text", "| a | b |\n| c | d |", "| a | b |\n| c | d |"},
 		{"escaping", `a < b && c > d "q" 'x'`, `a &lt; b &amp;&amp; c &gt; d "q" 'x'`},
 		{"html stays text", "<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"},
 		{"bold", "**bold** and __also__", "<b>bold</b> and <b>also</b>"},
