@@ -47,8 +47,9 @@ type bashTool struct {
 // from /dev/null and stdout and stderr interleaved on one pipe. The command
 // runs in a process group of its own: a timeout or a cancelled call sends
 // SIGTERM to the whole group, then SIGKILL after the kill grace. The result
-// keeps the tail of the output and saves the whole of it to
-// <workspace>/.tmp/bash-*.log when the tail is not all of it.
+// keeps the tail of the output and saves the whole of it (up to the spill
+// limit) to <workspace>/.tmp/bash-*.log when the tail is not all of it; the
+// oldest of those files are removed (see WithSpillLimits).
 func NewBash(opts ...BashOption) agent.Tool {
 	cfg := defaultBashConfig()
 	for _, o := range opts {
@@ -167,12 +168,8 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 	if workspace == "" {
 		workspace = pc.Cwd
 	}
-	sink := newTailBuffer(b.cfg.maxLines, b.cfg.maxBytes, func() (*os.File, error) {
-		dir := filepath.Join(workspace, tempDirName)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		return os.CreateTemp(dir, "bash-*.log")
+	sink := newTailBuffer(b.cfg.maxLines, b.cfg.maxBytes, b.cfg.spillMaxBytes, func() (*os.File, error) {
+		return b.openSpill(filepath.Join(workspace, tempDirName), time.Now())
 	})
 	readDone := make(chan error, 1)
 	go func() { readDone <- copyOutput(sink, pr) }()
@@ -186,8 +183,8 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 		<-readDone
 	}
 	view := sink.snapshot()
-	path, spillErr := sink.finish(view.Truncated)
-	return b.result(view, path, spillErr, cmd, waitErr, reason, timeout, capped, time.Since(start))
+	spill := sink.finish(view.Truncated)
+	return b.result(view, spill, cmd, waitErr, reason, timeout, capped, time.Since(start))
 }
 
 // copyOutput reads the pipe into sink until EOF or until the read is

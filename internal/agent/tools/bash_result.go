@@ -13,7 +13,7 @@ import (
 // result builds the bash tool's result: the tail, a truncation note naming
 // the full output's file, and how the command ended, in the text and in
 // Details.
-func (b *bashTool) result(view tailView, path string, spillErr error, cmd *exec.Cmd, waitErr error, reason endReason, timeout time.Duration, capped bool, elapsed time.Duration) agent.Result {
+func (b *bashTool) result(view tailView, spill spillResult, cmd *exec.Cmd, waitErr error, reason endReason, timeout time.Duration, capped bool, elapsed time.Duration) agent.Result {
 	exitCode := -1
 	if cmd.ProcessState != nil {
 		exitCode = cmd.ProcessState.ExitCode()
@@ -33,7 +33,13 @@ func (b *bashTool) result(view tailView, path string, spillErr error, cmd *exec.
 	text.WriteString(out)
 	text.WriteString("\n\n")
 	if view.Truncated {
+		path, spillErr := spill.path, spill.err
 		details["full_output_path"] = path
+		saved := "Full output"
+		if spill.cutAt > 0 {
+			details["full_output_cut_at"] = spill.cutAt
+			saved = fmt.Sprintf("Full output, cut at %s", formatSize(spill.cutAt))
+		}
 		shown := fmt.Sprintf("the last %d of %d lines (%s of %s)", view.ShownLines, view.TotalLines, formatSize(int64(view.ShownBytes)), formatSize(view.TotalBytes))
 		if view.CutMidLine {
 			shown = fmt.Sprintf("the last %s of the last line (%s in total)", formatSize(int64(view.ShownBytes)), formatSize(view.TotalBytes))
@@ -42,9 +48,9 @@ func (b *bashTool) result(view tailView, path string, spillErr error, cmd *exec.
 		case spillErr != nil && path == "":
 			fmt.Fprintf(&text, "[Output truncated: showing %s. The full output could not be saved: %v]\n", shown, spillErr)
 		case spillErr != nil:
-			fmt.Fprintf(&text, "[Output truncated: showing %s. Full output, possibly incomplete (%v): %s]\n", shown, spillErr, path)
+			fmt.Fprintf(&text, "[Output truncated: showing %s. %s, possibly incomplete (%v): %s]\n", shown, saved, spillErr, path)
 		default:
-			fmt.Fprintf(&text, "[Output truncated: showing %s. Full output: %s]\n", shown, path)
+			fmt.Fprintf(&text, "[Output truncated: showing %s. %s: %s]\n", shown, saved, path)
 		}
 	}
 	isError := false

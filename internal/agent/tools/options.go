@@ -22,6 +22,13 @@ const (
 	// reached first applies.
 	DefaultMaxLines = 2000
 	DefaultMaxBytes = 50 * 1024
+	// DefaultSpillMaxBytes caps each file bash saves a full output in;
+	// past it, only the tail is kept.
+	DefaultSpillMaxBytes = 64 << 20
+	// DefaultSpillMaxAge and DefaultSpillMaxFiles bound the saved full
+	// outputs: older files are removed, and only the newest are kept.
+	DefaultSpillMaxAge   = 24 * time.Hour
+	DefaultSpillMaxFiles = 20
 )
 
 // bashConfig is what the BashOptions set.
@@ -33,6 +40,9 @@ type bashConfig struct {
 	progressInterval time.Duration
 	maxLines         int
 	maxBytes         int
+	spillMaxBytes    int64
+	spillMaxAge      time.Duration
+	spillMaxFiles    int
 }
 
 // defaultBashConfig returns the configuration NewBash starts from.
@@ -44,6 +54,9 @@ func defaultBashConfig() bashConfig {
 		progressInterval: DefaultProgressInterval,
 		maxLines:         DefaultMaxLines,
 		maxBytes:         DefaultMaxBytes,
+		spillMaxBytes:    DefaultSpillMaxBytes,
+		spillMaxAge:      DefaultSpillMaxAge,
+		spillMaxFiles:    DefaultSpillMaxFiles,
 	}
 }
 
@@ -110,4 +123,25 @@ func WithTailLimits(maxLines, maxBytes int) BashOption {
 // reports off.
 func WithProgressInterval(d time.Duration) BashOption {
 	return func(c *bashConfig) { c.progressInterval = d }
+}
+
+// WithSpillLimits bounds the files the full outputs are saved in
+// (<workspace>/.tmp/bash-*.log): each holds at most maxBytes bytes (the
+// output's first ones; the result says so), and before a new one is
+// created, those older than maxAge are removed and then the oldest, so that
+// at most maxFiles remain with the new one (defaults DefaultSpillMaxBytes,
+// DefaultSpillMaxAge, DefaultSpillMaxFiles). Values below 1 leave a limit
+// as it is.
+func WithSpillLimits(maxBytes int64, maxAge time.Duration, maxFiles int) BashOption {
+	return func(c *bashConfig) {
+		if maxBytes > 0 {
+			c.spillMaxBytes = maxBytes
+		}
+		if maxAge > 0 {
+			c.spillMaxAge = maxAge
+		}
+		if maxFiles > 0 {
+			c.spillMaxFiles = maxFiles
+		}
+	}
 }

@@ -15,12 +15,17 @@ import (
 // snapshot methods may run concurrently with it.
 type tailBuffer struct {
 	maxLines int
-	// openSpill creates the file the full output goes to.
-	openSpill func() (*os.File, error)
+	// openSpill creates the file the full output goes to; spillLimit caps
+	// what is saved in it.
+	openSpill  func() (*os.File, error)
+	spillLimit int64
 
-	// file and spillErr belong to the writing goroutine until the output
-	// has ended.
+	// file, spilled, spillCut and spillErr belong to the writing goroutine
+	// until the output has ended. spillCut reports that the output passed
+	// spillLimit, so the file holds only its first spillLimit bytes.
 	file     *os.File
+	spilled  int64
+	spillCut bool
 	spillErr error
 
 	mu       sync.Mutex
@@ -32,9 +37,10 @@ type tailBuffer struct {
 }
 
 // newTailBuffer returns a sink that keeps maxLines lines or maxBytes
-// bytes of tail, whichever is smaller, and spills through openSpill.
-func newTailBuffer(maxLines, maxBytes int, openSpill func() (*os.File, error)) *tailBuffer {
-	return &tailBuffer{maxLines: maxLines, ring: make([]byte, maxBytes), openSpill: openSpill}
+// bytes of tail, whichever is smaller, and spills at most spillLimit bytes
+// through openSpill.
+func newTailBuffer(maxLines, maxBytes int, spillLimit int64, openSpill func() (*os.File, error)) *tailBuffer {
+	return &tailBuffer{maxLines: maxLines, ring: make([]byte, maxBytes), openSpill: openSpill, spillLimit: spillLimit}
 }
 
 // Write adds p to the output. It never fails: a spill file that cannot be
@@ -55,14 +61,30 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.newlines += nl
 	t.last = p[len(p)-1]
 	t.mu.Unlock()
-	if t.file != nil {
-		if _, err := t.file.Write(p); err != nil {
-			t.spillErr = fmt.Errorf("writing the full output: %w", err)
-			t.file.Close()
-			t.file = nil
-		}
-	}
+	t.spill(p)
 	return len(p), nil
+}
+
+// spill saves p in the spill file, up to the spill limit; past it only the
+// ring keeps the output.
+func (t *tailBuffer) spill(p []byte) {
+	if t.file == nil || t.spillCut {
+		return
+	}
+	if room := t.spillLimit - t.spilled; int64(len(p)) > room {
+		p = p[:max(room, 0)]
+		t.spillCut = true
+	}
+	if len(p) == 0 {
+		return
+	}
+	n, err := t.file.Write(p)
+	t.spilled += int64(n)
+	if err != nil {
+		t.spillErr = fmt.Errorf("writing the full output: %w", err)
+		t.file.Close()
+		t.file = nil
+	}
 }
 
 // startSpill opens the spill file and writes head, the output so far.
@@ -72,12 +94,8 @@ func (t *tailBuffer) startSpill(head []byte) {
 		t.spillErr = fmt.Errorf("saving the full output: %w", err)
 		return
 	}
-	if _, err := f.Write(head); err != nil {
-		t.spillErr = fmt.Errorf("writing the full output: %w", err)
-		f.Close()
-		return
-	}
 	t.file = f
+	t.spill(head)
 }
 
 // push copies p into the ring, keeping only its last len(ring) bytes.
@@ -95,26 +113,41 @@ func (t *tailBuffer) push(p []byte) {
 	t.next = (t.next + len(p)) % size
 }
 
+// spillResult is what became of the full output.
+type spillResult struct {
+	// path is the file holding it, empty when none was kept.
+	path string
+	// cutAt is the spill limit when the file holds only the output's
+	// first cutAt bytes, else zero.
+	cutAt int64
+	// err says what went wrong saving it.
+	err error
+}
+
 // finish closes the spill file. It returns the file's path when the output
 // was truncated, and removes the file when it was not needed after all.
-func (t *tailBuffer) finish(truncated bool) (path string, err error) {
+func (t *tailBuffer) finish(truncated bool) spillResult {
 	if t.file == nil {
 		if truncated {
-			return "", t.spillErr
+			return spillResult{err: t.spillErr}
 		}
-		return "", nil
+		return spillResult{}
 	}
 	name := t.file.Name()
 	cerr := t.file.Close()
 	t.file = nil
 	if !truncated {
 		os.Remove(name)
-		return "", nil
+		return spillResult{}
+	}
+	res := spillResult{path: name, err: t.spillErr}
+	if t.spillCut {
+		res.cutAt = t.spillLimit
 	}
 	if cerr != nil {
-		return name, fmt.Errorf("closing the full output: %w", cerr)
+		res.err = fmt.Errorf("closing the full output: %w", cerr)
 	}
-	return name, t.spillErr
+	return res
 }
 
 // tailView is a consistent picture of the output's tail.

@@ -1,0 +1,66 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Spill files are named spillPrefix + random + spillSuffix.
+const (
+	spillPrefix = "bash-"
+	spillSuffix = ".log"
+)
+
+// openSpill creates a new file for a full output in dir, after removing the
+// saved outputs there that are older than the maximum age (at now) and then
+// the oldest, so that at most the maximum number remain with the new one.
+// Removal is best effort: a file that cannot be removed stays.
+func (b *bashTool) openSpill(dir string, now time.Time) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	pruneSpills(dir, now.Add(-b.cfg.spillMaxAge), b.cfg.spillMaxFiles-1)
+	return os.CreateTemp(dir, spillPrefix+"*"+spillSuffix)
+}
+
+// pruneSpills removes the spill files of dir modified before cutoff, then
+// the oldest of the rest until at most keep remain. Other files are left
+// alone.
+func pruneSpills(dir string, cutoff time.Time, keep int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type spillFile struct {
+		path string
+		mod  time.Time
+	}
+	var kept []spillFile
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, spillPrefix) || !strings.HasSuffix(name, spillSuffix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if info.ModTime().Before(cutoff) {
+			if os.Remove(path) == nil {
+				continue
+			}
+		}
+		kept = append(kept, spillFile{path: path, mod: info.ModTime()})
+	}
+	if len(kept) <= keep {
+		return
+	}
+	slices.SortFunc(kept, func(a, b spillFile) int { return a.mod.Compare(b.mod) })
+	for _, f := range kept[:len(kept)-max(keep, 0)] {
+		_ = os.Remove(f.path)
+	}
+}
