@@ -6,33 +6,51 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
 	"github.com/volcanic/telegram-agent/internal/procgroup"
 )
 
-// grace is the SIGTERM grace the tests give; generous, so a slow machine
-// does not fail them, and short enough to keep them quick.
-const grace = 300 * time.Millisecond
+// grace is the SIGTERM grace the tests give: long enough for a shell to
+// run its TERM trap before the SIGKILL, on however slow a machine.
+const grace = time.Second
+
+// hangGuard is how long a test waits for an event before it gives up: a
+// guard against a hang, never a measure of speed.
+const hangGuard = 30 * time.Second
+
+// termMarker is the file, in the shell's working directory, where a script
+// records each SIGTERM it gets.
+const termMarker = "term.marker"
 
 // started is a shell that runs in its own group and has put a grandchild
 // (sleep 1000) in the background.
 type started struct {
 	cmd        *exec.Cmd
+	dir        string
 	grandchild int
 	done       chan error
+	// gone is closed once every process holding the pipe the shell got as
+	// fd 3 has ended: the shell and all it started, the grandchild
+	// included.
+	gone chan struct{}
 }
 
 // start runs script (which must print the grandchild's pid first) with
-// bash -c, through Set, and waits for the pid. withContext makes the
-// command with exec.CommandContext(ctx).
+// bash -c, through Set, in a fresh directory, and waits for the pid.
+// withContext makes the command with exec.CommandContext(ctx).
 func start(ctx context.Context, t *testing.T, script string, withContext bool) *started {
 	t.Helper()
 	var cmd *exec.Cmd
@@ -42,25 +60,39 @@ func start(ctx context.Context, t *testing.T, script string, withContext bool) *
 		cmd = exec.Command("bash", "-c", script)
 	}
 	procgroup.Set(cmd)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	held, holder, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.ExtraFiles = []*os.File{holder}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	holder.Close()
+	if err != nil {
+		held.Close()
 		t.Fatalf("starting bash: %v", err)
 	}
+	s := &started{cmd: cmd, dir: cmd.Dir, done: make(chan error, 1), gone: make(chan struct{})}
+	t.Cleanup(func() { _ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL) })
+	go func() {
+		defer close(s.gone)
+		defer held.Close()
+		_, _ = io.Copy(io.Discard, held) // EOF once every holder ended
+	}()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		_ = cmd.Process.Kill()
 		t.Fatalf("reading the grandchild's pid: %v", err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
-		_ = cmd.Process.Kill()
 		t.Fatalf("grandchild pid %q: %v", line, err)
 	}
-	s := &started{cmd: cmd, grandchild: pid, done: make(chan error, 1)}
-	t.Cleanup(func() { _ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL) })
+	s.grandchild = pid
 	go func() { s.done <- cmd.Wait() }()
 	return s
 }
@@ -78,23 +110,28 @@ func alive(pid int) bool {
 	return false
 }
 
-// waitDead waits up to d for pid to die.
-func waitDead(pid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
+// signalled returns the signal that ended the shell, from its Wait error.
+func signalled(err error) string {
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return fmt.Sprintf("not a signal: %v", err)
 	}
-	return true
+	status, ok := exitErr.Sys().(syscall.WaitStatus)
+	if !ok || !status.Signaled() {
+		return "exited: " + exitErr.String()
+	}
+	return unix.SignalName(status.Signal())
 }
 
 // TestGroupEnds checks that every way of ending a command ends its whole
-// group: the shell and the sleep it left in the background.
+// group, the shell and the sleep it left in the background, with the
+// signals it promises: SIGTERM first for Stop, which the shell's trap
+// records, and SIGKILL only for a group that outlives the grace.
 func TestGroupEnds(t *testing.T) {
 	const background = `sleep 1000 & echo $!; wait`
-	const ignoresTerm = `trap '' TERM; sleep 1000 & echo $!; while :; do sleep 0.05; done`
+	// ignoresTerm's background sleep ignores SIGTERM; the shell records
+	// it and goes on waiting.
+	const ignoresTerm = `trap '' TERM; sleep 1000 & trap 'echo TERM >> ` + termMarker + `' TERM; echo $!; while :; do wait; done`
 	tests := []struct {
 		name   string
 		script string
@@ -102,16 +139,19 @@ func TestGroupEnds(t *testing.T) {
 		// context end is the action.
 		withContext bool
 		end         func(s *started, cancel context.CancelFunc)
-		// minTime is how long the end must at least take (the grace, for
-		// a group that ignores SIGTERM).
-		minTime time.Duration
+		// wantSignal is the signal that ended the shell; wantMarker what
+		// its TERM trap recorded.
+		wantSignal, wantMarker string
 	}{
-		{name: "Stop", script: background, end: func(s *started, _ context.CancelFunc) { procgroup.Stop(s.cmd, grace) }},
-		{name: "Stop after the grace", script: ignoresTerm, minTime: grace,
+		{name: "Stop", script: background, wantSignal: "SIGTERM",
 			end: func(s *started, _ context.CancelFunc) { procgroup.Stop(s.cmd, grace) }},
-		{name: "Terminate", script: background, end: func(s *started, _ context.CancelFunc) { procgroup.Terminate(s.cmd) }},
-		{name: "Kill", script: ignoresTerm, end: func(s *started, _ context.CancelFunc) { procgroup.Kill(s.cmd) }},
-		{name: "context cancel", script: ignoresTerm, withContext: true,
+		{name: "Stop after the grace", script: ignoresTerm, wantSignal: "SIGKILL", wantMarker: "TERM\n",
+			end: func(s *started, _ context.CancelFunc) { procgroup.Stop(s.cmd, grace) }},
+		{name: "Terminate", script: background, wantSignal: "SIGTERM",
+			end: func(s *started, _ context.CancelFunc) { procgroup.Terminate(s.cmd) }},
+		{name: "Kill", script: ignoresTerm, wantSignal: "SIGKILL",
+			end: func(s *started, _ context.CancelFunc) { procgroup.Kill(s.cmd) }},
+		{name: "context cancel", script: ignoresTerm, withContext: true, wantSignal: "SIGKILL",
 			end: func(_ *started, cancel context.CancelFunc) { cancel() }},
 	}
 	for _, tt := range tests {
@@ -122,18 +162,27 @@ func TestGroupEnds(t *testing.T) {
 			if !alive(s.grandchild) {
 				t.Fatal("the grandchild is not running")
 			}
-			began := time.Now()
 			tt.end(s, cancel)
+			var waitErr error
 			select {
-			case <-s.done:
-			case <-time.After(10 * time.Second):
+			case waitErr = <-s.done:
+			case <-time.After(hangGuard):
 				t.Fatal("the shell did not end")
 			}
-			if took := time.Since(began); took < tt.minTime {
-				t.Errorf("ending took %s, want at least %s", took, tt.minTime)
+			select {
+			case <-s.gone:
+			case <-time.After(hangGuard):
+				t.Fatalf("the grandchild %d outlived its group", s.grandchild)
 			}
-			if !waitDead(s.grandchild, 5*time.Second) {
-				t.Errorf("the grandchild %d outlived its group", s.grandchild)
+			if got := signalled(waitErr); got != tt.wantSignal {
+				t.Errorf("the shell ended with %s, want %s", got, tt.wantSignal)
+			}
+			marker, err := os.ReadFile(filepath.Join(s.dir, termMarker))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantMarker, string(marker)); diff != "" {
+				t.Errorf("SIGTERMs the shell recorded (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -150,7 +199,9 @@ func TestKillAfterWait(t *testing.T) {
 		t.Fatal("the grandchild is not running")
 	}
 	procgroup.Kill(s.cmd)
-	if !waitDead(s.grandchild, 5*time.Second) {
+	select {
+	case <-s.gone:
+	case <-time.After(hangGuard):
 		t.Errorf("the grandchild %d outlived Kill", s.grandchild)
 	}
 }
