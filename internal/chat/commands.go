@@ -246,30 +246,74 @@ func (h *Host) listJobs(ctx context.Context, t target, replyTo int) {
 		h.sendText(ctx, t, "Scheduling is not enabled.", replyTo)
 		return
 	}
+	text, markup := h.jobsMessage(t)
+	p := h.messageParams(t, text, "", replyTo)
+	p.ReplyMarkup = markup
+	if _, err := h.send.SendMessage(ctx, p); err != nil {
+		h.logSendError("jobs", t, err)
+	}
+}
+
+// jobsMessage renders t's jobs, each with its schedule in words where it
+// is a common one and its next run in the chat's zone, and a cancel button
+// per job.
+func (h *Host) jobsMessage(t target) (string, *models.InlineKeyboardMarkup) {
 	jobs := h.jobs.ListJobs(t.String())
+	rows := [][]models.InlineKeyboardButton{}
 	if len(jobs) == 0 {
-		h.sendText(ctx, t, "No scheduled jobs.", replyTo)
-		return
+		return "No scheduled jobs.", &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 	}
 	loc := h.location(t.String())
 	var b strings.Builder
-	var rows [][]models.InlineKeyboardButton
 	for _, j := range jobs {
-		name := j.Name
-		if name == "" {
-			name = j.ID
-		}
 		next := "no next run"
 		if !j.Next.IsZero() {
 			next = "next " + j.Next.In(loc).Format("Mon 2 Jan 15:04 MST")
 		}
-		fmt.Fprintf(&b, "• %s (%s): %s, %s\n", name, j.ID, j.Schedule, next)
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + shorten(name, 30), CallbackData: callbackCancelJob + j.ID}})
+		fmt.Fprintf(&b, "• %s: %s, %s\n", jobName(j), describeSchedule(j.Schedule), next)
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + shorten(jobName(j), 30), CallbackData: callbackCancelJob + j.ID}})
 	}
-	p := h.messageParams(t, strings.TrimRight(b.String(), "\n"), "", replyTo)
-	p.ReplyMarkup = &models.InlineKeyboardMarkup{InlineKeyboard: rows}
-	if _, err := h.send.SendMessage(ctx, p); err != nil {
-		h.logSendError("jobs", t, err)
+	return strings.TrimRight(b.String(), "\n"), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// jobName is what a job is called in the chat: its name, else its id.
+func jobName(j JobView) string {
+	if j.Name != "" {
+		return j.Name
+	}
+	return j.ID
+}
+
+// cancelJob handles a job's cancel button on the /jobs message msgID: it
+// cancels the job, says so by its name, and re-renders the list in place
+// (a job that is already gone gets a toast, never the scheduler's error).
+func (h *Host) cancelJob(ctx context.Context, t target, msgID int, id string, answer func(string)) {
+	if h.jobs == nil {
+		answer("Scheduling is not enabled.")
+		return
+	}
+	var job *JobView
+	for _, j := range h.jobs.ListJobs(t.String()) {
+		if j.ID == id {
+			job = &j
+			break
+		}
+	}
+	switch {
+	case job == nil:
+		answer("That job is already gone.")
+	default:
+		if err := h.jobs.CancelJob(t.String(), id); err != nil {
+			h.logger.Warn("cancelling a job failed", "scope", t.String(), "job", id, "err", err)
+			answer("Could not cancel that job; it may be gone already.")
+			break
+		}
+		answer("Cancelled.")
+		h.sendText(ctx, t, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
+	}
+	text, markup := h.jobsMessage(t)
+	if _, err := h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
+		h.logSendError("jobs edit", t, err)
 	}
 }
 
@@ -297,17 +341,7 @@ func (h *Host) handleCallback(ctx context.Context, q *models.CallbackQuery) {
 			h.sendText(ctx, t, "⏹ Stopped.", 0)
 		}
 	case strings.HasPrefix(q.Data, callbackCancelJob):
-		id := strings.TrimPrefix(q.Data, callbackCancelJob)
-		if h.jobs == nil {
-			answer("Scheduling is not enabled.")
-			return
-		}
-		if err := h.jobs.CancelJob(t.String(), id); err != nil {
-			answer("Could not cancel: " + err.Error())
-			return
-		}
-		answer("Cancelled.")
-		h.sendText(ctx, t, "✖ Cancelled job "+id+".", 0)
+		h.cancelJob(ctx, t, q.Message.Message.ID, strings.TrimPrefix(q.Data, callbackCancelJob), answer)
 	default:
 		answer("")
 	}

@@ -89,6 +89,11 @@ type fakeJobs struct {
 }
 
 func (f *fakeJobs) ListJobs(target string) []JobView {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.cancelled) > 0 {
+		return nil
+	}
 	return []JobView{{ID: "j1", Name: "water plants", Schedule: "0 9 * * *", Next: time.Date(2030, 1, 2, 8, 0, 0, 0, time.UTC)}}
 }
 
@@ -120,8 +125,30 @@ func TestJobsCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(m.ReplyMarkup), &markup); err != nil || len(markup.InlineKeyboard) != 1 {
 		t.Fatalf("markup %s: %v", m.ReplyMarkup, err)
 	}
+	if !strings.Contains(m.Visible, "water plants: every day at 09:00, next") {
+		t.Errorf("the schedule is not in words: %q", m.Visible)
+	}
 	h.tg.SendCallback(userID, userID, m.ID, markup.InlineKeyboard[0][0].CallbackData)
-	h.waitText(userID, "Cancelled job j1")
+	h.waitText(userID, "Cancelled job “water plants”.")
+	// The list is re-rendered in place, without the cancelled job's button.
+	h.waitMessages(userID, "the /jobs message re-rendered", func(msgs []telegramtest.Message) bool {
+		for _, msg := range msgs {
+			if msg.ID == m.ID {
+				return msg.Visible == "No scheduled jobs." && !strings.Contains(msg.ReplyMarkup, "cancel:")
+			}
+		}
+		return false
+	})
+	// A stale button (another copy of the list) gets a friendly toast.
+	h.tg.SendCallback(userID, userID, m.ID, markup.InlineKeyboard[0][0].CallbackData)
+	waitFor(t, "the toast", func() bool {
+		for _, r := range h.tg.RequestsFor("answerCallbackQuery") {
+			if r.Params["text"] == "That job is already gone." {
+				return true
+			}
+		}
+		return false
+	})
 	jobs.mu.Lock()
 	defer jobs.mu.Unlock()
 	if len(jobs.cancelled) != 1 || jobs.cancelled[0] != "1001/j1" {
