@@ -37,9 +37,16 @@ type Agent struct {
 	tools     []*registeredTool
 	toolIndex map[string]*registeredTool
 
-	mu       sync.Mutex
-	started  bool
+	// openTranscript reads a session's transcript (a seam for tests).
+	openTranscript func(path string, logger *slog.Logger) (*transcript, []Message, error)
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	// sessions are the open sessions; opening holds, for each id being
+	// opened, a channel closed once that open is over.
 	sessions map[string]*Session
+	opening  map[string]chan struct{}
 }
 
 // registeredTool is a tool with its parsed schema and the extension that
@@ -96,6 +103,9 @@ func New(provider Provider, policy ProcessPreparer, red *redactor.Redactor, opts
 		logger:    cfg.logger,
 		toolIndex: make(map[string]*registeredTool),
 		sessions:  make(map[string]*Session),
+		opening:   make(map[string]chan struct{}),
+
+		openTranscript: openTranscript,
 	}
 	for _, t := range cfg.tools {
 		if err := a.addTool(t, ""); err != nil {
@@ -231,9 +241,11 @@ func (a *Agent) Redactor() *redactor.Redactor { return a.red }
 func (a *Agent) Processes() ProcessPreparer { return a.policy }
 
 // Close closes every open session (firing the extensions' session-close
-// handlers). The agent must not be used afterwards.
+// handlers). The agent must not be used afterwards: opening a session then
+// fails with [ErrAgentClosed].
 func (a *Agent) Close() {
 	a.mu.Lock()
+	a.closed = true
 	open := make([]*Session, 0, len(a.sessions))
 	for _, s := range a.sessions {
 		open = append(open, s)

@@ -15,6 +15,9 @@ var ErrContextTooLong = errors.New("the conversation exceeds the model's context
 // ErrSessionClosed is returned by a closed session's Prompt.
 var ErrSessionClosed = errors.New("agent: session is closed")
 
+// ErrAgentClosed is returned by [Agent.Session] once the agent is closed.
+var ErrAgentClosed = errors.New("agent: the agent is closed")
+
 // ProviderError is an error response of the model provider: its HTTP status
 // and the provider's own message, code and type.
 type ProviderError struct {

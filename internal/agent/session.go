@@ -74,7 +74,10 @@ type Session struct {
 // Session opens the session opts.ID, reloading its history from its
 // transcript when there is one. When the session is already open, the open
 // one is returned as it is (opts are then ignored). The agent must have been
-// started.
+// started. The transcript is read without holding the agent's lock, so a
+// long one never delays other sessions; a second call for an id that is
+// being opened waits for that open (or for its ctx) and returns the same
+// session.
 func (a *Agent) Session(ctx context.Context, opts SessionOptions) (*Session, error) {
 	if err := validateSessionID(opts.ID); err != nil {
 		return nil, err
@@ -83,13 +86,56 @@ func (a *Agent) Session(ctx context.Context, opts SessionOptions) (*Session, err
 		return nil, err
 	}
 	a.mu.Lock()
+	for {
+		switch {
+		case !a.started:
+			a.mu.Unlock()
+			return nil, errors.New("agent: Session called before Start")
+		case a.closed:
+			a.mu.Unlock()
+			return nil, ErrAgentClosed
+		}
+		if s, ok := a.sessions[opts.ID]; ok {
+			a.mu.Unlock()
+			return s, nil
+		}
+		done, busy := a.opening[opts.ID]
+		if !busy {
+			break
+		}
+		a.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		a.mu.Lock()
+	}
+	done := make(chan struct{})
+	a.opening[opts.ID] = done
+	a.mu.Unlock()
+
+	s, err := a.openSession(opts)
+
+	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.started {
-		return nil, errors.New("agent: Session called before Start")
+	delete(a.opening, opts.ID)
+	close(done)
+	if err != nil {
+		return nil, err
 	}
-	if s, ok := a.sessions[opts.ID]; ok {
-		return s, nil
+	if a.closed {
+		if s.tr != nil {
+			s.tr.close()
+		}
+		return nil, ErrAgentClosed
 	}
+	a.sessions[opts.ID] = s
+	return s, nil
+}
+
+// openSession builds the session opts describes and loads its transcript.
+func (a *Agent) openSession(opts SessionOptions) (*Session, error) {
 	s := &Session{
 		agent: a,
 		id:    opts.ID,
@@ -102,21 +148,21 @@ func (a *Agent) Session(ctx context.Context, opts SessionOptions) (*Session, err
 		s.model = a.cfg.model
 	}
 	s.tz, s.loc = a.sessionZone(opts.TimeZone)
-	if a.cfg.sessionDir != "" {
-		tr, msgs, err := openTranscript(filepath.Join(a.cfg.sessionDir, opts.ID+".jsonl"), a.logger)
-		if err != nil {
-			return nil, err
-		}
-		s.tr = tr
-		s.messages = msgs
-		s.compaction = tr.loaded
-		s.resetMeterLocked()
-		if err := s.repairDanglingCalls(); err != nil {
-			tr.close()
-			return nil, err
-		}
+	if a.cfg.sessionDir == "" {
+		return s, nil
 	}
-	a.sessions[opts.ID] = s
+	tr, msgs, err := a.openTranscript(filepath.Join(a.cfg.sessionDir, opts.ID+".jsonl"), a.logger)
+	if err != nil {
+		return nil, err
+	}
+	s.tr = tr
+	s.messages = msgs
+	s.compaction = tr.loaded
+	s.resetMeterLocked()
+	if err := s.repairDanglingCalls(); err != nil {
+		tr.close()
+		return nil, err
+	}
 	return s, nil
 }
 
