@@ -100,3 +100,27 @@ func TestFinalEditFailureSendsANewMessage(t *testing.T) {
 	h.tg.FailNext("editMessageText", 20, 400, "Bad Request: message to edit not found", 0)
 	h.waitText(userID, "Then the rest of it.")
 }
+
+// In a group the first streamed message waits for a sentence: a word or
+// two alone would notify everyone for nothing. Previews are rendered.
+func TestGroupStreamWaitsForASentence(t *testing.T) {
+	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		onText("Sure")
+		time.Sleep(300 * time.Millisecond)
+		onText(", here is **the answer** you asked for.")
+		time.Sleep(300 * time.Millisecond)
+		return agent.Response{Text: "Sure, here is **the answer** you asked for."}, nil
+	}))
+	h := newHarness(t, harnessConfig{provider: faux})
+	h.tg.SetChat(modelsChat(-900, false))
+	h.tg.SendText(-900, userID, "@"+h.tg.BotUser().Username+" hi")
+	h.waitText(-900, "Sure, here is the answer you asked for.")
+	for _, r := range h.tg.RequestsFor("sendMessage") {
+		if r.Params["text"] == "Sure" {
+			t.Errorf("the group got a first message of one word")
+		}
+		if strings.Contains(r.Params["text"], "**") {
+			t.Errorf("a preview shows raw Markdown: %q", r.Params["text"])
+		}
+	}
+}
