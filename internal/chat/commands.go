@@ -34,7 +34,7 @@ func botCommands() []models.BotCommand {
 		{Command: "start", Description: "what this bot is"},
 		{Command: "help", Description: "the commands"},
 		{Command: "new", Description: "start a fresh session (the old one is kept)"},
-		{Command: "stop", Description: "stop the running turn and clear the queue"},
+		{Command: "stop", Description: "stop the running turn, drop queued messages"},
 		{Command: "status", Description: "model, context use, what is running, time zone"},
 		{Command: "compact", Description: "summarise older messages now to free context"},
 		{Command: "model", Description: "show or switch this chat's model: /model <name>"},
@@ -49,7 +49,7 @@ const helpText = `I am an AI agent: I answer your messages and can run commands,
 Send text, voice notes, photos or files.
 
 /new — start a fresh session (the old conversation is kept on disk)
-/stop — stop the running turn and its processes, clear the queue
+/stop — stop the running turn and its processes, drop queued messages
 /status — model, session size, context use, what is running and queued, time zone
 /compact — summarise the older messages now, to free context
 /model [name] — show the models, or switch this chat to one
