@@ -53,6 +53,10 @@ func runBot(ctx context.Context, args []string, _, stderr io.Writer) int {
 	return run(ctx, cfg, stderr, nil)
 }
 
+// exitConfig is the exit code for a configuration Telegram or the host
+// rejected after start-up (EX_CONFIG of sysexits.h).
+const exitConfig = 78
+
 // printConfigProblems lists every configuration problem, one a line. The
 // messages name variables, never their values.
 func printConfigProblems(w io.Writer, err error) {
@@ -208,6 +212,11 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	logger.Info("polling Telegram", "allowed_users", len(cfg.AllowedUserIDs), "model", cfg.Model)
 	if err := host.Run(ctx); err != nil {
 		logger.Error("chat host stopped", "err", err)
+		if errors.Is(err, chat.ErrUnauthorized) {
+			// A rejected token does not heal by restarting: EX_CONFIG tells
+			// a supervisor this is a configuration error.
+			return exitConfig
+		}
 		return 1
 	}
 	logger.Info("telegram-bot stopped")

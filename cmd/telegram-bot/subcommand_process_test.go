@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // TestSubcommandsHardenAtStart runs the built binary's doctor and checks
@@ -78,4 +80,35 @@ func TestSubcommandsHardenAtStart(t *testing.T) {
 			t.Errorf("stale heartbeat: exit %d, %q", code, out)
 		}
 	})
+}
+
+// TestRejectedTokenExitsWithConfigCode starts the bot against a Bot API
+// that does not know its token: it must say so plainly, without the token,
+// and exit with EX_CONFIG so a supervisor does not restart it in a loop.
+func TestRejectedTokenExitsWithConfigCode(t *testing.T) {
+	tg := telegramtest.New(t, telegramtest.WithToken("999999:the-token-telegram-knows-0013"))
+	const token = "123456:a-token-telegram-rejects-0014"
+	workspace := t.TempDir()
+	cmd := exec.Command(botBinary(t))
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + workspace,
+		"TELEGRAM_BOT_TOKEN=" + token,
+		"TELEGRAM_ALLOWED_USER_IDS=42",
+		"TELEGRAM_API_URL=" + tg.URL(),
+		"OPENAI_BASE_URL=http://127.0.0.1:9/v1",
+		"AGENT_DIR=" + t.TempDir(),
+		"WORKSPACE_DIR=" + workspace,
+	}
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != exitConfig {
+		t.Fatalf("exit = %v, want code %d; output:\n%s", err, exitConfig, out)
+	}
+	if !strings.Contains(string(out), "TELEGRAM_BOT_TOKEN was rejected by Telegram") {
+		t.Errorf("the log does not say the token was rejected:\n%s", out)
+	}
+	if strings.Contains(string(out), "a-token-telegram-rejects") {
+		t.Error("the log holds the token")
+	}
 }
