@@ -15,6 +15,10 @@ var ErrContextTooLong = errors.New("the conversation exceeds the model's context
 // ErrSessionClosed is returned by a closed session's Prompt.
 var ErrSessionClosed = errors.New("agent: session is closed")
 
+// ErrInsideTurn is returned by [Session.Prompt] and [Session.CloseContext]
+// called from inside the session's own turn, which they would wait for.
+var ErrInsideTurn = errors.New("agent: called from inside the session's own turn, which it would wait for")
+
 // ErrAgentClosed is returned by [Agent.Session] once the agent is closed.
 var ErrAgentClosed = errors.New("agent: the agent is closed")
 

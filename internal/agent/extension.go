@@ -104,7 +104,10 @@ func (api *API) OnProcessSpawn(h func(ctx context.Context, ev *ProcessSpawnEvent
 
 // OnEvent adds a handler that receives every event of every session, as
 // the front end does. It runs synchronously on the turn's goroutine, so it
-// must be quick.
+// must be quick. It may start processes (ToolContext.PrepareProcess and
+// Exec; an extension error they raise is delivered right after the event
+// being handled), but it must not call the session's Prompt or Close: they
+// would wait for the turn that is waiting for the handler.
 func (api *API) OnEvent(h func(Event)) {
 	if h != nil && api.registering("event handler") {
 		api.events = append(api.events, h)

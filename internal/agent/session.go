@@ -68,7 +68,11 @@ type Session struct {
 	cancelTurn context.CancelFunc
 	frontEnd   func(Event)
 
-	emitMu sync.Mutex
+	// emitMu is held while an event is delivered; pending are events
+	// queued for delivery by code that cannot wait for it (see
+	// emitOrQueue). pending is guarded by mu.
+	emitMu  sync.Mutex
+	pending []pendingEvent
 }
 
 // Session opens the session opts.ID, reloading its history from its
@@ -353,6 +357,11 @@ func (s *Session) ToolContext() *ToolContext {
 // the extensions' session-close handlers in load order, and closes the
 // transcript. Later turns fail with [ErrSessionClosed]; opening the id again
 // reloads it from its transcript. Close is idempotent.
+//
+// Close must not be called from inside the session's own turn (a tool, or an
+// extension handler running for the turn): it would wait for the turn that
+// waits for it. Such code calls [Session.CloseContext] with the context it
+// was given, which detects that and fails instead.
 func (s *Session) Close() {
 	s.mu.Lock()
 	if s.closed {
@@ -386,30 +395,17 @@ func (s *Session) Close() {
 	s.agent.mu.Unlock()
 }
 
-// emit delivers ev to the running turn's front end and to every extension's
-// event handlers, one event at a time. Error messages are redacted.
-func (s *Session) emit(ev Event) {
-	ev.SessionID = s.id
-	if ev.Err != nil && (ev.Kind == EventError || ev.Kind == EventExtensionError) {
-		if _, done := ev.Err.(*redactedError); !done {
-			ev.Err = redactErr(s.agent.red, ev.Err)
-		}
+// CloseContext is [Session.Close] for code that may run inside a turn: when
+// ctx belongs to a turn of this session (the context a tool or a tool_call,
+// tool_result or process_spawn handler was given, or one derived from it),
+// it closes nothing and returns [ErrInsideTurn]; otherwise it closes the
+// session and returns nil.
+func (s *Session) CloseContext(ctx context.Context) error {
+	if insideTurn(ctx, s) {
+		return ErrInsideTurn
 	}
-	s.mu.Lock()
-	frontEnd := s.frontEnd
-	s.mu.Unlock()
-	s.emitMu.Lock()
-	defer s.emitMu.Unlock()
-	if frontEnd != nil {
-		frontEnd(ev)
-	}
-	for _, api := range s.agent.apis {
-		for _, h := range api.events {
-			if err := safeCall(func() error { h(ev); return nil }); err != nil {
-				api.logger.Error("agent: event handler failed", "event", ev.Kind.String(), "err", s.agent.red.Redact(err.Error()))
-			}
-		}
-	}
+	s.Close()
+	return nil
 }
 
 // cloneMessages returns a deep copy of msgs.

@@ -52,7 +52,9 @@ func (c *ToolContext) WithOrigin(name string) *ToolContext {
 // environment, fails the spawn and is reported as an EventExtensionError.
 // Handlers cannot change Purpose, Scope, SessionID or Origin. An error that
 // refuses the spawn (the policy's, a hook's or a handler's) matches
-// [ErrSpawnRefused] and holds the refusal's message only.
+// [ErrSpawnRefused] and holds the refusal's message only. PrepareProcess
+// may be called from an OnEvent handler: the EventExtensionError of a
+// refusal is then delivered right after the event being handled.
 func (c *ToolContext) PrepareProcess(ctx context.Context, req spawnpolicy.Request) (spawnpolicy.Context, error) {
 	if c == nil || c.session == nil {
 		return spawnpolicy.Context{}, errors.New("agent: the tool context belongs to no session")
@@ -84,7 +86,7 @@ func (c *ToolContext) PrepareProcess(ctx context.Context, req spawnpolicy.Reques
 				err = checkSpawnContext(ev.Context)
 			}
 			if err != nil {
-				c.session.emit(extensionError(c.SessionID, api.name, "process_spawn", err))
+				c.session.emitOrQueue(extensionError(c.SessionID, api.name, "process_spawn", err))
 				return spawnpolicy.Context{}, refuseSpawn(fmt.Errorf("agent: extension %q process_spawn handler: %w", api.name, err))
 			}
 			next := ev.Context

@@ -32,7 +32,9 @@ type TurnResult struct {
 // last, EventError before it when the turn fails.
 //
 // Turns of one session run one at a time: a second Prompt waits for the
-// running turn to end (or for its ctx, or for Close). Cancelling ctx stops
+// running turn to end (or for its ctx, or for Close). A Prompt from inside
+// the session's own turn (a tool or a handler passing on the context it
+// was given) would wait for itself: it fails with [ErrInsideTurn]. Cancelling ctx stops
 // the turn at any point: the running tool is cancelled, and every tool call
 // without a result gets "Operation aborted", so the history stays valid. The
 // returned error is redacted; errors.Is still matches context.Canceled,
@@ -40,6 +42,9 @@ type TurnResult struct {
 func (s *Session) Prompt(ctx context.Context, content []Content, emit func(Event)) (TurnResult, error) {
 	if len(content) == 0 {
 		return TurnResult{}, errors.New("agent: prompt has no content")
+	}
+	if insideTurn(ctx, s) {
+		return TurnResult{}, ErrInsideTurn
 	}
 	turnCtx, release, err := s.acquire(ctx, emit)
 	if err != nil {
@@ -68,7 +73,7 @@ func (s *Session) acquire(ctx context.Context, emit func(Event)) (turnCtx contex
 		return nil, nil, ctx.Err()
 	case s.turn <- struct{}{}:
 	}
-	turnCtx, cancel := context.WithCancel(ctx)
+	turnCtx, cancel := context.WithCancel(withTurn(ctx, s))
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -1,0 +1,90 @@
+package agent
+
+// pendingEvent is an event waiting for delivery, with the front end of the
+// turn it was emitted in.
+type pendingEvent struct {
+	ev       Event
+	frontEnd func(Event)
+}
+
+// emit delivers ev to the running turn's front end and to every extension's
+// event handlers, one event at a time, and returns once it is delivered.
+// Error messages are redacted.
+func (s *Session) emit(ev Event) {
+	p := s.prepareEvent(ev)
+	s.emitMu.Lock()
+	s.deliver(p)
+	s.drainAndUnlock()
+}
+
+// emitOrQueue is emit for code that may run inside an event handler (an
+// OnEvent handler that starts a process, say), where waiting for the
+// delivery lock would wait for itself: when an event is being delivered, ev
+// is queued and delivered right after it, by the goroutine delivering it.
+func (s *Session) emitOrQueue(ev Event) {
+	p := s.prepareEvent(ev)
+	s.mu.Lock()
+	s.pending = append(s.pending, p)
+	s.mu.Unlock()
+	if s.emitMu.TryLock() {
+		s.drainAndUnlock()
+	}
+}
+
+// prepareEvent stamps ev with the session, redacts its error and pairs it
+// with the running turn's front end.
+func (s *Session) prepareEvent(ev Event) pendingEvent {
+	ev.SessionID = s.id
+	if ev.Err != nil && (ev.Kind == EventError || ev.Kind == EventExtensionError) {
+		if _, done := ev.Err.(*redactedError); !done {
+			ev.Err = redactErr(s.agent.red, ev.Err)
+		}
+	}
+	s.mu.Lock()
+	frontEnd := s.frontEnd
+	s.mu.Unlock()
+	return pendingEvent{ev: ev, frontEnd: frontEnd}
+}
+
+// drainAndUnlock delivers the queued events, then releases the delivery
+// lock. An event queued while the lock was being released is delivered by
+// taking the lock again, unless another goroutine holds it (which then
+// delivers it), so no queued event is left behind.
+func (s *Session) drainAndUnlock() {
+	for {
+		for {
+			s.mu.Lock()
+			batch := s.pending
+			s.pending = nil
+			s.mu.Unlock()
+			if len(batch) == 0 {
+				break
+			}
+			for _, p := range batch {
+				s.deliver(p)
+			}
+		}
+		s.emitMu.Unlock()
+		s.mu.Lock()
+		more := len(s.pending) > 0
+		s.mu.Unlock()
+		if !more || !s.emitMu.TryLock() {
+			return
+		}
+	}
+}
+
+// deliver hands p's event to its front end and to the extensions' event
+// handlers. The caller holds emitMu.
+func (s *Session) deliver(p pendingEvent) {
+	if p.frontEnd != nil {
+		p.frontEnd(p.ev)
+	}
+	for _, api := range s.agent.apis {
+		for _, h := range api.events {
+			if err := safeCall(func() error { h(p.ev); return nil }); err != nil {
+				api.logger.Error("agent: event handler failed", "event", p.ev.Kind.String(), "err", s.agent.red.Redact(err.Error()))
+			}
+		}
+	}
+}
