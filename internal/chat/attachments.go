@@ -48,7 +48,7 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 			}
 		}
 		if h.transcriber == nil {
-			return nil, errors.New("voice messages cannot be transcribed: no speech endpoint is configured")
+			return nil, userError("voice messages cannot be transcribed: no speech endpoint is configured")
 		}
 		audio, filePath, err := h.download(ctx, fileID, size)
 		if err != nil {
@@ -60,10 +60,10 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 		transcript, err := h.transcriber.Transcribe(ctx, name, audio)
 		if err != nil {
 			h.logger.Warn("transcription failed", "err", err)
-			return nil, errors.New("the voice message could not be transcribed; please try again or type it")
+			return nil, userError("the voice message could not be transcribed; please try again or type it")
 		}
 		if transcript == "" {
-			return nil, errors.New("the voice message had no words I could transcribe")
+			return nil, userError("the voice message had no words I could transcribe")
 		}
 		h.sendText(ctx, t, "🎤 "+transcript, m.ID)
 		text = strings.TrimSpace(transcript + "\n\n" + text)
@@ -78,7 +78,7 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 			}
 		}
 		if best < 0 {
-			return nil, fmt.Errorf("the photo is too large (the limit is %d MB)", maxPhoto>>20)
+			return nil, userErrorf("the photo is too large (the limit is %d MB)", maxPhoto>>20)
 		}
 		data, _, err := h.download(ctx, m.Photo[best].FileID, int64(m.Photo[best].FileSize))
 		if err != nil {
@@ -100,7 +100,7 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 		rel, err := h.saveToInbox(m.Document.FileName, data)
 		if err != nil {
 			h.logger.Error("saving a document", "err", err)
-			return nil, errors.New("the file could not be saved in the workspace")
+			return nil, userError("the file could not be saved in the workspace")
 		}
 		note := fmt.Sprintf("[The user sent a file, saved in the workspace at %s (%d bytes).]", rel, len(data))
 		text = strings.TrimSpace(note + "\n\n" + text)
@@ -109,14 +109,14 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 		content = append([]agent.Content{agent.Text(text)}, content...)
 	}
 	if len(content) == 0 {
-		return nil, errors.New("the message is empty")
+		return nil, userError("the message is empty")
 	}
 	return content, nil
 }
 
 // download fetches a file through getFile, within the 20 MB limit.
 func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte, string, error) {
-	tooBig := fmt.Errorf("the file is too large: bots can download at most %d MB", MaxDownload>>20)
+	tooBig := userErrorf("the file is too large: bots can download at most %d MB", MaxDownload>>20)
 	if size > MaxDownload {
 		return nil, "", tooBig
 	}
@@ -126,7 +126,7 @@ func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte,
 		if strings.Contains(err.Error(), "too big") {
 			return nil, "", tooBig
 		}
-		return nil, "", errors.New("the file could not be fetched from Telegram")
+		return nil, "", userError("the file could not be fetched from Telegram")
 	}
 	return h.fetchFile(ctx, f, tooBig)
 }
@@ -137,21 +137,21 @@ func (h *Host) fetchFile(ctx context.Context, f *models.File, tooBig error) ([]b
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.cfg.APIURL+"/file/bot"+h.cfg.Token+"/"+f.FilePath, nil)
 	if err != nil {
-		return nil, "", errors.New("the file could not be fetched from Telegram")
+		return nil, "", userError("the file could not be fetched from Telegram")
 	}
 	resp, err := h.http.Do(req)
 	if err != nil {
 		h.logger.Warn("file download failed", "err", h.scrub(err))
-		return nil, "", errors.New("the file could not be downloaded from Telegram")
+		return nil, "", userError("the file could not be downloaded from Telegram")
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		h.logger.Warn("file download failed", "status", resp.StatusCode)
-		return nil, "", errors.New("the file could not be downloaded from Telegram")
+		return nil, "", userError("the file could not be downloaded from Telegram")
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxDownload+1))
 	if err != nil {
-		return nil, "", errors.New("the file download broke off")
+		return nil, "", userError("the file download broke off")
 	}
 	if len(data) > MaxDownload {
 		return nil, "", tooBig
@@ -191,7 +191,7 @@ func (h *Host) saveToInbox(name string, data []byte) (string, error) {
 		}
 		return InboxDir + "/" + candidate, nil
 	}
-	return "", errors.New("too many files with that name")
+	return "", errors.New("chat: too many files with that name")
 }
 
 // sanitizeFileName keeps a file name's letters, digits, '.', '-' and '_',

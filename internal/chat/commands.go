@@ -70,24 +70,32 @@ func (h *Host) dispatch(ctx context.Context, in *inbound) {
 		h.handleCommand(ctx, in)
 		return
 	}
-	h.queueTurn(ctx, in, in.updateID)
+	h.queueTurn(in, in.updateID)
 }
 
-// queueTurn queues in as a turn; the user is told when it has to wait.
-func (h *Host) queueTurn(ctx context.Context, in *inbound, journalID int64) {
+// queueTurn queues in as a turn; the user is told when it has to wait, or
+// that the chat's queue is full (the message is then dropped).
+func (h *Host) queueTurn(in *inbound, journalID int64) {
 	w, err := h.worker(in.target)
 	if err != nil {
 		return // shutting down: the journal keeps it for after the restart
 	}
-	if w.enqueue(&workItem{kind: itemMessage, in: in, journalID: journalID}) {
-		h.sendText(ctx, in.target, "⏳ Queued: I will get to this after the current turn.", in.msg.ID)
+	waits, queued, err := w.enqueue(&workItem{kind: itemMessage, in: in, journalID: journalID})
+	switch {
+	case err != nil:
+		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
+		h.journalDone(journalID)
+		h.notice(in.target, busyText(queued), in.msg.ID)
+	case waits:
+		h.notice(in.target, "⏳ Queued: I will get to this after the current turn.", in.msg.ID)
 	}
 }
 
 // handleCommand runs a known command.
 func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 	t, scope := in.target, in.target.String()
-	reply := func(text string) { h.sendText(ctx, t, text, in.msg.ID) }
+	// Replies go out off the polling goroutine (see post).
+	reply := func(text string) { h.notice(t, text, in.msg.ID) }
 	switch in.command {
 	case "start":
 		reply(startText)
@@ -107,7 +115,7 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 	case "tz":
 		reply(h.setTimeZone(ctx, t, in.args))
 	case "jobs":
-		h.listJobs(ctx, t, in.msg.ID)
+		h.post(t, func(ctx context.Context) { h.listJobs(ctx, t, in.msg.ID) })
 	case "retry":
 		e, ok := h.journal.takeInterrupted(scope)
 		if !ok {
@@ -129,7 +137,7 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 			h.logger.Error("journal", "err", err)
 		}
 		reply("🔁 Running your interrupted message again.")
-		h.queueTurn(ctx, again, e.ID)
+		h.queueTurn(again, e.ID)
 	default:
 		reply("Unknown command. /help lists what I understand.")
 	}
@@ -142,7 +150,11 @@ func (h *Host) queueCommand(t target, kind itemKind, reply func(string), waiting
 	if err != nil {
 		return // shutting down
 	}
-	if w.enqueue(&workItem{kind: kind}) {
+	waits, queued, err := w.enqueue(&workItem{kind: kind})
+	switch {
+	case err != nil:
+		reply(busyText(queued))
+	case waits:
 		reply(waiting)
 	}
 }
@@ -243,13 +255,13 @@ func (h *Host) setTimeZone(ctx context.Context, t target, arg string) string {
 // listJobs handles /jobs.
 func (h *Host) listJobs(ctx context.Context, t target, replyTo int) {
 	if h.jobs == nil {
-		h.sendText(ctx, t, "Scheduling is not enabled.", replyTo)
+		h.sendNotice(ctx, t, "Scheduling is not enabled.", replyTo)
 		return
 	}
 	text, markup := h.jobsMessage(t)
 	p := h.messageParams(t, text, "", replyTo)
 	p.ReplyMarkup = markup
-	if _, err := h.send.SendMessage(ctx, p); err != nil {
+	if _, err := h.quick.SendMessage(ctx, p); err != nil {
 		h.logSendError("jobs", t, err)
 	}
 }
@@ -309,18 +321,19 @@ func (h *Host) cancelJob(ctx context.Context, t target, msgID int, id string, an
 			break
 		}
 		answer("Cancelled.")
-		h.sendText(ctx, t, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
+		h.sendNotice(ctx, t, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
 	}
 	text, markup := h.jobsMessage(t)
-	if _, err := h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
+	if _, err := h.quick.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
 		h.logSendError("jobs edit", t, err)
 	}
 }
 
-// handleCallback answers an inline button: Stop, or a job's cancel.
-func (h *Host) handleCallback(ctx context.Context, q *models.CallbackQuery) {
-	answer := func(text string) {
-		if _, err := h.send.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: q.ID, Text: text}); err != nil {
+// handleCallback answers an inline button: Stop, or a job's cancel. A stop
+// acts at once; the answers go out off the polling goroutine (see post).
+func (h *Host) handleCallback(q *models.CallbackQuery) {
+	answer := func(ctx context.Context, text string) {
+		if _, err := h.quick.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: q.ID, Text: text}); err != nil {
 			h.logger.Debug("answerCallbackQuery", "err", err)
 		}
 	}
@@ -329,55 +342,29 @@ func (h *Host) handleCallback(ctx context.Context, q *models.CallbackQuery) {
 		return
 	}
 	if q.Message.Message == nil {
-		answer("")
+		h.notices.Go(func() {
+			ctx, cancel := context.WithTimeout(h.noticeCtx, noticeTimeout)
+			defer cancel()
+			answer(ctx, "")
+		})
 		return
 	}
 	t := targetOf(q.Message.Message)
 	switch {
 	case q.Data == CallbackStop:
 		msg, acted := h.stopChat(t)
-		answer(msg)
-		if acted {
-			h.sendText(ctx, t, "⏹ Stopped.", 0)
-		}
-	case strings.HasPrefix(q.Data, callbackCancelJob):
-		h.cancelJob(ctx, t, q.Message.Message.ID, strings.TrimPrefix(q.Data, callbackCancelJob), answer)
-	default:
-		answer("")
-	}
-}
-
-// reportInterrupted tells each chat whose message a crash or restart cut
-// short, so nothing is lost silently.
-func (h *Host) reportInterrupted(ctx context.Context) {
-	seen := map[string]bool{}
-	for _, e := range h.journal.reported() {
-		if seen[e.Scope] {
-			continue
-		}
-		seen[e.Scope] = true
-		t, err := parseTarget(e.Scope)
-		if err != nil {
-			continue
-		}
-		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
-		h.sendText(ctx, t, "⚠️ Your last message was interrupted by a restart; send it again or say /retry.", 0)
-	}
-}
-
-// startTyping shows the typing indicator until the returned func is
-// called.
-func (h *Host) startTyping(ctx context.Context, t target) func() {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			h.send.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: t.chatID, MessageThreadID: t.threadID, Action: models.ChatActionTyping})
-			if !sleep(ctx, 4*time.Second) {
-				return
+		h.post(t, func(ctx context.Context) {
+			answer(ctx, msg)
+			if acted {
+				h.sendNotice(ctx, t, "⏹ Stopped.", 0)
 			}
-		}
-	}()
-	return func() { cancel(); <-done }
+		})
+	case strings.HasPrefix(q.Data, callbackCancelJob):
+		msgID, id := q.Message.Message.ID, strings.TrimPrefix(q.Data, callbackCancelJob)
+		h.post(t, func(ctx context.Context) {
+			h.cancelJob(ctx, t, msgID, id, func(text string) { answer(ctx, text) })
+		})
+	default:
+		h.post(t, func(ctx context.Context) { answer(ctx, "") })
+	}
 }

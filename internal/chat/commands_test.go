@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -55,7 +57,7 @@ func TestBadSettingsFileStopsStartUp(t *testing.T) {
 	path := filepath.Join(dir, SettingsFile)
 	os.WriteFile(path, []byte("{not json"), 0o600)
 	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
-	_, err := New(Config{Token: "x:y", AllowedUserIDs: []int64{1}, Agent: h.agent, AgentDir: dir, WorkspaceDir: dir})
+	_, err := New(Config{Token: "x:y", AllowedUserIDs: []int64{1}, Agent: h.agent, Redactor: redactor.New(nil), AgentDir: dir, WorkspaceDir: dir})
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err = %v, want one naming %s", err, path)
 	}
@@ -185,7 +187,7 @@ func TestSchedulerPromptAndNotify(t *testing.T) {
 
 func TestJournalReplay(t *testing.T) {
 	dir := t.TempDir()
-	j, err := openJournal(dir)
+	j, err := openJournal(dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func TestJournalReplay(t *testing.T) {
 	f.WriteString(`{"id":9,"sta`) // torn by a crash
 	f.Close()
 
-	j, err = openJournal(dir)
+	j, err = openJournal(dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func TestJournalReplay(t *testing.T) {
 	}
 	j.close()
 	// A second restart does not report it again, but /retry still finds it.
-	j, _ = openJournal(dir)
+	j, _ = openJournal(dir, slog.New(slog.DiscardHandler))
 	defer j.close()
 	if got := j.reported(); len(got) != 0 {
 		t.Errorf("reported again: %+v", got)

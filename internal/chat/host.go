@@ -39,7 +39,7 @@ type Config struct {
 	// Agent runs the sessions; it must have been started.
 	Agent *agent.Agent
 	// Redactor is the last line of defence over everything sent to
-	// Telegram (the agent's redactor, normally).
+	// Telegram (the agent's redactor, normally); required.
 	Redactor *redactor.Redactor
 	// AgentDir holds chat-settings.json, the inbound journal and the
 	// heartbeat.
@@ -109,6 +109,9 @@ type Host struct {
 	shutdownGrace time.Duration
 
 	send Sender
+	// quick sends transient notices: command replies, "queued", callback
+	// answers (see noticePolicy).
+	quick Sender
 	// preview sends streamed previews and running status edits: one try
 	// each, since the next one follows soon and a retry_after must not
 	// hold the turn.
@@ -131,6 +134,18 @@ type Host struct {
 	strangers map[int64]time.Time
 	closing   bool
 	workers   sync.WaitGroup
+
+	// outbox holds each chat's notices waiting to be sent (see post);
+	// notices tracks the goroutines sending them, until noticeCtx ends.
+	outMu         sync.Mutex
+	outbox        map[string][]func(context.Context)
+	notices       sync.WaitGroup
+	noticeCtx     context.Context
+	cancelNotices context.CancelFunc
+
+	// newSessionGap, when set (tests), runs between the two steps of /new:
+	// after the new session id is saved, before the old session is closed.
+	newSessionGap func()
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -143,6 +158,9 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	}
 	if cfg.Agent == nil {
 		errs = append(errs, errors.New("chat: no agent"))
+	}
+	if cfg.Redactor == nil {
+		errs = append(errs, errors.New("chat: no redactor: everything sent to Telegram must pass one"))
 	}
 	if len(cfg.AllowedUserIDs) == 0 {
 		errs = append(errs, errors.New("chat: no allowed users"))
@@ -160,13 +178,14 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	h := &Host{
 		cfg:           cfg,
 		logger:        slog.New(slog.DiscardHandler),
-		retry:         defaultRetryPolicy,
+		retry:         DefaultRetryPolicy(),
 		editInterval:  time.Second,
 		pollTimeout:   50 * time.Second,
 		shutdownGrace: 5 * time.Second,
 		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
 		chats:         make(map[string]*chatWorker),
 		strangers:     make(map[int64]time.Time),
+		outbox:        make(map[string][]func(context.Context)),
 	}
 	for _, o := range opts {
 		o(h)
@@ -181,7 +200,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	if h.settings, err = loadSettings(cfg.AgentDir); err != nil {
 		return nil, err
 	}
-	if h.journal, err = openJournal(cfg.AgentDir); err != nil {
+	if h.journal, err = openJournal(cfg.AgentDir, h.logger); err != nil {
 		return nil, err
 	}
 	if h.rawSender == nil {
@@ -198,8 +217,10 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		h.rawSender = b
 	}
 	h.send = newSafeSender(h.rawSender, cfg.Redactor, h.retry, h.logger)
+	h.quick = newSafeSender(h.rawSender, cfg.Redactor, noticePolicy(h.retry), h.logger)
 	h.preview = newSafeSender(h.rawSender, cfg.Redactor, RetryPolicy{Attempts: 1}, h.logger)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
+	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
 	return h, nil
 }
 
@@ -228,7 +249,7 @@ func (h *Host) Run(ctx context.Context) error {
 	if _, err := h.send.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: botCommands()}); err != nil && ctx.Err() == nil {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
-	h.reportInterrupted(ctx)
+	h.reportInterrupted()
 	h.poll(ctx)
 	h.shutdown()
 	return nil
@@ -264,6 +285,7 @@ func (h *Host) shutdown() {
 	case <-time.After(h.shutdownGrace):
 		h.logger.Warn("shutdown: turns still running after the grace period")
 	}
+	h.waitNotices(2 * time.Second)
 }
 
 // target is a chat's scope: "<chatID>" or "<chatID>:<threadID>" for a forum
@@ -317,7 +339,8 @@ func targetOf(m *models.Message) target {
 
 // Prompt queues a turn for target behind a running turn, like a user
 // message; the answer is sent marked with label. It is the scheduler's way
-// into a chat.
+// into a chat. It fails, queueing nothing, when the chat's queue is full or
+// a prompt with the same label is still waiting in it.
 func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	t, err := parseTarget(scope)
 	if err != nil {
@@ -327,7 +350,9 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	if err != nil {
 		return err
 	}
-	w.enqueue(&workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}})
+	if _, _, err := w.enqueue(&workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}); err != nil {
+		return fmt.Errorf("chat: prompt %q for %s not queued: %w", label, scope, err)
+	}
 	return nil
 }
 

@@ -229,7 +229,7 @@ func TestPollingSurvivesErrors(t *testing.T) {
 func TestVoiceNoteIsTranscribed(t *testing.T) {
 	oa := openaitest.New(t, openaitest.WithTranscripts(openaitest.Transcript{Text: "remind me to water the plants"}))
 	faux := agent.NewFauxProvider(agent.FauxText("noted"))
-	h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithTranscriber(NewOpenAITranscriber(oa.URL(), openAIKey, "whisper-1", nil))}})
+	h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithTranscriber(NewOpenAITranscriber(oa.URL(), openAIKey, "whisper-1"))}})
 	h.tg.SendVoice(userID, userID, []byte("OggS fake audio"))
 	h.waitText(userID, "🎤 remind me to water the plants")
 	h.waitText(userID, "noted")

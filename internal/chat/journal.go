@@ -1,13 +1,13 @@
 package chat
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,11 +42,20 @@ type journalEntry struct {
 	At int64 `json:"at,omitempty"`
 }
 
+// Compaction thresholds: the journal is rewritten to its live entries
+// once this many entries were marked done, or once the file grew this
+// much, since it was last compacted.
+const (
+	compactAfterDone  = 1000
+	compactAfterBytes = 4 << 20
+)
+
 // journal is the append-only inbound journal.
 type journal struct {
-	path string
-	mu   sync.Mutex
-	f    *os.File
+	path   string
+	logger *slog.Logger
+	mu     sync.Mutex
+	f      *os.File
 	// interrupted holds, per scope, the latest message whose turn a crash
 	// or a restart cut short, for /retry.
 	interrupted map[string]journalEntry
@@ -60,27 +69,57 @@ type journal struct {
 	// lastAt when it was journaled; polling starts after it.
 	lastID int64
 	lastAt time.Time
+
+	// pending holds the entries written since start-up that are not done
+	// yet; top is the highest id written (and its time), kept by a
+	// compaction so that the next start-up knows where polling stopped.
+	pending map[int64]journalEntry
+	top     journalEntry
+	// doneSince and bytesSince count what was written since the last
+	// compaction; compactDone and compactBytes are the thresholds.
+	doneSince, bytesSince     int
+	compactDone, compactBytes int
 }
 
 // openJournal reads the journal, turns every entry still pending into an
 // interrupted one, compacts the file to those, and opens it for appending.
-func openJournal(dir string) (*journal, error) {
-	j := &journal{path: filepath.Join(dir, JournalFile), interrupted: map[string]journalEntry{}, known: map[int64]bool{}}
+// A line that does not parse stops it with the path and the line number,
+// and the file is left as it is, except for the last line: a crash may
+// have torn it, so it is dropped (and logged).
+func openJournal(dir string, logger *slog.Logger) (*journal, error) {
+	j := &journal{
+		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string]journalEntry{}, known: map[int64]bool{},
+		pending: map[int64]journalEntry{}, compactDone: compactAfterDone, compactBytes: compactAfterBytes,
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
+		return nil, fmt.Errorf("chat: journal: %w", err)
 	}
 	data, err := os.ReadFile(j.path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("journal %s: %w", j.path, err)
+		return nil, fmt.Errorf("chat: journal %s: %w", j.path, err)
 	}
 	states := map[int64]journalEntry{}
 	var order []int64
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	for sc.Scan() {
+	lines := bytes.Split(data, []byte("\n"))
+	last := len(lines) - 1
+	for last >= 0 && len(bytes.TrimSpace(lines[last])) == 0 {
+		last--
+	}
+	for i, line := range lines[:last+1] {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
 		var e journalEntry
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.ID == 0 {
-			continue // a line torn by a crash
+		err := json.Unmarshal(line, &e)
+		if err == nil && e.ID == 0 {
+			err = errors.New("no update id")
+		}
+		if err != nil {
+			if i == last {
+				logger.Warn("the inbound journal's last line is torn (a crash while writing it?); dropped", "path", j.path, "line", i+1, "err", err)
+				continue
+			}
+			return nil, fmt.Errorf("chat: journal %s: line %d does not parse (fix or remove the file): %w", j.path, i+1, err)
 		}
 		prev, seen := states[e.ID]
 		if !seen {
@@ -101,7 +140,6 @@ func openJournal(dir string) (*journal, error) {
 			}
 		}
 	}
-	var keep []journalEntry
 	for _, id := range order {
 		e := states[id]
 		switch e.State {
@@ -117,30 +155,59 @@ func openJournal(dir string) (*journal, error) {
 		e.State = stateInterrupted
 		j.interrupted[e.Scope] = e
 	}
-	for _, e := range j.interrupted {
-		keep = append(keep, e)
+	if j.lastID != 0 {
+		j.top = journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At}
 	}
-	// The highest id stays in the file (as done, when nothing else keeps
-	// it), so the next start-up still knows where polling stopped.
-	if j.lastID != 0 && !slices.ContainsFunc(keep, func(e journalEntry) bool { return e.ID == j.lastID }) {
-		keep = append(keep, journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At})
-	}
-	slices.SortFunc(keep, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
-	var buf bytes.Buffer
-	for _, e := range keep {
-		line, _ := json.Marshal(e)
-		buf.Write(append(line, '\n'))
-	}
-	if err := writeFileAtomic(j.path, buf.Bytes()); err != nil {
-		return nil, fmt.Errorf("journal %s: %w", j.path, err)
-	}
-	if j.f, err = os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
+	if err := j.rewriteLocked(); err != nil {
+		return nil, err
 	}
 	return j, nil
 }
 
-// write appends entries and fsyncs the file once.
+// liveLocked returns what a compacted journal holds: the interrupted
+// messages (for /retry), the pending ones and the highest id (as done,
+// when nothing else keeps it), in order of id.
+func (j *journal) liveLocked() []journalEntry {
+	keep := make([]journalEntry, 0, len(j.interrupted)+len(j.pending)+1)
+	for _, e := range j.interrupted {
+		keep = append(keep, e)
+	}
+	for _, e := range j.pending {
+		keep = append(keep, e)
+	}
+	if j.top.ID != 0 && !slices.ContainsFunc(keep, func(e journalEntry) bool { return e.ID == j.top.ID }) {
+		keep = append(keep, j.top)
+	}
+	slices.SortFunc(keep, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(keep, func(a, b journalEntry) bool { return a.ID == b.ID })
+}
+
+// rewriteLocked replaces the file with its live entries, atomically
+// (temporary file, fsync, rename, fsync of the directory), and reopens it
+// for appending.
+func (j *journal) rewriteLocked() error {
+	var buf bytes.Buffer
+	for _, e := range j.liveLocked() {
+		line, _ := json.Marshal(e)
+		buf.Write(append(line, '\n'))
+	}
+	if err := writeFileAtomic(j.path, buf.Bytes()); err != nil {
+		return fmt.Errorf("chat: journal %s: %w", j.path, err)
+	}
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("chat: journal: %w", err)
+	}
+	if j.f != nil {
+		j.f.Close()
+	}
+	j.f = f
+	j.doneSince, j.bytesSince = 0, 0
+	return nil
+}
+
+// write appends entries and fsyncs the file once; past the thresholds it
+// then compacts the file.
 func (j *journal) write(entries ...journalEntry) error {
 	if len(entries) == 0 {
 		return nil
@@ -149,22 +216,48 @@ func (j *journal) write(entries ...journalEntry) error {
 	for _, e := range entries {
 		line, err := json.Marshal(e)
 		if err != nil {
-			return fmt.Errorf("journal: %w", err)
+			return fmt.Errorf("chat: journal: %w", err)
 		}
 		buf.Write(append(line, '\n'))
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
-		return errors.New("journal: closed")
+		return errors.New("chat: journal: closed")
 	}
 	if _, err := j.f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("journal: %w", err)
+		return fmt.Errorf("chat: journal: %w", err)
 	}
 	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("journal: %w", err)
+		return fmt.Errorf("chat: journal: %w", err)
+	}
+	j.bytesSince += buf.Len()
+	for _, e := range entries {
+		j.track(e)
+	}
+	if j.doneSince >= j.compactDone || j.bytesSince >= j.compactBytes {
+		// The entries are safely written: a failed compaction leaves the
+		// journal as it was, longer only.
+		if err := j.rewriteLocked(); err != nil {
+			j.logger.Warn("the inbound journal could not be compacted; it keeps growing", "err", err)
+			j.doneSince, j.bytesSince = 0, 0
+		}
 	}
 	return nil
+}
+
+// track keeps the in-memory state a compaction writes in step with e.
+func (j *journal) track(e journalEntry) {
+	if e.ID > j.top.ID {
+		j.top = journalEntry{ID: e.ID, State: stateDone, At: e.At}
+	}
+	switch e.State {
+	case statePending:
+		j.pending[e.ID] = e
+	case stateDone:
+		j.doneSince++
+		delete(j.pending, e.ID)
+	}
 }
 
 // done marks the entry id as finished.

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // /start greets; an unknown command is answered without a model call; a
@@ -58,7 +59,7 @@ func TestRejectedTokenIsUnauthorized(t *testing.T) {
 	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
 	dir := t.TempDir()
 	host, err := New(Config{Token: "4242424242:wrong-token-wrong-token", APIURL: h.tg.URL(), AllowedUserIDs: []int64{userID},
-		Agent: h.agent, AgentDir: dir, WorkspaceDir: dir})
+		Agent: h.agent, Redactor: redactor.New(nil), AgentDir: dir, WorkspaceDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

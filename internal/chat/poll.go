@@ -18,8 +18,8 @@ import (
 // every successful getUpdates (the healthcheck reads its age).
 const HeartbeatFile = "heartbeat"
 
-// allowedUpdates are the update types the host asks for.
-var allowedUpdates = []string{"message", "callback_query"}
+// allowedUpdates returns the update types the host asks for.
+func allowedUpdates() []string { return []string{"message", "callback_query"} }
 
 // getUpdates asks for the updates from offset on, waiting up to timeout.
 // It returns each update's raw JSON, for the journal.
@@ -27,23 +27,23 @@ func (h *Host) getUpdates(ctx context.Context, offset int64, timeout time.Durati
 	body, _ := json.Marshal(map[string]any{
 		"offset":          offset,
 		"timeout":         int(timeout / time.Second),
-		"allowed_updates": allowedUpdates,
+		"allowed_updates": allowedUpdates(),
 	})
 	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.cfg.APIURL+"/bot"+h.cfg.Token+"/getUpdates", bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("getUpdates: %w", h.scrub(err))
+		return nil, fmt.Errorf("chat: getUpdates: %w", h.scrub(err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("getUpdates: %w", h.scrub(err))
+		return nil, fmt.Errorf("chat: getUpdates: %w", h.scrub(err))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("getUpdates: %w", h.scrub(err))
+		return nil, fmt.Errorf("chat: getUpdates: %w", h.scrub(err))
 	}
 	var r struct {
 		OK          bool              `json:"ok"`
@@ -83,7 +83,8 @@ func (e redactedError) Unwrap() error { return e.err }
 
 // poll runs the getUpdates loop until ctx is done. Each batch is journaled
 // before its updates are acknowledged (by the next request's offset); the
-// heartbeat is touched after every successful call. Polling starts after
+// heartbeat is touched after every successful call whose batch was
+// journaled. Polling starts after
 // the highest update of a recent journal, so an update the bot journaled
 // but died before acknowledging is not delivered again. It never gives up
 // on an error: a 429 waits retry_after, a 409 (another instance polls the
@@ -118,12 +119,24 @@ func (h *Host) poll(ctx context.Context) {
 			continue
 		}
 		failures = 0
-		h.touchHeartbeat()
-		if len(raws) == 0 {
-			continue
-		}
-		offset = h.accept(ctx, raws, offset)
+		offset = h.received(ctx, raws, offset)
 	}
+}
+
+// received handles the answer of a successful getUpdates and returns the
+// next offset. The heartbeat is touched only when the batch was accepted
+// (journaled): while messages cannot be accepted, the healthcheck must go
+// unhealthy.
+func (h *Host) received(ctx context.Context, raws []json.RawMessage, offset int64) int64 {
+	if len(raws) == 0 {
+		h.touchHeartbeat()
+		return offset
+	}
+	next, ok := h.accept(ctx, raws, offset)
+	if ok {
+		h.touchHeartbeat()
+	}
+	return next
 }
 
 // touchHeartbeat sets the heartbeat file's time to now.
@@ -138,9 +151,10 @@ func (h *Host) touchHeartbeat() {
 }
 
 // accept decodes a batch, journals the messages that start turns, then
-// dispatches every update, and returns the next offset. When the journal
-// cannot be written, the offset stays put so Telegram sends the batch again.
-func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64) int64 {
+// dispatches every update, and returns the next offset and true. When the
+// journal cannot be written, it returns the offset unchanged (so Telegram
+// sends the batch again) and false.
+func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64) (int64, bool) {
 	type decoded struct {
 		raw json.RawMessage
 		upd *models.Update
@@ -181,16 +195,16 @@ func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64)
 	if err := h.journal.write(entries...); err != nil {
 		h.logger.Error("inbound journal cannot be written; the updates stay unacknowledged", "err", err)
 		sleep(ctx, time.Second)
-		return offset
+		return offset, false
 	}
 	for _, d := range batch {
 		if d.in != nil {
 			h.dispatch(ctx, d.in)
 		} else if d.upd.CallbackQuery != nil {
-			h.handleCallback(ctx, d.upd.CallbackQuery)
+			h.handleCallback(d.upd.CallbackQuery)
 		}
 	}
-	return next
+	return next, true
 }
 
 func replaceAll(s, old, repl string) string {

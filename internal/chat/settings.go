@@ -41,10 +41,10 @@ func loadSettings(dir string) (*settingsStore, error) {
 		return s, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("chat settings %s: %w", s.path, err)
+		return nil, fmt.Errorf("chat: settings %s: %w", s.path, err)
 	}
 	if err := json.Unmarshal(data, &s.all); err != nil {
-		return nil, fmt.Errorf("chat settings %s does not parse: %w", s.path, err)
+		return nil, fmt.Errorf("chat: settings %s does not parse: %w", s.path, err)
 	}
 	if s.all == nil {
 		s.all = map[string]chatSettings{}
@@ -76,7 +76,7 @@ func (s *settingsStore) update(scope string, f func(*chatSettings)) error {
 		} else {
 			delete(s.all, scope)
 		}
-		return fmt.Errorf("chat settings: %w", err)
+		return fmt.Errorf("chat: settings: %w", err)
 	}
 	return nil
 }

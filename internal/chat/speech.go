@@ -22,14 +22,34 @@ type OpenAITranscriber struct {
 	model  string
 }
 
+// TranscriberOption configures an OpenAITranscriber built by
+// NewOpenAITranscriber.
+type TranscriberOption func(*transcriberConfig)
+
+// transcriberConfig holds a transcriber's optional parts.
+type transcriberConfig struct {
+	httpClient *http.Client
+}
+
+// WithTranscriberHTTPClient sets the HTTP client of the transcription
+// requests (default: http.DefaultClient).
+func WithTranscriberHTTPClient(c *http.Client) TranscriberOption {
+	return func(tc *transcriberConfig) { tc.httpClient = c }
+}
+
 // NewOpenAITranscriber returns a transcriber for the endpoint at baseURL
-// (TELEGRAM_SPEECH_BASE_URL) with key and model. httpClient nil means
-// http.DefaultClient.
-func NewOpenAITranscriber(baseURL, key, model string, httpClient *http.Client) *OpenAITranscriber {
+// (TELEGRAM_SPEECH_BASE_URL) with key and model (empty: whisper-1).
+func NewOpenAITranscriber(baseURL, key, model string, opts ...TranscriberOption) *OpenAITranscriber {
+	var tc transcriberConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&tc)
+		}
+	}
 	cfg := openai.DefaultConfig(key)
 	cfg.BaseURL = strings.TrimRight(baseURL, "/")
-	if httpClient != nil {
-		cfg.HTTPClient = httpClient
+	if tc.httpClient != nil {
+		cfg.HTTPClient = tc.httpClient
 	}
 	if model == "" {
 		model = openai.Whisper1
@@ -46,7 +66,7 @@ func (t *OpenAITranscriber) Transcribe(ctx context.Context, fileName string, aud
 		Format:   openai.AudioResponseFormatJSON,
 	})
 	if err != nil {
-		return "", fmt.Errorf("transcription: %w", err)
+		return "", fmt.Errorf("chat: transcription: %w", err)
 	}
 	return strings.TrimSpace(resp.Text), nil
 }

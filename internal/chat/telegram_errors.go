@@ -1,11 +1,8 @@
 package chat
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/url"
 	"regexp"
@@ -135,74 +132,4 @@ func isBadMarkup(err error) bool {
 // answers with a 400 that is no failure at all.
 func isNotModified(err error) bool {
 	return errors.Is(err, bot.ErrorBadRequest) && strings.Contains(err.Error(), "message is not modified")
-}
-
-// RetryPolicy says how often and how long failed Bot API calls are retried.
-type RetryPolicy struct {
-	// Attempts bounds the tries of one call (first try included).
-	Attempts int
-	// BaseDelay is the first backoff after a 5xx or network error, doubled
-	// on every retry up to MaxDelay.
-	BaseDelay time.Duration
-	// MaxDelay caps every delay, retry_after included.
-	MaxDelay time.Duration
-}
-
-// DefaultRetryPolicy is the policy a Host uses unless WithRetryPolicy says
-// otherwise: 8 tries, backoff from half a second to a minute.
-var defaultRetryPolicy = RetryPolicy{Attempts: 8, BaseDelay: 500 * time.Millisecond, MaxDelay: time.Minute}
-
-// backoff returns the delay before retry n (from 0), with jitter.
-func (p RetryPolicy) backoff(n int) time.Duration {
-	d := p.BaseDelay << min(n, 16)
-	if d > p.MaxDelay || d <= 0 {
-		d = p.MaxDelay
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// retry runs call until it succeeds, fails for good, or the policy's tries
-// run out: a 429 waits retry_after, a 5xx or network error backs off, a 403
-// is returned at once (the caller drops the message), and so is any other
-// error.
-func (p RetryPolicy) retry(ctx context.Context, logger *slog.Logger, method string, call func(context.Context) error) error {
-	var err error
-	for attempt := 0; attempt < max(p.Attempts, 1); attempt++ {
-		if err = call(ctx); err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		class, after := classify(err)
-		var delay time.Duration
-		switch class {
-		case classRateLimited:
-			delay = min(max(after, p.BaseDelay), p.MaxDelay)
-		case classTransient:
-			delay = p.backoff(attempt)
-		default:
-			return err
-		}
-		logger.Warn("telegram call failed; retrying", "method", method, "err", err, "delay", delay, "attempt", attempt+1)
-		if !sleep(ctx, delay) {
-			return err
-		}
-	}
-	return err
-}
-
-// sleep waits d or until ctx is done, and reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

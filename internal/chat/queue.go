@@ -1,0 +1,227 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// itemKind says what a queued work item does.
+type itemKind int
+
+const (
+	// itemMessage is a user's message (text or attachment): a turn.
+	itemMessage itemKind = iota
+	// itemPrompt is a scheduled prompt: a turn whose answer is labelled.
+	itemPrompt
+	// itemNew starts a fresh session (/new), in order with the turns.
+	itemNew
+	// itemCompact compacts the session (/compact), in order with the turns.
+	itemCompact
+)
+
+// workItem is one entry of a chat's queue.
+type workItem struct {
+	kind    itemKind
+	in      *inbound
+	label   string
+	content []agent.Content
+	// journalID is the inbound journal entry the item finishes (0: none).
+	journalID int64
+}
+
+// chatWorker runs one chat's items one at a time, in order.
+type chatWorker struct {
+	h      *Host
+	target target
+
+	mu      sync.Mutex
+	queue   []*workItem
+	running *workItem
+	cancel  context.CancelFunc
+	stopped bool // the running turn was cancelled by /stop
+	closed  bool
+	wake    chan struct{}
+}
+
+// worker returns target's worker, starting it when needed.
+func (h *Host) worker(t target) (*chatWorker, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing {
+		return nil, errors.New("chat: the host is shutting down")
+	}
+	key := t.String()
+	w := h.chats[key]
+	if w == nil {
+		w = &chatWorker{h: h, target: t, wake: make(chan struct{}, 1)}
+		h.chats[key] = w
+		h.workers.Go(w.loop)
+	}
+	return w, nil
+}
+
+// existingWorker returns target's worker, or nil when it has none.
+func (h *Host) existingWorker(t target) *chatWorker {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.chats[t.String()]
+}
+
+// maxQueued bounds a chat's queue: while a turn hangs, messages and
+// scheduled prompts must not pile up without end.
+const maxQueued = 20
+
+// errQueueFull is what enqueue returns when the chat's queue is full.
+var errQueueFull = errors.New("chat: the chat's queue is full")
+
+// errPromptWaiting is what enqueue returns for a scheduled prompt while
+// one of the same job (label) is still waiting.
+var errPromptWaiting = errors.New("chat: a prompt of this job is already waiting in the chat's queue")
+
+// enqueue appends it and reports whether it has to wait behind a running
+// turn or other queued items, and how many items were queued before it. It
+// refuses it (errQueueFull) when maxQueued items wait already, and a
+// scheduled prompt (errPromptWaiting) while one with the same label waits.
+func (w *chatWorker) enqueue(it *workItem) (waits bool, queued int, err error) {
+	w.mu.Lock()
+	queued = len(w.queue)
+	if queued >= maxQueued {
+		w.mu.Unlock()
+		return false, queued, errQueueFull
+	}
+	if it.kind == itemPrompt {
+		for _, q := range w.queue {
+			if q.kind == itemPrompt && q.label == it.label {
+				w.mu.Unlock()
+				return false, queued, errPromptWaiting
+			}
+		}
+	}
+	waits = w.running != nil || queued > 0
+	w.queue = append(w.queue, it)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return waits, queued, nil
+}
+
+// busyText is the answer to a message that does not fit the chat's queue
+// of n items.
+func busyText(n int) string {
+	return fmt.Sprintf("⏳ I'm still busy with %d queued messages — wait for the current one, or /stop.", n)
+}
+
+// busy reports whether a turn is running.
+func (w *chatWorker) busy() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.running != nil
+}
+
+// snapshot returns the running item and the number of queued ones.
+func (w *chatWorker) snapshot() (running *workItem, queued int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.running, len(w.queue)
+}
+
+// stop cancels the running item and drops the queued messages and
+// scheduled prompts; queued commands (/new, /compact) stay and run next, as
+// the user asked for them. It returns whether something was stopped, how
+// many items it dropped and the commands it kept. The dropped items'
+// journal entries are marked done.
+func (w *chatWorker) stop() (stopped bool, dropped int, kept []itemKind) {
+	w.mu.Lock()
+	var q []*workItem
+	rest := w.queue[:0:0]
+	for _, it := range w.queue {
+		if it.kind == itemNew || it.kind == itemCompact {
+			rest = append(rest, it)
+			kept = append(kept, it.kind)
+			continue
+		}
+		q = append(q, it)
+	}
+	w.queue = rest
+	if w.running != nil && w.cancel != nil {
+		w.cancel()
+		w.stopped = true
+		stopped = true
+	}
+	w.mu.Unlock()
+	for _, it := range q {
+		w.h.journalDone(it.journalID)
+	}
+	return stopped, len(q), kept
+}
+
+// close makes the loop exit once the running item ends; queued items stay
+// pending in the journal, to be reported after the restart.
+func (w *chatWorker) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *chatWorker) loop() {
+	for {
+		w.mu.Lock()
+		if w.closed {
+			w.mu.Unlock()
+			return
+		}
+		var it *workItem
+		var ctx context.Context
+		var cancel context.CancelFunc
+		if len(w.queue) > 0 {
+			it = w.queue[0]
+			w.queue = w.queue[1:]
+			ctx, cancel = context.WithCancel(w.h.turnCtx)
+			w.running, w.cancel, w.stopped = it, cancel, false
+		}
+		w.mu.Unlock()
+		if it == nil {
+			<-w.wake
+			continue
+		}
+		w.run(ctx, it)
+		cancel()
+		w.mu.Lock()
+		w.running, w.cancel = nil, nil
+		w.mu.Unlock()
+	}
+}
+
+// run carries out one item.
+func (w *chatWorker) run(ctx context.Context, it *workItem) {
+	h := w.h
+	switch it.kind {
+	case itemNew:
+		h.newSession(ctx, w.target)
+	case itemCompact:
+		h.compactSession(ctx, w.target)
+	default:
+		h.runTurn(ctx, w, it)
+	}
+	// A turn cut short by a shutdown stays pending: it is reported after the
+	// restart, and /retry replays it.
+	if h.turnCtx.Err() == nil {
+		h.journalDone(it.journalID)
+	}
+}
+
+func (h *Host) journalDone(id int64) {
+	if err := h.journal.done(id); err != nil {
+		h.logger.Warn("journal", "err", err)
+	}
+}

@@ -1,0 +1,96 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// runTurn runs one turn for it: builds the user content (attachments
+// downloaded, voice transcribed), prompts the session, streams the answer.
+func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
+	t := w.target
+	replyTo := 0
+	if it.in != nil {
+		replyTo = it.in.msg.ID
+	}
+	stopTyping := h.startTyping(ctx, t)
+	defer stopTyping()
+	content := it.content
+	if it.in != nil {
+		var err error
+		if content, err = h.buildContent(ctx, t, it.in); err != nil {
+			if ctx.Err() == nil {
+				h.sendText(ctx, t, "⚠️ "+chatText(err), replyTo)
+			}
+			return
+		}
+	}
+	sess, err := h.session(ctx, t)
+	if err != nil {
+		h.logger.Error("open session", "scope", t.String(), "err", err)
+		h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), replyTo)
+		return
+	}
+	out := h.newTurnOutput(ctx, t, it.label, replyTo)
+	res, err := sess.Prompt(ctx, content, out.emit)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		h.logger.Error("turn failed", "scope", t.String(), "session", sess.ID(), "err", err)
+	}
+	// Finishing uses a context of its own: the answer of a stopped turn is
+	// still delivered, a retry_after is waited out, and a shutdown leaves a
+	// little time for it.
+	fctx, cancel := h.finishContext(ctx)
+	defer cancel()
+	w.mu.Lock()
+	stopped := w.stopped
+	w.mu.Unlock()
+	out.finish(fctx, res.Text, err, stopped, h.turnCtx.Err() != nil)
+}
+
+// turnError words a failed turn for the chat by its cause, without the
+// raw error of a known cause (the log has it).
+func turnError(err error) string {
+	var pe *agent.ProviderError
+	isProvider := errors.As(err, &pe)
+	switch {
+	case errors.Is(err, agent.ErrContextTooLong):
+		return "⚠️ The conversation no longer fits the model's context window. Send /compact to summarise the older messages, or /new to start a fresh session."
+	case errors.Is(err, agent.ErrSessionClosed):
+		return "⚠️ The session was closed (/new); send your message again."
+	case isProvider && (pe.StatusCode == 401 || pe.StatusCode == 403):
+		return "⚠️ The model provider rejected the bot's API key — the operator should check OPENAI_API_KEY."
+	case isProvider && pe.StatusCode == 429:
+		return "⚠️ The model provider is rate-limiting; try again in a minute."
+	case isProvider && pe.StatusCode >= 500:
+		return fmt.Sprintf("⚠️ The model provider is having trouble (HTTP %d); try again shortly.", pe.StatusCode)
+	case unreachable(err):
+		return "⚠️ The model provider can't be reached right now."
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+	return "⚠️ The turn failed: " + shorten(first, 200)
+}
+
+// unreachable reports whether err says the model provider could not be
+// reached or did not answer in time: a network error or a timeout.
+func unreachable(err error) bool {
+	for _, target := range []error{context.DeadlineExceeded, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EHOSTUNREACH,
+		syscall.ENETUNREACH, syscall.ETIMEDOUT, io.ErrUnexpectedEOF} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"dial tcp", "no such host", "connection refused", "connection reset", "i/o timeout",
+		"tls handshake", "network is unreachable", "timeout awaiting", "no data from the model provider"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
