@@ -10,7 +10,7 @@ import (
 // ErrContextTooLong reports that the conversation no longer fits the model's
 // context window. A [*ProviderError] for such a response matches it with
 // [errors.Is], whichever provider produced it.
-var ErrContextTooLong = errors.New("the conversation exceeds the model's context window")
+var ErrContextTooLong = errors.New("agent: the conversation exceeds the model's context window")
 
 // ErrSessionClosed is returned by a closed session's Prompt.
 var ErrSessionClosed = errors.New("agent: session is closed")

@@ -30,8 +30,10 @@ const (
 	maxErrorBodyRunes     = 500
 )
 
-// emptyParameters is the schema sent for a tool that declares none.
-var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+// emptyParameters is the schema sent for a tool that declares none. It is
+// a constant, and each tool gets its own copy, so nothing go-openai does
+// with one tool's schema can change another's.
+const emptyParameters = `{"type":"object","properties":{}}`
 
 // OpenAIConfig configures [NewOpenAI]. Zero fields take the defaults.
 type OpenAIConfig struct {
@@ -374,7 +376,7 @@ func buildChatRequest(req Request) openai.ChatCompletionRequest {
 	for _, t := range req.Tools {
 		params := t.Parameters
 		if len(params) == 0 {
-			params = emptyParameters
+			params = json.RawMessage(emptyParameters)
 		}
 		creq.Tools = append(creq.Tools, openai.Tool{
 			Type: openai.ToolTypeFunction,
