@@ -65,6 +65,8 @@ type OpenAIConfig struct {
 type OpenAIProvider struct {
 	client *openai.Client
 	cfg    OpenAIConfig
+	// sleep waits d before a retry, or until ctx ends (a seam for tests).
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewOpenAI returns a provider for the OpenAI-compatible API cfg describes.
@@ -101,7 +103,19 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIProvider {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	oc.HTTPClient = client
-	return &OpenAIProvider{client: openai.NewClientWithConfig(oc), cfg: cfg}
+	return &OpenAIProvider{client: openai.NewClientWithConfig(oc), cfg: cfg, sleep: sleepContext}
+}
+
+// sleepContext waits d, or until ctx ends and then returns its error.
+func sleepContext(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // Complete streams one chat completion. A 429 or 5xx answer that arrives
@@ -122,12 +136,8 @@ func (p *OpenAIProvider) Complete(ctx context.Context, req Request, onText func(
 		}
 		delay := p.backoff(attempt, pe.RetryAfter)
 		p.cfg.Logger.Warn("agent: model provider error, retrying", "status", pe.StatusCode, "retry", attempt+1, "delay", delay)
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return Response{}, fmt.Errorf("model request cancelled: %w", ctx.Err())
-		case <-timer.C:
+		if err := p.sleep(ctx, delay); err != nil {
+			return Response{}, fmt.Errorf("model request cancelled: %w", err)
 		}
 	}
 }

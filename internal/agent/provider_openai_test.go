@@ -105,39 +105,47 @@ func TestOpenAIMessageMapping(t *testing.T) {
 }
 
 func TestOpenAIErrors(t *testing.T) {
+	// The retries wait 5ms, 10ms, 20ms (RetryBaseDelay doubled) unless the
+	// provider asks for a delay.
+	backoff := []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}
 	tests := []struct {
 		name        string
 		script      []openaitest.Response
 		wantStatus  int
 		wantText    string
 		wantReqs    int
-		minDuration time.Duration
+		wantDelays  []time.Duration
 		contextLong bool
 	}{
-		{"429 with Retry-After then success", []openaitest.Response{openaitest.RateLimited("1"), openaitest.Text("ok")}, 0, "", 2, time.Second, false},
+		{"429 with Retry-After then success", []openaitest.Response{openaitest.RateLimited("1"), openaitest.Text("ok")}, 0, "", 2, []time.Duration{time.Second}, false},
 		{"500 three times then success", []openaitest.Response{
 			openaitest.StatusError(500, "down"), openaitest.StatusError(502, "down"), openaitest.StatusError(503, "down"), openaitest.Text("ok"),
-		}, 0, "", 4, 0, false},
+		}, 0, "", 4, backoff, false},
 		{"500 four times", []openaitest.Response{
 			openaitest.StatusError(500, "the server broke"), openaitest.StatusError(500, "the server broke"),
 			openaitest.StatusError(500, "the server broke"), openaitest.StatusError(500, "the server broke"),
-		}, 500, "status 500: the server broke", 4, 0, false},
-		{"400 not retried", []openaitest.Response{openaitest.StatusError(400, "bad request")}, 400, "bad request", 1, 0, false},
-		{"context too long", []openaitest.Response{openaitest.ContextLengthExceeded()}, 400, "maximum context length", 1, 0, true},
-		{"broken stream", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailAbort, 2)}, 0, "", 1, 0, false},
-		{"end without done", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailEndWithoutDone, 2)}, 0, "ended before", 1, 0, false},
-		{"invalid json", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailInvalidJSON, 1)}, 0, "", 1, 0, false},
+		}, 500, "status 500: the server broke", 4, backoff, false},
+		{"400 not retried", []openaitest.Response{openaitest.StatusError(400, "bad request")}, 400, "bad request", 1, nil, false},
+		{"context too long", []openaitest.Response{openaitest.ContextLengthExceeded()}, 400, "maximum context length", 1, nil, true},
+		{"broken stream", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailAbort, 2)}, 0, "", 1, nil, false},
+		{"end without done", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailEndWithoutDone, 2)}, 0, "ended before", 1, nil, false},
+		{"invalid json", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailInvalidJSON, 1)}, 0, "", 1, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithScript(tt.script...))
-			start := time.Now()
-			resp, err := newOpenAI(srv, 0).Complete(context.Background(), Request{Model: "m"}, func(string) {})
+			p := newOpenAI(srv, 0)
+			var delays []time.Duration
+			p.sleep = func(_ context.Context, d time.Duration) error {
+				delays = append(delays, d)
+				return nil
+			}
+			resp, err := p.Complete(context.Background(), Request{Model: "m"}, func(string) {})
 			if n := len(srv.ChatRequests()); n != tt.wantReqs {
 				t.Errorf("server got %d requests, want %d", n, tt.wantReqs)
 			}
-			if d := time.Since(start); d < tt.minDuration {
-				t.Errorf("took %v, want at least %v (Retry-After)", d, tt.minDuration)
+			if diff := cmp.Diff(tt.wantDelays, delays); diff != "" {
+				t.Errorf("delays before the retries (-want +got):\n%s", diff)
 			}
 			success := tt.wantStatus == 0 && tt.wantText == "" && !strings.Contains(tt.name, "stream") && !strings.Contains(tt.name, "json")
 			if success {
@@ -175,13 +183,13 @@ func TestOpenAICancelAndStall(t *testing.T) {
 	})
 	t.Run("idle timeout", func(t *testing.T) {
 		srv := openaitest.New(t, openaitest.WithScript(openaitest.Text("some text that stalls").Fail(openaitest.FailStall, 1)))
-		start := time.Now()
-		_, err := newOpenAI(srv, 200*time.Millisecond).Complete(context.Background(), Request{Model: "m"}, func(string) {})
-		if err == nil || !strings.Contains(err.Error(), "no data") {
+		// The deadline only guards against a hang: the idle timeout must
+		// end the request long before it.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := newOpenAI(srv, 200*time.Millisecond).Complete(ctx, Request{Model: "m"}, func(string) {})
+		if err == nil || !strings.Contains(err.Error(), "no data") || ctx.Err() != nil {
 			t.Errorf("Complete = %v, want an idle timeout", err)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %v", d)
 		}
 	})
 }

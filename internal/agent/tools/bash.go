@@ -291,14 +291,14 @@ func (b *bashTool) startProgress(progress func(agent.Result), sink *tailBuffer) 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(b.cfg.progressInterval)
-		defer tick.Stop()
+		ticks, stopTicker := b.cfg.newTicker(b.cfg.progressInterval)
+		defer stopTicker()
 		var reported int64
 		for {
 			select {
 			case <-quit:
 				return
-			case <-tick.C:
+			case <-ticks:
 			}
 			view := sink.snapshot()
 			if view.TotalBytes == reported {

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -194,9 +195,7 @@ func TestBashKillsProcessGroup(t *testing.T) {
 			if tt.cancelIn > 0 {
 				time.AfterFunc(tt.cancelIn, cancel)
 			}
-			start := time.Now()
-			res := f.call(ctx, t, tools.NewBash(tools.WithKillGrace(300*time.Millisecond)), bashArgs(tt.command, tt.timeout), nil)
-			elapsed := time.Since(start)
+			res := callGuarded(ctx, t, f, tools.NewBash(tools.WithKillGrace(300*time.Millisecond)), bashArgs(tt.command, tt.timeout))
 			pid := readPID(t, filepath.Join(f.workspace, "bg.pid"))
 			killOnCleanup(t, pid)
 			text := agent.TextOf(res.Content)
@@ -205,9 +204,6 @@ func TestBashKillsProcessGroup(t *testing.T) {
 			}
 			if res.Details[tt.wantDetail] != true {
 				t.Errorf("Details[%s] = %v, want true", tt.wantDetail, res.Details[tt.wantDetail])
-			}
-			if elapsed > 10*time.Second {
-				t.Errorf("the call took %v", elapsed)
 			}
 			if !processGone(pid, 2*time.Second) {
 				t.Errorf("the background grandchild %d outlived the call", pid)
@@ -237,16 +233,11 @@ func TestBashOutputHeldOpen(t *testing.T) {
 				}
 			}
 			f := newFixture(t, fixtureConfig{})
-			start := time.Now()
-			res := f.call(t.Context(), t, tools.NewBash(tools.WithPipeGrace(200*time.Millisecond), tools.WithKillGrace(300*time.Millisecond)), bashArgs(tt.command, 30), nil)
-			elapsed := time.Since(start)
+			res := callGuarded(t.Context(), t, f, tools.NewBash(tools.WithPipeGrace(200*time.Millisecond), tools.WithKillGrace(300*time.Millisecond)), bashArgs(tt.command, 60))
 			pid := readPID(t, filepath.Join(f.workspace, "bg.pid"))
 			killOnCleanup(t, pid)
 			if diff := cmp.Diff("done\n\n[Exit code: 0]", agent.TextOf(res.Content)); diff != "" {
 				t.Errorf("text (-want +got):\n%s", diff)
-			}
-			if elapsed > 5*time.Second {
-				t.Errorf("the call took %v", elapsed)
 			}
 			if tt.wantGone && !processGone(pid, 2*time.Second) {
 				t.Errorf("the background grandchild %d outlived the call", pid)
@@ -320,18 +311,17 @@ func TestBashTruncation(t *testing.T) {
 	}
 }
 
-// TestBashProgress checks that progress reports are snapshots of the tail,
-// at most one per interval, only when the output changed.
+// TestBashProgress checks that progress reports are growing snapshots of
+// the tail, made only when the output changed: at most one per line the
+// command prints (the throttling itself: TestProgressThrottled).
 func TestBashProgress(t *testing.T) {
 	f := newFixture(t, fixtureConfig{})
 	var log progressLog
 	bash := tools.NewBash(tools.WithProgressInterval(50 * time.Millisecond))
-	start := time.Now()
 	res := f.call(t.Context(), t, bash, bashArgs("for i in 1 2 3 4 5; do echo line$i; sleep 0.15; done", 10), &log)
-	elapsed := time.Since(start)
 	reports := log.all()
-	if len(reports) < 2 || len(reports) > int(elapsed/(50*time.Millisecond))+1 {
-		t.Fatalf("%d progress reports in %v, want at least 2 and at most one per 50ms", len(reports), elapsed)
+	if len(reports) < 1 || len(reports) > 5 {
+		t.Fatalf("%d progress reports, want at least one and at most one per line printed (5)", len(reports))
 	}
 	prev := ""
 	for i, r := range reports {
@@ -343,5 +333,31 @@ func TestBashProgress(t *testing.T) {
 	}
 	if !strings.HasPrefix(agent.TextOf(res.Content), "line1\nline2\nline3\nline4\nline5\n") {
 		t.Errorf("result: %q", agent.TextOf(res.Content))
+	}
+}
+
+// callGuarded runs tool in f's session like fixture.call, failing the test
+// if the call has not returned after 30 s: a guard against a hang, not a
+// speed check.
+func callGuarded(ctx context.Context, t *testing.T, f *fixture, tool agent.Tool, args string) agent.Result {
+	t.Helper()
+	type outcome struct {
+		res agent.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := tool.Execute(ctx, &agent.Call{ID: "call-1", Arguments: json.RawMessage(args), Context: f.session.ToolContext()})
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			t.Fatalf("Execute(%s): %v", args, o.err)
+		}
+		return o.res
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Execute(%s) hung", args)
+		return agent.Result{}
 	}
 }

@@ -43,6 +43,8 @@ type bashConfig struct {
 	spillMaxBytes    int64
 	spillMaxAge      time.Duration
 	spillMaxFiles    int
+	// newTicker starts the progress ticker (a seam for tests).
+	newTicker func(d time.Duration) (ticks <-chan time.Time, stop func())
 }
 
 // defaultBashConfig returns the configuration NewBash starts from.
@@ -57,6 +59,10 @@ func defaultBashConfig() bashConfig {
 		spillMaxBytes:    DefaultSpillMaxBytes,
 		spillMaxAge:      DefaultSpillMaxAge,
 		spillMaxFiles:    DefaultSpillMaxFiles,
+		newTicker: func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		},
 	}
 }
 
