@@ -1,0 +1,101 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+)
+
+// A chat's queue holds at most maxQueued items, and a scheduled prompt is
+// not queued again while one of the same job waits.
+func TestEnqueueLimits(t *testing.T) {
+	msg := func() *workItem { return &workItem{kind: itemMessage} }
+	prompt := func(label string) *workItem { return &workItem{kind: itemPrompt, label: label} }
+	fill := func(n int) []*workItem {
+		q := make([]*workItem, n)
+		for i := range q {
+			q[i] = msg()
+		}
+		return q
+	}
+	tests := []struct {
+		name    string
+		queue   []*workItem
+		item    *workItem
+		wantErr error
+		wantLen int
+	}{
+		{"a message into an empty queue", nil, msg(), nil, 1},
+		{"the last free place", fill(maxQueued - 1), msg(), nil, maxQueued},
+		{"a message into a full queue", fill(maxQueued), msg(), errQueueFull, maxQueued},
+		{"a prompt into a full queue", fill(maxQueued), prompt("⏰ Job a"), errQueueFull, maxQueued},
+		{"a /new into a full queue", fill(maxQueued), &workItem{kind: itemNew}, errQueueFull, maxQueued},
+		{"a prompt while the same job's waits", []*workItem{prompt("⏰ Job a")}, prompt("⏰ Job a"), errPromptWaiting, 1},
+		{"a prompt while another job's waits", []*workItem{prompt("⏰ Job a")}, prompt("⏰ Job b"), nil, 2},
+		{"a message while a prompt waits", []*workItem{prompt("⏰ Job a")}, msg(), nil, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &chatWorker{queue: tt.queue, wake: make(chan struct{}, 1)}
+			_, queued, err := w.enqueue(tt.item)
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("enqueue error = %v, want %v", err, tt.wantErr)
+			}
+			if queued != len(tt.queue) {
+				t.Errorf("enqueue reported %d queued, want %d", queued, len(tt.queue))
+			}
+			if diff := cmp.Diff(tt.wantLen, len(w.queue)); diff != "" {
+				t.Errorf("queue length (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// While a turn hangs, a message beyond the queue's limit gets the busy
+// answer and is not queued, and the scheduler's Prompt fails for a job
+// whose prompt still waits.
+func TestFullQueueRefuses(t *testing.T) {
+	release := make(chan struct{})
+	faux := agent.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return agent.Response{Text: "done"}, nil
+	})
+	h := newHarness(t, harnessConfig{provider: faux})
+	defer close(release)
+	scope := target{chatID: userID}.String()
+	if err := h.host.Prompt(t.Context(), scope, "⏰ Job a", "first"); err != nil {
+		t.Fatalf("the first prompt: %v", err)
+	}
+	waitFor(t, "the first prompt's turn", func() bool { return len(faux.Requests()) == 1 })
+	if err := h.host.Prompt(t.Context(), scope, "⏰ Job a", "second"); err != nil {
+		t.Fatalf("a prompt behind the running one of its job: %v", err)
+	}
+	if err := h.host.Prompt(t.Context(), scope, "⏰ Job a", "third"); !errors.Is(err, errPromptWaiting) {
+		t.Errorf("a third prompt of the same job: %v, want errPromptWaiting", err)
+	}
+	w := h.host.existingWorker(target{chatID: userID})
+	for i := 0; ; i++ {
+		if _, queued := w.snapshot(); queued >= maxQueued {
+			break
+		}
+		if err := h.host.Prompt(t.Context(), scope, "⏰ Job filler "+itoa64(int64(i)), "filler"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.tg.SendText(userID, userID, "one more")
+	h.waitText(userID, "I'm still busy with 20 queued messages — wait for the current one, or /stop.")
+	if _, queued := w.snapshot(); queued != maxQueued {
+		t.Errorf("queued = %d, want %d", queued, maxQueued)
+	}
+	if err := h.host.Prompt(t.Context(), scope, "⏰ Job b", "late"); !errors.Is(err, errQueueFull) {
+		t.Errorf("a prompt into the full queue: %v, want errQueueFull", err)
+	}
+}
