@@ -4,9 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -267,5 +269,14 @@ func TestApplyBlankDefaults(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("applyBlankDefaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestToolTimeoutExceedsTheToolsOwnLimits(t *testing.T) {
+	for _, bash := range []time.Duration{time.Minute, 10 * time.Minute, time.Hour} {
+		got := toolTimeout(Config{BashTimeoutMax: bash})
+		if got <= bash || got <= mcp.DefaultCallTimeout {
+			t.Errorf("toolTimeout with BASH_TIMEOUT_MAX %s = %s, want more than it and the MCP call timeout", bash, got)
+		}
 	}
 }

@@ -53,6 +53,14 @@ func runBot(ctx context.Context, args []string, _, stderr io.Writer) int {
 	return run(ctx, cfg, stderr, nil)
 }
 
+// toolTimeout is the agent's backstop for any one tool call: a minute past
+// the longest a bash call or an MCP call may take by itself, so the tools'
+// own limits (which report what was printed so far) always fire first, and
+// a tool that ignores its context still cannot hold a chat forever.
+func toolTimeout(cfg Config) time.Duration {
+	return max(cfg.BashTimeoutMax, mcp.DefaultCallTimeout) + time.Minute
+}
+
 // exitConfig is the exit code for a configuration Telegram or the host
 // rejected after start-up (EX_CONFIG of sysexits.h).
 const exitConfig = 78
@@ -163,6 +171,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithWorkspace(cfg.WorkspaceDir),
 		agent.WithDefaultTimeZone(cfg.DefaultTimeZone),
 		agent.WithTools(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax))...),
+		agent.WithToolTimeout(toolTimeout(cfg)),
 		agent.WithSystemPrompt(pb.Prompt),
 		agent.WithContextWindow(cfg.ContextWindow),
 		agent.WithExtensions(extensions...),
