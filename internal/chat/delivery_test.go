@@ -11,13 +11,31 @@ import (
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
-// slowAnswer streams text in small pieces, pause apart, then answers it.
-func slowAnswer(text string, pieces int, pause time.Duration) agent.FauxResponse {
+// isPreview matches the requests a streamed answer is previewed with.
+func isPreview(r telegramtest.Request) bool {
+	return r.Method == "sendMessageDraft" || r.Method == "sendMessage" || r.Method == "editMessageText"
+}
+
+// streamedAnswer streams text in pieces and then answers it: each piece
+// after the fake server received a preview of the ones before (a draft, a
+// message or an edit), so that the answer is previewed piece by piece
+// without pauses of a set length.
+func streamedAnswer(tg *telegramtest.Server, text string, pieces int) agent.FauxResponse {
 	return agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second) // hang guard
+		defer cancel()
 		size := max(len(text)/pieces, 1)
 		for i := 0; i < len(text); i += size {
+			seen := 0
+			for _, r := range tg.Requests() {
+				if isPreview(r) {
+					seen++
+				}
+			}
 			onText(text[i:min(i+size, len(text))])
-			time.Sleep(pause)
+			if _, err := tg.WaitForCount(ctx, seen+1, isPreview); err != nil {
+				return agent.Response{}, err
+			}
 		}
 		return agent.Response{Text: text}, nil
 	})
@@ -27,9 +45,11 @@ func slowAnswer(text string, pieces int, pause time.Duration) agent.FauxResponse
 // drafts (no plain message, no edits) and arrives rendered, whole.
 func TestDraftRateLimitKeepsStreaming(t *testing.T) {
 	answer := "**Summary**: all `tests` pass.\n\n- item _one_\n- item two and some more words to stream"
-	faux := agent.NewFauxProvider(slowAnswer(answer, 12, 30*time.Millisecond))
-	h := newHarness(t, harnessConfig{provider: faux})
-	h.tg.FailNext("sendMessageDraft", 1, 429, "", 1)
+	tg := telegramtest.New(t)
+	faux := agent.NewFauxProvider(streamedAnswer(tg, answer, 12))
+	h := newHarness(t, harnessConfig{provider: faux, tg: tg})
+	// retry_after 0: the next piece's draft may follow at once.
+	h.tg.FailNext("sendMessageDraft", 1, 429, "", 0)
 	h.tg.SendText(userID, userID, "summarise")
 	m := h.waitText(userID, "item two and some more words to stream")
 	if m.ParseMode != "HTML" || !strings.HasPrefix(m.Visible, "Summary: all tests pass.") {
@@ -92,35 +112,71 @@ func TestSplitAnswerSurvivesAFailedPart(t *testing.T) {
 // When the streamed message cannot be edited, the final answer goes out as
 // a new message.
 func TestFinalEditFailureSendsANewMessage(t *testing.T) {
-	faux := agent.NewFauxProvider(slowAnswer("First words of the answer. Then **the rest** of it.", 6, 60*time.Millisecond))
-	h := newHarness(t, harnessConfig{provider: faux})
+	tg := telegramtest.New(t)
+	failing := make(chan struct{})
+	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		onText("First words of the answer. ")
+		select {
+		case <-failing: // the preview message is out and its edits fail
+		case <-ctx.Done():
+			return agent.Response{}, ctx.Err()
+		}
+		onText("Then **the rest** of it.")
+		return agent.Response{Text: "First words of the answer. Then **the rest** of it."}, nil
+	}))
+	h := newHarness(t, harnessConfig{provider: faux, tg: tg})
 	h.tg.DisableMethod("sendMessageDraft")
 	h.tg.SendText(userID, userID, "hi")
 	h.tg.MustWaitFor(telegramtest.IsMethod("sendMessage"))
 	h.tg.FailNext("editMessageText", 20, 400, "Bad Request: message to edit not found", 0)
+	close(failing)
 	h.waitText(userID, "Then the rest of it.")
 }
 
 // In a group the first streamed message waits for a sentence: a word or
-// two alone would notify everyone for nothing. Previews are rendered.
+// two alone would notify everyone for nothing (TestWorthAFirstMessage).
+// Whatever is sent is rendered.
 func TestGroupStreamWaitsForASentence(t *testing.T) {
+	tg := telegramtest.New(t)
 	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		onText("Sure")
-		time.Sleep(300 * time.Millisecond)
 		onText(", here is **the answer** you asked for.")
-		time.Sleep(300 * time.Millisecond)
 		return agent.Response{Text: "Sure, here is **the answer** you asked for."}, nil
 	}))
-	h := newHarness(t, harnessConfig{provider: faux})
+	h := newHarness(t, harnessConfig{provider: faux, tg: tg})
 	h.tg.SetChat(modelsChat(-900, false))
 	h.tg.SendText(-900, userID, "@"+h.tg.BotUser().Username+" hi")
 	h.waitText(-900, "Sure, here is the answer you asked for.")
 	for _, r := range h.tg.RequestsFor("sendMessage") {
-		if r.Params["text"] == "Sure" {
-			t.Errorf("the group got a first message of one word")
-		}
 		if strings.Contains(r.Params["text"], "**") {
 			t.Errorf("a preview shows raw Markdown: %q", r.Params["text"])
 		}
+	}
+}
+
+// A group's first streamed message needs an edit interval since the answer
+// began and a sentence, a line or 80 characters of text.
+func TestWorthAFirstMessage(t *testing.T) {
+	tests := []struct {
+		name  string
+		since time.Duration
+		text  string
+		want  bool
+	}{
+		{"a word", time.Hour, "Sure", false},
+		{"a few words", time.Hour, "Sure, here is", false},
+		{"a sentence", time.Hour, "Sure, here is the answer.", true},
+		{"a sentence and more", time.Hour, "Sure. Here is", true},
+		{"a line", time.Hour, "Sure\nhere", true},
+		{"80 characters", time.Hour, strings.Repeat("word ", 17), true},
+		{"a sentence too early", 0, "Sure, here is the answer.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &segment{h: &Host{editInterval: time.Minute}, started: time.Now().Add(-tt.since)}
+			if got := s.worthAFirstMessage(tt.text); got != tt.want {
+				t.Errorf("worthAFirstMessage(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
 	}
 }

@@ -139,20 +139,17 @@ func (h *harness) stop() {
 	})
 }
 
-// waitMessages waits until the bot's messages in chat satisfy ok.
+// waitMessages waits until the bot's messages in chat satisfy ok, checking
+// after every request the fake server receives (15 s hang guard).
 func (h *harness) waitMessages(chatID int64, what string, ok func([]telegramtest.Message) bool) []telegramtest.Message {
 	h.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		msgs := h.tg.Messages(chatID)
-		if ok(msgs) {
-			return msgs
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s; the chat has %d messages: %s", what, len(msgs), describe(msgs))
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var msgs []telegramtest.Message
+	if err := h.tg.WaitUntil(ctx, func() bool { msgs = h.tg.Messages(chatID); return ok(msgs) }); err != nil {
+		h.t.Fatalf("waiting for %s: %v; the chat has %d messages: %s", what, err, len(msgs), describe(msgs))
 	}
+	return msgs
 }
 
 // waitText waits for a bot message in chat whose visible text contains s.

@@ -320,16 +320,10 @@ func TestMessagesDuringATurnRunInOrder(t *testing.T) {
 // The answer streams as drafts in private chats, and by edits where the
 // server does not know sendMessageDraft.
 func TestStreamingDraftsAndEdits(t *testing.T) {
-	slow := func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		words := []string{"streaming ", "the ", "answer ", "slowly ", "word ", "by ", "word"}
-		for _, w := range words {
-			onText(w)
-			time.Sleep(40 * time.Millisecond)
-		}
-		return agent.Response{Text: strings.Join(words, "")}, nil
-	}
-	faux := agent.NewFauxProvider(agent.FauxFunc(slow), agent.FauxFunc(slow))
-	h := newHarness(t, harnessConfig{provider: faux})
+	tg := telegramtest.New(t)
+	text := "streaming the answer slowly word by word"
+	faux := agent.NewFauxProvider(streamedAnswer(tg, text, 7), streamedAnswer(tg, text, 7))
+	h := newHarness(t, harnessConfig{provider: faux, tg: tg})
 	h.tg.SendText(userID, userID, "stream")
 	h.waitText(userID, "streaming the answer slowly word by word")
 	if len(h.tg.RequestsFor("sendMessageDraft")) == 0 {
@@ -339,7 +333,7 @@ func TestStreamingDraftsAndEdits(t *testing.T) {
 	before := len(h.tg.RequestsFor("editMessageText"))
 	h.tg.SendText(userID, userID, "stream again")
 	h.waitMessages(userID, "the second answer", func(msgs []telegramtest.Message) bool {
-		return len(msgs) == 2 && msgs[1].Visible == "streaming the answer slowly word by word"
+		return countVisible(msgs, text) == 2
 	})
 	if len(h.tg.RequestsFor("editMessageText")) == before {
 		t.Errorf("no edits when drafts are unsupported")

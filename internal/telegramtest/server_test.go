@@ -550,3 +550,48 @@ func TestWaitForHonoursContext(t *testing.T) {
 		t.Errorf("WaitFor error = %v, want deadline exceeded", err)
 	}
 }
+
+// WaitUntil returns once its condition holds, checking it again after
+// every change of the server's state, and fails when the context ends or
+// the server closes first.
+func TestWaitUntil(t *testing.T) {
+	tests := []struct {
+		name    string
+		act     func(srv *Server)
+		ctx     func(t *testing.T) context.Context
+		wantErr error
+	}{
+		{"an update queued after the wait began", func(srv *Server) { srv.SendText(42, 7, "hello") }, waitCtx, nil},
+		{"the server closed", func(srv *Server) { srv.Close() }, waitCtx, errClosed},
+		{"the context cancelled", nil, func(t *testing.T) context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := New(t)
+			waiting := make(chan struct{})
+			var once sync.Once
+			cond := func() bool {
+				once.Do(func() { close(waiting) })
+				return srv.PendingUpdates() > 0
+			}
+			errc := make(chan error, 1)
+			go func() { errc <- srv.WaitUntil(tt.ctx(t), cond) }()
+			<-waiting
+			if tt.act != nil {
+				tt.act(srv)
+			}
+			select {
+			case err := <-errc:
+				if !errors.Is(err, tt.wantErr) {
+					t.Errorf("WaitUntil = %v, want %v", err, tt.wantErr)
+				}
+			case <-time.After(hangGuard):
+				t.Fatal("WaitUntil did not return")
+			}
+		})
+	}
+}

@@ -123,3 +123,27 @@ func (s *Server) MustWaitFor(match func(Request) bool) Request {
 	}
 	return r
 }
+
+// WaitUntil blocks until cond reports true, evaluating it now and again
+// after every change of the server's state (a request received, an update
+// queued or taken), so that a test waits for an event instead of sleeping.
+// cond runs without the server's lock, so it may call Messages and the
+// like. WaitUntil fails when ctx ends or the server closes first.
+func (s *Server) WaitUntil(ctx context.Context, cond func() bool) error {
+	for {
+		s.mu.Lock()
+		changed, closed := s.changed, s.closed
+		s.mu.Unlock()
+		if cond() {
+			return nil
+		}
+		if closed {
+			return fmt.Errorf("wait until: %w", errClosed)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait until: %w", ctx.Err())
+		case <-changed:
+		}
+	}
+}
