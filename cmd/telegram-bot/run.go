@@ -188,7 +188,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 
 	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched})}
 	if cfg.SpeechKey != "" {
-		opts = append(opts, chat.WithTranscriber(chat.NewOpenAITranscriber(cfg.SpeechBaseURL, cfg.SpeechKey, cfg.SpeechModel, nil)))
+		opts = append(opts, chat.WithTranscriber(chat.NewOpenAITranscriber(cfg.SpeechBaseURL, cfg.SpeechKey, cfg.SpeechModel)))
 	}
 	host, err := chat.New(chat.Config{
 		Token:           cfg.BotToken,
