@@ -8,10 +8,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/hardening"
 )
 
 // fakeMCPArg is the first argument that turns the test binary into the fake
@@ -61,9 +64,12 @@ func parseFakeMCPArgs(args []string) (fakeMCPOptions, error) {
 // tools.
 func mcpToolName(tool string) string { return "mcp__" + fakeMCPName + "__" + tool }
 
-// TestMain runs the tests, or, when the binary was started with fakeMCPArg
-// (by the bot, through MCP_CONFIG), serves MCP on stdin and stdout.
+// TestMain first disables host hardening (the first hardening.Apply wins,
+// so no policy a test builds can make the test runner non-dumpable), then
+// runs the tests, or, when the binary was started with fakeMCPArg (by the
+// bot, through MCP_CONFIG), serves MCP on stdin and stdout.
 func TestMain(m *testing.M) {
+	hardening.Apply(false, slog.New(slog.DiscardHandler))
 	if len(os.Args) > 1 && os.Args[1] == fakeMCPArg {
 		opts, err := parseFakeMCPArgs(os.Args[2:])
 		if err != nil {
