@@ -27,7 +27,13 @@ RUN groupadd --system --gid 10001 agent \
  && mkdir -p /data /workspace \
  && chown agent:agent /data /workspace
 
-COPY --from=build /out/telegram-bot /usr/local/bin/telegram-bot
+# Root-owned and execute-only (0711): the kernel makes every process that
+# executes a file its user cannot read non-dumpable from the first
+# instruction. So the bot, and each `telegram-bot healthcheck` Docker starts
+# with the container's full environment, can never be read through
+# /proc/<pid>/environ by the agent's processes, not even in the moment
+# before the binary hardens itself.
+COPY --from=build --chown=root:root --chmod=0711 /out/telegram-bot /usr/local/bin/telegram-bot
 
 ENV AGENT_DIR=/data \
     WORKSPACE_DIR=/workspace \

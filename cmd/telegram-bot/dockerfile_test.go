@@ -72,6 +72,12 @@ func TestDockerfile(t *testing.T) {
 		}
 	}
 	joined := strings.Join(lines, "\n")
+	// An execute-only binary is non-dumpable from execve on, so a process
+	// Docker starts with the full environment (the healthcheck) is never
+	// readable by the agent, not even before it hardens itself.
+	if !strings.Contains(joined, "--chmod=0711 /out/telegram-bot /usr/local/bin/telegram-bot") {
+		t.Error("the binary is not installed execute-only (--chmod=0711)")
+	}
 	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "bash", "ca-certificates", "tzdata", "git", "curl", "nodejs", "npm", `VOLUME ["/data"]`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("the Dockerfile lacks %q", want)
