@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -40,23 +41,14 @@ type memoryReport struct {
 	Seconds       float64
 }
 
-// runHelper runs the helper mode the test binary was re-executed in and
-// returns its exit code.
-func runHelper(mode string) int {
-	if mode != helperBigOutput {
-		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
-		return 2
-	}
-	rep, err := runBigOutput(os.Getenv(helperWorkspaceEnv))
+// printBigOutput is the memory helper: it runs runBigOutput in workspace
+// and prints its report to w as JSON.
+func printBigOutput(workspace string, w io.Writer) error {
+	rep, err := runBigOutput(workspace)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return err
 	}
-	if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return json.NewEncoder(w).Encode(rep)
 }
 
 // runBigOutput runs the bash tool on a command printing 1 GiB and measures
@@ -131,7 +123,9 @@ func TestBashBoundedMemory(t *testing.T) {
 	}
 	ws := t.TempDir()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+helperBigOutput, helperWorkspaceEnv+"="+ws)
+	// The helper's fixture makes its temporary folders in TMPDIR and
+	// never removes them: give it one the test removes.
+	cmd.Env = append(os.Environ(), helperEnv+"="+helperBigOutput, helperWorkspaceEnv+"="+ws, "TMPDIR="+t.TempDir())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -153,19 +153,3 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
-
-// TestReadPermissionDenied needs a user the permission bits apply to.
-func TestReadPermissionDenied(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every file")
-	}
-	f := newFixture(t, fixtureConfig{})
-	path := filepath.Join(f.workspace, "locked.txt")
-	if err := os.WriteFile(path, []byte("locked\n"), 0o000); err != nil {
-		t.Fatal(err)
-	}
-	got := f.call(t.Context(), t, tools.NewRead(), jsonArgs(map[string]any{"path": path}), nil)
-	if diff := cmp.Diff(agent.ErrorResult("Permission denied: "+path), got); diff != "" {
-		t.Errorf("result (-want +got):\n%s", diff)
-	}
-}
