@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +114,106 @@ func TestRejectedTokenExitsWithConfigCode(t *testing.T) {
 	}
 	if strings.Contains(string(out), "a-token-telegram-rejects") {
 		t.Error("the log holds the token")
+	}
+}
+
+// envVarNames returns the name of every variable Env reads.
+func envVarNames() []string {
+	var names []string
+	t := reflect.TypeFor[Env]()
+	for i := range t.NumField() {
+		if name := t.Field(i).Tag.Get("envconfig"); name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// TestHelpAndVersion runs the built binary's --help, help, each
+// sub-command's --help, version, --version and an unknown command, and
+// checks their exit codes and what they print: the usage lists the
+// sub-commands and the variables, run --help the variables, an unknown
+// command exits 2 with the usage. None starts the bot or prints the token.
+func TestHelpAndVersion(t *testing.T) {
+	bin := botBinary(t)
+	const token = "123456:fake-token-for-the-help-0021"
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + t.TempDir(),
+		"TELEGRAM_BOT_TOKEN=" + token,
+		"TELEGRAM_ALLOWED_USER_IDS=42",
+		// Nothing may be polled: an address where no Bot API listens.
+		"TELEGRAM_API_URL=http://127.0.0.1:9",
+		"AGENT_DIR=" + t.TempDir(),
+		"WORKSPACE_DIR=" + t.TempDir(),
+	}
+	usage := []string{"Usage: telegram-bot [command] [--help]", "Commands:", "Environment:"}
+	for _, c := range commands() {
+		usage = append(usage, "  "+c.name+strings.Repeat(" ", max(1, 13-len(c.name)))+c.summary)
+	}
+	usage = append(usage, envVarNames()...)
+	version := regexp.MustCompile(`^telegram-bot \S+( \S+)? go1\.\d+\S*\n$`)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		// stdout and stderr are the text each must hold; version, when
+		// set, means stdout is exactly the version line.
+		stdout, stderr []string
+		version        bool
+	}{
+		{name: "--help", args: []string{"--help"}, stdout: usage},
+		{name: "help", args: []string{"help"}, stdout: usage},
+		{name: "run --help", args: []string{"run", "--help"},
+			stderr: append([]string{"Usage: telegram-bot run [flags]", "start the bot", "Environment:"}, envVarNames()...)},
+		{name: "doctor --help", args: []string{"doctor", "--help"},
+			stderr: []string{"Usage: telegram-bot doctor [flags]", "check the configuration and the host"}},
+		{name: "healthcheck --help", args: []string{"healthcheck", "--help"},
+			stderr: []string{"Usage: telegram-bot healthcheck [flags]", "heartbeat is fresh"}},
+		{name: "version --help", args: []string{"version", "--help"},
+			stderr: []string{"Usage: telegram-bot version [flags]", "print the version"}},
+		{name: "version", args: []string{"version"}, version: true},
+		{name: "--version", args: []string{"--version"}, version: true},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2,
+			stderr: append([]string{`telegram-bot: unknown command "frobnicate"`}, usage...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.CommandContext(t.Context(), bin, tt.args...)
+			cmd.Env = env
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			code := 0
+			if err := cmd.Run(); err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				code = ee.ExitCode()
+			}
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
+			}
+			for _, stream := range []struct {
+				name string
+				got  string
+				want []string
+			}{
+				{name: "stdout", got: stdout.String(), want: tt.stdout},
+				{name: "stderr", got: stderr.String(), want: tt.stderr},
+			} {
+				for _, want := range stream.want {
+					if !strings.Contains(stream.got, want) {
+						t.Errorf("%s lacks %q:\n%s", stream.name, want, stream.got)
+					}
+				}
+				if strings.Contains(stream.got, "fake-token-for-the-help") {
+					t.Errorf("%s holds the bot token", stream.name)
+				}
+			}
+			if tt.version && !version.MatchString(stdout.String()) {
+				t.Errorf("stdout %q is not one line \"telegram-bot <version> [<revision>] go1.N\"", stdout.String())
+			}
+		})
 	}
 }
