@@ -146,6 +146,10 @@ type Host struct {
 	// newSessionGap, when set (tests), runs between the two steps of /new:
 	// after the new session id is saved, before the old session is closed.
 	newSessionGap func()
+	// pollSleep waits out the back-off after a failed getUpdates and
+	// reports whether the whole delay passed (sleep, unless a test
+	// replaces it).
+	pollSleep func(ctx context.Context, d time.Duration) bool
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -186,6 +190,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		chats:         make(map[string]*chatWorker),
 		strangers:     make(map[int64]time.Time),
 		outbox:        make(map[string][]func(context.Context)),
+		pollSleep:     sleep,
 	}
 	for _, o := range opts {
 		o(h)

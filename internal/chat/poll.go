@@ -115,7 +115,7 @@ func (h *Host) poll(ctx context.Context) {
 				h.logger.Warn("getUpdates failed", "err", err, "delay", delay)
 			}
 			failures++
-			sleep(ctx, delay)
+			h.pollSleep(ctx, delay)
 			continue
 		}
 		failures = 0
