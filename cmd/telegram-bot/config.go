@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -44,7 +46,10 @@ type Config struct {
 	WorkspaceDir    string
 	DefaultTimeZone string
 	MCPConfig       string
-	BashTimeoutMax  time.Duration
+	// MCPConfigDefault reports that MCP_CONFIG was not set and MCPConfig is
+	// the default file in the agent dir.
+	MCPConfigDefault bool
+	BashTimeoutMax   time.Duration
 
 	LogLevel  slog.Level
 	LogFormat string
@@ -112,6 +117,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	}
 
 	c.Policy, c.SecretNames, c.Warnings, err = policyOptions(e, c, environ)
+
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -125,6 +131,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	c.MCPConfig = strings.TrimSpace(e.MCPConfig)
 	if c.MCPConfig == "" && c.AgentDir != "" {
 		c.MCPConfig = filepath.Join(c.AgentDir, "mcp.json")
+		c.MCPConfigDefault = true
 	}
 	if d, err := time.ParseDuration(strings.TrimSpace(e.BashTimeoutMax)); err != nil || d <= 0 {
 		problem("BASH_TIMEOUT_MAX must be a positive duration such as 600s or 10m")
@@ -203,6 +210,13 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 		add("TELEGRAM_SPEECH_API_KEY", c.SpeechKey)
 	}
 	add("GOOGLE_CLIENT_SECRET", strings.TrimSpace(e.GoogleClientSecret))
+	for _, u := range []struct{ name, url string }{
+		{"TELEGRAM_API_URL", c.APIURL}, {"OPENAI_BASE_URL", c.OpenAIBaseURL}, {"TELEGRAM_SPEECH_BASE_URL", c.SpeechBaseURL},
+	} {
+		for _, v := range urlSecrets(u.url) {
+			add(u.name, v)
+		}
+	}
 	secretVars := []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET"}
 	for _, name := range splitList(e.ProcessEnvSecrets) {
 		if !validName(name) {
@@ -214,6 +228,7 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 			add(name, strings.TrimSpace(v))
 		}
 	}
+	secretVars = append(secretVars, configNames()...)
 	for _, name := range secretCarriers(environ, opts.SecretValues, secretVars) {
 		if !slices.ContainsFunc(opts.Deny, func(d string) bool { return strings.EqualFold(d, name) }) {
 			opts.Deny = append(opts.Deny, name)
@@ -227,22 +242,54 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 }
 
 // secretCarriers returns, sorted, the names among secretVars that are set in
-// environ, and every other variable whose value contains one of secrets.
+// environ, and every other variable whose value holds one of secrets in any
+// form the redactor knows (raw, or base64-, hex-, percent- or JSON-encoded,
+// as a database URL holds an escaped password).
 func secretCarriers(environ map[string]string, secrets, secretVars []string) []string {
+	red := redactor.New(secrets)
 	var out []string
 	for name, value := range environ {
-		carries := slices.Contains(secretVars, name) && value != ""
-		for _, s := range secrets {
-			if carries {
-				break
-			}
-			carries = strings.Contains(value, s)
-		}
-		if carries {
+		if (slices.Contains(secretVars, name) && value != "") || red.Redact(value) != value {
 			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// configNames returns the names of every variable the bot reads: they
+// configure the bot, not the agent, so agent processes never inherit them
+// (MCP_CONFIG may hold tokens, a base URL credentials).
+func configNames() []string {
+	t := reflect.TypeFor[Env]()
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if name := t.Field(i).Tag.Get("envconfig"); name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// urlSecrets returns the credentials a URL carries: the password of its
+// user information and every query value, when at least
+// MinimumSecretLength long (shorter ones are not secret enough to redact).
+func urlSecrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if p, ok := u.User.Password(); ok && len(p) >= spawnpolicy.MinimumSecretLength {
+		out = append(out, p)
+	}
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			if len(v) >= spawnpolicy.MinimumSecretLength {
+				out = append(out, v)
+			}
+		}
+	}
 	return out
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -215,16 +216,25 @@ func TestParseDeniesSecretCarriers(t *testing.T) {
 		"MY_INNOCENT":             testInnocent,
 		"GH_TOKEN":                "ghp_allowed_on_purpose_0008",
 		"ORDINARY":                "kept",
+		"DATABASE_URL":            "postgres://app:" + url.QueryEscape(testInnocent+"/x") + "@db/app",
+		"BOT_WEBHOOK":             "https://api.telegram.org/bot" + url.PathEscape(testBotToken) + "/x",
+		"MCP_CONFIG":              `{"mcpServers":{}}`,
+		"HTTP_PROXY":              "http://proxy-user:proxy-pass-0016@proxy:3128",
+		"OPENAI_BASE_URL":         "https://proxy-user:proxy-pass-0016@llm.example/v1",
 	}
-	for _, allow := range []string{"*", "TELEGRAM_*", "*_KEY,*_ALIAS,*_URL,WITH_*,MY_*"} {
+	for _, allow := range []string{"*", "TELEGRAM_*", "*_KEY,*_ALIAS,*_URL,WITH_*,MY_*,*_WEBHOOK,*_CONFIG,*_PROXY"} {
 		t.Run(allow, func(t *testing.T) {
 			e := goodEnv()
 			e.SpeechKey = testSpeech
 			e.ProcessEnvSecrets = "MY_INNOCENT"
 			e.ProcessEnvAllow = allow
+			e.OpenAIBaseURL = environ["OPENAI_BASE_URL"]
 			c, err := e.Parse(environ)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
+			}
+			if !slices.Contains(c.Policy.SecretValues, "proxy-pass-0016") {
+				t.Error("the password in OPENAI_BASE_URL is not a secret value")
 			}
 			p, err := spawnpolicy.New(c.Policy, nil, func() map[string]string { return environ })
 			if err != nil {
@@ -234,7 +244,8 @@ func TestParseDeniesSecretCarriers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
-			for _, name := range []string{"TELEGRAM_BOT_TOKEN", "TELEGRAM_SPEECH_API_KEY", "COOLIFY_ALIAS", "NOTIFY_URL", "WITH_NEWLINE", "MY_INNOCENT"} {
+			for _, name := range []string{"TELEGRAM_BOT_TOKEN", "TELEGRAM_SPEECH_API_KEY", "COOLIFY_ALIAS", "NOTIFY_URL", "WITH_NEWLINE", "MY_INNOCENT",
+				"DATABASE_URL", "BOT_WEBHOOK", "MCP_CONFIG", "HTTP_PROXY", "OPENAI_BASE_URL"} {
 				if _, ok := ctx.Env[name]; ok {
 					t.Errorf("%s reaches the child with PROCESS_ENV_ALLOW=%s", name, allow)
 				}

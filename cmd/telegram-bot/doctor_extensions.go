@@ -24,7 +24,7 @@ const doctorMCPTimeout = 30 * time.Second
 // which servers answer and how many tools each brings.
 func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (string, bool), policy *spawnpolicy.Policy) {
 	r.line("\nMCP servers")
-	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
+	mcpCfg, err := loadMCP(cfg, lookup)
 	if err != nil {
 		r.problem("%v", err)
 		return

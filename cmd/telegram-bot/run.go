@@ -109,7 +109,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		env := environ()
 		lookup = func(name string) (string, bool) { v, ok := env[name]; return v, ok }
 	}
-	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
+	mcpCfg, err := loadMCP(cfg, lookup)
 	if err != nil {
 		printConfigProblems(stderr, err)
 		return 2

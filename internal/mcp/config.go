@@ -15,6 +15,10 @@ import (
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
+// ErrUntrusted is wrapped by the error Load returns for a configuration
+// file the bot's own user could modify or replace.
+var ErrUntrusted = errors.New("refusing an MCP configuration file")
+
 // DefaultFile is the name of the configuration file in the agent dir when
 // MCP_CONFIG names none.
 const DefaultFile = "mcp.json"

@@ -127,9 +127,9 @@ func replaceable(dir, entry string, entryUID, euid uint32) (string, error) {
 // untrusted is the error for a configuration file the bot's user (euid)
 // could change, with how to fix it.
 func untrusted(reason string, euid uint32) error {
-	return fmt.Errorf("refusing an MCP configuration the bot's own user (uid %d) can modify: %s; "+
+	return fmt.Errorf("%w: the bot's own user (uid %d) can modify it: %s; "+
 		"the agent runs as that user and could rewrite it to hand itself the host's environment. "+
 		"Put the file in a directory owned by another user (root) that uid %d cannot write, "+
 		"make the file belong to that user with mode 0644 (for example chown root:root and chmod 0644), "+
-		"or put the JSON itself in MCP_CONFIG", euid, reason, euid)
+		"or put the JSON itself in MCP_CONFIG", ErrUntrusted, euid, reason, euid)
 }

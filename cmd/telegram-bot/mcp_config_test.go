@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestLoadMCPCountsDeniedEnvValuesAsSecrets(t *testing.T) {
+	cfg := goodEnvConfig(t)
+	cfg.MCPConfig = `{"mcpServers":{
+		"github": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "ghp_literal_token_in_config_0017", "GITHUB_HOST": "github.example.com"}},
+		"db": {"command": "db-mcp", "env": {"DB_PASSWORD": "short", "MODE": "read-only-replica"}}
+	}}`
+	got, err := loadMCP(cfg, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("loadMCP: %v", err)
+	}
+	if !slices.Contains(got.Secrets, "ghp_literal_token_in_config_0017") {
+		t.Error("a literal GITHUB_TOKEN in the configuration is not a secret")
+	}
+	for _, notSecret := range []string{"github.example.com", "read-only-replica", "short"} {
+		if slices.Contains(got.Secrets, notSecret) {
+			t.Errorf("%q (not under a denied name, or too short) became a secret", notSecret)
+		}
+	}
+}
+
+// goodEnvConfig returns the checked configuration of goodEnv.
+func goodEnvConfig(t *testing.T) Config {
+	t.Helper()
+	c, err := goodEnv().Parse(nil)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return c
+}
+
+// TestAgentWrittenDefaultMCPConfig runs the doctor as an unprivileged user
+// whose agent dir holds an mcp.json that user wrote (as the agent could):
+// the default file is ignored with a warning, so the agent cannot stop the
+// bot from starting; the same file named by MCP_CONFIG is refused.
+func TestAgentWrittenDefaultMCPConfig(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the doctor as another user")
+	}
+	dir, err := os.MkdirTemp("", "telegram-bot-mcpdefault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "telegram-bot")
+	data, err := os.ReadFile(botBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	agentDir := filepath.Join(home, "data")
+	for _, step := range []error{
+		os.Chmod(dir, 0o755),
+		os.WriteFile(bin, data, 0o755),
+		os.MkdirAll(agentDir, 0o755),
+		os.WriteFile(filepath.Join(agentDir, "mcp.json"), []byte(`{"mcpServers":{"x":{"command":"bash"}}}`), 0o644),
+		os.Chown(home, 65534, 65534),
+		os.Chown(agentDir, 65534, 65534),
+		os.Chown(filepath.Join(agentDir, "mcp.json"), 65534, 65534),
+	} {
+		if step != nil {
+			t.Fatal(step)
+		}
+	}
+	for _, tt := range []struct {
+		name, mcpConfig, want string
+	}{
+		{name: "default path", want: "ignoring the MCP servers in " + filepath.Join(agentDir, "mcp.json")},
+		{name: "explicit path", mcpConfig: filepath.Join(agentDir, "mcp.json"), want: "mcp.json: refusing an MCP configuration file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "doctor")
+			cmd.Dir = home
+			cmd.Env = []string{
+				"PATH=/usr/bin:/bin",
+				"HOME=" + home,
+				"TELEGRAM_BOT_TOKEN=123456:fake-token-mcp-default-0018",
+				"TELEGRAM_ALLOWED_USER_IDS=42",
+				"TELEGRAM_API_URL=http://127.0.0.1:9",
+				"OPENAI_BASE_URL=http://127.0.0.1:9/v1",
+				"AGENT_DIR=" + agentDir,
+				"WORKSPACE_DIR=" + filepath.Join(home, "workspace"),
+			}
+			if tt.mcpConfig != "" {
+				cmd.Env = append(cmd.Env, "MCP_CONFIG="+tt.mcpConfig)
+			}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			out, _ := cmd.CombinedOutput()
+			if err := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); err != nil {
+				t.Fatalf("restore dumpable: %v", err)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Errorf("the doctor's output lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}
