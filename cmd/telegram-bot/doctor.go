@@ -177,6 +177,9 @@ func doctorHardening(ctx context.Context, r *report, cfg Config, probe func(cont
 		return
 	}
 	r.line("  works: a hardened probe process reads back not dumpable")
+	if w := exposingParent("/proc", os.Getppid(), cfg.Policy.SecretValues); w != "" {
+		r.warn("%s; a shell opened in the container holds them the same way while it is open", w)
+	}
 	if dumpable, err := hardening.Dumpable(); err == nil {
 		if dumpable {
 			r.line("  this doctor process: dumpable (hardening is off for it)")

@@ -126,6 +126,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	for _, w := range append(cfg.Warnings, mcpCfg.Warnings...) {
 		logger.Warn(w)
 	}
+	if w := exposingParent("/proc", os.Getppid(), cfg.Policy.SecretValues); w != "" {
+		logger.Warn(w)
+	}
 
 	if err := cfg.Policy.Validate(); err != nil {
 		logger.Error("the process environment options are invalid", "err", err)
