@@ -47,7 +47,8 @@ func TestForbiddenDropsTheMessage(t *testing.T) {
 			h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithLogger(rec.logger())}})
 			h.tg.FailNext("sendMessage", 1, 403, "", 0)
 			h.tg.SendText(userID, userID, tt.send)
-			h.tg.MustWaitFor(func(r telegramtest.Request) bool { return r.Method == "sendMessage" && r.Status == 403 })
+			failed := h.tg.MustWaitFor(func(r telegramtest.Request) bool { return r.Method == "sendMessage" && r.Status == 403 })
+			dropped := failed.Params["text"]
 			got := rec.wait(t, "about the dropped message", isLog(slog.LevelWarn, "the user blocked the bot"))
 			want := map[string]string{"what": tt.what, "scope": "1001"}
 			if diff := cmp.Diff(want, map[string]string{"what": got.Attrs["what"], "scope": got.Attrs["scope"]}); diff != "" {
@@ -56,15 +57,15 @@ func TestForbiddenDropsTheMessage(t *testing.T) {
 
 			h.tg.SendText(userID, userID, "second")
 			h.waitText(userID, "answer to second")
-			var statuses []int
 			for _, r := range h.tg.RequestsFor("sendMessage") {
-				statuses = append(statuses, r.Status)
+				if r.Seq != failed.Seq && r.Params["text"] == dropped {
+					t.Errorf("the dropped message was sent again (request %d, answered %d)", r.Seq, r.Status)
+				}
 			}
-			if diff := cmp.Diff([]int{403, 200}, statuses); diff != "" {
-				t.Errorf("sendMessage answers (-want +got): the dropped message was retried:\n%s", diff)
-			}
-			if msgs := h.tg.Messages(userID); len(msgs) != 1 {
-				t.Errorf("the chat has %d messages, want the second answer alone: %s", len(msgs), describe(msgs))
+			for _, m := range h.tg.Messages(userID) {
+				if m.Text == dropped {
+					t.Errorf("the dropped message is in the chat")
+				}
 			}
 		})
 	}
