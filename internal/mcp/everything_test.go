@@ -1,25 +1,33 @@
+//go:build unix
+
 package mcp
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // The third-party server the tests run, pinned. .ci/run installs this
-// exact version; keep the two in step.
+// exact version beforehand; keep the two in step.
 const (
 	everythingPackage = "@modelcontextprotocol/server-everything"
 	everythingVersion = "2026.8.31"
-	// everythingCache is where .ci/run installs it, below the repository
-	// root (ignored by git through /.cache/).
+	// everythingBin is the package's executable, as npx runs it.
+	everythingBin = "mcp-server-everything"
+	// everythingCache is where the test and .ci/run install it, below
+	// the repository root (ignored by git through /.cache/).
 	everythingCache = ".cache/npm-mcp"
 )
 
@@ -45,48 +53,113 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// everythingServer returns node and the installed server's entry point, or
-// skips the test saying how to install what is missing.
-func everythingServer(t *testing.T) (node, entry string) {
+// everythingServer returns npx and the arguments that start the pinned
+// server from the repository's cache, offline, after installing it there
+// when it is missing. It skips the test, saying why, only when Node.js or
+// npm is missing or the install fails for lack of network.
+func everythingServer(t *testing.T) (npx string, args []string) {
 	t.Helper()
-	root := repoRoot(t)
-	install := "npm install --prefix " + everythingCache + " " + everythingPackage + "@" + everythingVersion +
-		" (from " + root + "; .ci/run does it when npm is present)"
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skipf("Node.js is not installed (node not on PATH); install Node.js, then %s", install)
+	paths := map[string]string{}
+	for _, tool := range []string{"node", "npm", "npx"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("Node.js is not installed (%s is not on PATH): the test runs %s@%s with npx", tool, everythingPackage, everythingVersion)
+		}
+		paths[tool] = p
 	}
-	pkgDir := filepath.Join(root, everythingCache, "node_modules", filepath.FromSlash(everythingPackage))
-	b, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("%s is not installed in %s; run %s", everythingPackage, everythingCache, install)
+	cache := filepath.Join(repoRoot(t), filepath.FromSlash(everythingCache))
+	installEverything(t, paths["npm"], cache)
+	return paths["npx"], []string{"--offline", "--prefix", cache, everythingBin, "stdio"}
+}
+
+// installEverything installs the pinned server in cache unless it is
+// there already. An exclusive lock on a file beside cache keeps concurrent
+// test runs (several packages, several checkouts' CI) from installing at
+// once.
+func installEverything(t *testing.T, npm, cache string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
+		t.Fatal(err)
 	}
+	lock, err := os.OpenFile(cache+".lock", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer lock.Close() // closing releases the lock
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatalf("locking %s: %v", lock.Name(), err)
+	}
+	missing := everythingInstalled(cache)
+	if missing == nil {
+		return
+	}
+	t.Logf("installing %s@%s in %s (%v)", everythingPackage, everythingVersion, cache, missing)
+	cmd := exec.CommandContext(t.Context(), npm, "install", "--prefix", cache, "--no-audit", "--no-fund", "--loglevel=error",
+		everythingPackage+"@"+everythingVersion)
+	// npm needs the developer's or CI's own settings: proxy, registry, cache.
+	cmd.Env = os.Environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		// The error codes npm reports when its registry cannot be reached.
+		for _, code := range []string{
+			"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT",
+			"ENETUNREACH", "EHOSTUNREACH", "ENETDOWN", "ENOTCACHED",
+		} {
+			if bytes.Contains(out, []byte(code)) {
+				t.Skipf("npm cannot reach its registry (%s), so %s@%s cannot be installed in %s: %v\n%s",
+					code, everythingPackage, everythingVersion, cache, err, lastLines(out, 5))
+			}
+		}
+		t.Fatalf("npm install %s@%s: %v\n%s", everythingPackage, everythingVersion, err, out)
+	}
+	if err := everythingInstalled(cache); err != nil {
+		t.Fatalf("after npm install: %v", err)
+	}
+}
+
+// everythingInstalled returns nil when cache holds the pinned version of
+// the server with its executable, and otherwise an error saying what is
+// missing.
+func everythingInstalled(cache string) error {
+	pkgDir := filepath.Join(cache, "node_modules", filepath.FromSlash(everythingPackage))
+	b, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return errors.New("not installed")
+	}
+	if err != nil {
+		return err
 	}
 	var pkg struct {
 		Version string            `json:"version"`
 		Bin     map[string]string `json:"bin"`
 	}
 	if err := json.Unmarshal(b, &pkg); err != nil {
-		t.Fatalf("%s/package.json: %v", pkgDir, err)
+		return fmt.Errorf("%s/package.json: %w", pkgDir, err)
 	}
 	if pkg.Version != everythingVersion {
-		t.Skipf("%s %s is installed, the test pins %s; run %s", everythingPackage, pkg.Version, everythingVersion, install)
+		return fmt.Errorf("version %s is installed", pkg.Version)
 	}
-	bin, ok := pkg.Bin["mcp-server-everything"]
-	if !ok {
-		t.Fatalf("%s has no mcp-server-everything bin", everythingPackage)
+	if _, ok := pkg.Bin[everythingBin]; !ok {
+		return fmt.Errorf("the package has no %s executable", everythingBin)
 	}
-	return node, filepath.Join(pkgDir, filepath.FromSlash(bin))
+	if _, err := os.Stat(filepath.Join(cache, "node_modules", ".bin", everythingBin)); err != nil {
+		return fmt.Errorf("the %s executable is not linked: %w", everythingBin, err)
+	}
+	return nil
+}
+
+// lastLines returns the last n lines of out.
+func lastLines(out []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 func TestEverythingServer(t *testing.T) {
-	node, entry := everythingServer(t)
+	npx, args := everythingServer(t)
 	h := newHarness(t, Config{Servers: []ServerConfig{{
 		Name:    "everything",
-		Command: node,
-		Args:    []string{entry, "stdio"},
+		Command: npx,
+		Args:    args,
 		Env:     map[string]string{"GITHUB_TOKEN": explicitToken, "SERVICE_PASSWORD": configuredSecret},
 	}}})
 	if st := h.ext.Servers(); len(st) != 1 || st[0].Err != nil || st[0].Tools == 0 {
