@@ -168,10 +168,13 @@ func (h *harness) waitText(chatID int64, s string) telegramtest.Message {
 	return found
 }
 
+// describe lists the visible texts of msgs for a failure message, each
+// test secret replaced by its name, never shown.
 func describe(msgs []telegramtest.Message) string {
+	hide := strings.NewReplacer(telegramtest.DefaultToken, "<the bot token>", openAIKey, "<OPENAI_API_KEY>")
 	var parts []string
 	for _, m := range msgs {
-		v := m.Visible
+		v := hide.Replace(m.Visible)
 		if len(v) > 80 {
 			v = v[:80] + "…"
 		}

@@ -1,0 +1,54 @@
+package chat
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+// Everything the bot sends to Telegram passes the redactor once more: a
+// secret in the model's answer (streamed, then final) or in a tool call's
+// arguments (shown in the status message) reaches the chat as [REDACTED],
+// and no request Telegram received carries its value. The agent redacts
+// neither, so the chat's redactor is the one under test.
+func TestEverythingSentIsRedacted(t *testing.T) {
+	token := telegramtest.DefaultToken
+	secrets := []struct{ name, value string }{{"the bot token", token}, {"OPENAI_API_KEY", openAIKey}}
+	tests := []struct {
+		name   string
+		script []agent.FauxResponse
+		// want is a visible text that shows the redaction.
+		want string
+	}{
+		{"the model's answer",
+			[]agent.FauxResponse{agent.FauxText("the token is " + token + " and the key is " + openAIKey)},
+			"the token is " + redactor.Token + " and the key is " + redactor.Token},
+		{"a tool call's argument in the status message",
+			[]agent.FauxResponse{agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"true `+token+` `+openAIKey+`"}`)), agent.FauxText("done")},
+			"bash: true " + redactor.Token + " " + redactor.Token},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(tt.script...)})
+			h.tg.SendText(userID, userID, "tell me a secret")
+			h.waitText(userID, tt.want)
+			if n := len(h.tg.RequestsFor("sendMessage")); n == 0 {
+				t.Fatal("nothing was sent")
+			}
+			for _, s := range secrets {
+				assertNoSecret(t, "telegram", s.name, s.value, h.tg.AllBodies())
+				for _, r := range h.tg.RequestsContaining(s.value) {
+					t.Errorf("telegram: %s request %d carries %s", r.Method, r.Seq, s.name)
+				}
+				for _, m := range h.tg.Messages(userID) {
+					if strings.Contains(m.Text, s.value) {
+						t.Errorf("the chat shows %s", s.name)
+					}
+				}
+			}
+		})
+	}
+}
