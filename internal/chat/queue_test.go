@@ -3,11 +3,14 @@ package chat
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // A chat's queue holds at most maxQueued items, and a scheduled prompt is
@@ -97,5 +100,96 @@ func TestFullQueueRefuses(t *testing.T) {
 	}
 	if err := h.host.Prompt(t.Context(), scope, "⏰ Job b", "late"); !errors.Is(err, errQueueFull) {
 		t.Errorf("a prompt into the full queue: %v, want errQueueFull", err)
+	}
+}
+
+// Chats run in parallel: while a private chat's turn is blocked in the
+// model, a group's turn, and another topic's in a forum group, runs to its
+// answer.
+func TestChatsRunInParallel(t *testing.T) {
+	tests := []struct {
+		name string
+		// first and second are where the blocked and the other turn run.
+		first, second target
+	}{
+		{"a private chat and a group", target{chatID: userID}, target{chatID: -900}},
+		{"two topics of a forum group", target{chatID: -700, threadID: 5}, target{chatID: -700, threadID: 9}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			started, release := make(chan struct{}), make(chan struct{})
+			faux := agent.NewFauxProvider(blockedAnswer(started, release))
+			faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+				return agent.Response{Text: "answer to " + lastUserText(req)}, nil
+			})
+			h := newHarness(t, harnessConfig{provider: faux})
+			h.tg.SetChat(modelsChat(-700, true))
+			send := func(at target, text string) {
+				if at.chatID < 0 {
+					text = "@" + h.tg.BotUser().Username + " " + text
+				}
+				var opts []telegramtest.MessageOption
+				if at.threadID != 0 {
+					opts = append(opts, telegramtest.InThread(at.threadID))
+				}
+				h.tg.SendText(at.chatID, userID, text, opts...)
+			}
+			send(tt.first, "slow")
+			waitClosed(t, "the first turn to reach the model", started)
+			send(tt.second, "quick")
+			m := h.waitText(tt.second.chatID, "answer to quick")
+			if m.ThreadID != tt.second.threadID {
+				t.Errorf("the answer went to topic %d, want %d", m.ThreadID, tt.second.threadID)
+			}
+			close(release)
+			h.waitText(tt.first.chatID, "answer to slow")
+		})
+	}
+}
+
+// A scheduled prompt (Host.Prompt) arriving while a turn runs waits behind
+// it, runs after it, and its answer is marked with the job's label.
+func TestPromptWaitsForTheRunningTurn(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var early atomic.Bool
+	faux := agent.NewFauxProvider(blockedAnswer(started, release))
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		select {
+		case <-release:
+		default:
+			early.Store(true)
+		}
+		return agent.Response{Text: "answer to " + lastUserText(req)}, nil
+	})
+	h := newHarness(t, harnessConfig{provider: faux})
+	h.tg.SendText(userID, userID, "one")
+	waitClosed(t, "the message's turn to reach the model", started)
+	if err := h.host.Prompt(t.Context(), "1001", "⏰ Daily check", "check the plants"); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	w := h.host.existingWorker(target{chatID: userID})
+	if w == nil {
+		t.Fatal("the chat has no worker")
+	}
+	running, queued := w.snapshot()
+	if running == nil || running.kind != itemMessage || queued != 1 {
+		t.Errorf("the prompt is not queued behind the running message: running %v, %d queued", running != nil, queued)
+	}
+	close(release)
+	labelled := h.waitText(userID, "answer to check the plants")
+	if early.Load() {
+		t.Errorf("the prompt's turn started while the message's turn ran")
+	}
+	if diff := cmp.Diff("⏰ Daily check\n\nanswer to check the plants", labelled.Visible); diff != "" {
+		t.Errorf("the prompt's answer (-want +got):\n%s", diff)
+	}
+	var answers []string
+	for _, m := range h.tg.Messages(userID) {
+		if m.ID == labelled.ID || m.Visible == "answer to one" {
+			answers = append(answers, m.Visible)
+		}
+	}
+	if want := []string{"answer to one", labelled.Visible}; !slices.Equal(want, answers) {
+		t.Errorf("the answers came in the wrong order: %q", answers)
 	}
 }
