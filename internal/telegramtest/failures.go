@@ -24,7 +24,9 @@ func (e *APIError) Error() string {
 // code, description and retry_after (ignored when not positive). An empty
 // description is filled in from the code as Telegram words it, for example
 // "Too Many Requests: retry after 3" for 429. Failures queue up: a second
-// call adds to what the first left.
+// call adds to what the first left. With FileDownload as method, the next n
+// file downloads fail: they are answered with the code and the description
+// as plain text, as the file server does.
 func (s *Server) FailNext(method string, n int, code int, description string, retryAfter int) {
 	if description == "" {
 		description = defaultDescription(code, retryAfter)
@@ -65,9 +67,14 @@ func (s *Server) RejectHTML(substr string) {
 // takeFailure returns the error that method must fail with now, if any:
 // a disabled method, then the next injected failure.
 func (s *Server) takeFailure(method string) *APIError {
-	key := strings.ToLower(method)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.takeFailureLocked(method)
+}
+
+// takeFailureLocked is takeFailure with s.mu held.
+func (s *Server) takeFailureLocked(method string) *APIError {
+	key := strings.ToLower(method)
 	if s.disabled[key] {
 		return notFound()
 	}

@@ -63,6 +63,8 @@ func (s *Server) serveFile(w http.ResponseWriter, hr *http.Request, rest string)
 		apiErr = &APIError{Code: http.StatusUnauthorized, Description: "Unauthorized"}
 	case !found:
 		apiErr = notFound()
+	default:
+		apiErr = s.takeFailureLocked(FileDownload)
 	}
 	s.recordLocked(&req, apiErr)
 	s.mu.Unlock()

@@ -353,6 +353,34 @@ func TestEditDeleteAndVisibleText(t *testing.T) {
 	}
 }
 
+// FailNext(FileDownload, ...) fails the next downloads with the code; the
+// ones after it are served again.
+func TestFailedDownload(t *testing.T) {
+	srv := New(t)
+	srv.AddFile("doc-1", "documents/report.txt", []byte("report body"))
+	srv.FailNext(FileDownload, 1, http.StatusBadGateway, "", 0)
+	url := srv.URL() + "/file/bot" + srv.Token() + "/documents/report.txt"
+	var got []int
+	for range 2 {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatalf("download: %v", err)
+		}
+		resp.Body.Close()
+		got = append(got, resp.StatusCode)
+	}
+	if diff := cmp.Diff([]int{http.StatusBadGateway, http.StatusOK}, got); diff != "" {
+		t.Errorf("download answers (-want +got):\n%s", diff)
+	}
+	var recorded []int
+	for _, r := range srv.RequestsFor(FileDownload) {
+		recorded = append(recorded, r.Status)
+	}
+	if diff := cmp.Diff([]int{http.StatusBadGateway, http.StatusOK}, recorded); diff != "" {
+		t.Errorf("recorded download statuses (-want +got):\n%s", diff)
+	}
+}
+
 func TestFilesUploadsAndDownloads(t *testing.T) {
 	srv := New(t)
 	b := newClient(t, srv)
