@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -40,6 +41,22 @@ func (c *ToolContext) WithOrigin(name string) *ToolContext {
 	cp := *c
 	cp.origin = name
 	return &cp
+}
+
+// Redactor returns the agent's redactor, the one every result, progress
+// report and error of this session goes through, or nil for a context that
+// belongs to no session (a nil *redactor.Redactor redacts nothing). The
+// loop still redacts every result whatever a tool does, but redaction of a
+// finished result cannot undo a cut: a tool that cuts its output (keeping a
+// head or a tail), reports it while it grows, or stores it (a file, a
+// cache) should redact the stream first, with [redactor.Redactor.NewWriter]
+// in front of its buffers, so a cut that falls inside a secret never leaves
+// a part of it that no longer matches.
+func (c *ToolContext) Redactor() *redactor.Redactor {
+	if c == nil || c.session == nil {
+		return nil
+	}
+	return c.session.agent.red
 }
 
 // PrepareProcess turns req into the complete child context for this

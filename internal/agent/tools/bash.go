@@ -49,7 +49,12 @@ type bashTool struct {
 // SIGTERM to the whole group, then SIGKILL after the kill grace. The result
 // keeps the tail of the output and saves the whole of it (up to the spill
 // limit) to <workspace>/.tmp/bash-*.log when the tail is not all of it; the
-// oldest of those files are removed (see WithSpillLimits).
+// oldest of those files are removed (see WithSpillLimits). The output is
+// redacted as it streams, with the session's redactor
+// ([agent.ToolContext.Redactor]), before it reaches the tail, the progress
+// snapshots or that file, so a cut never leaves a part of a secret; the
+// sizes in the result measure the redacted output. A progress snapshot may
+// lag the output by up to the redactor's longest pattern.
 func NewBash(opts ...BashOption) agent.Tool {
 	cfg := defaultBashConfig()
 	for _, o := range opts {
@@ -171,8 +176,12 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 	sink := newTailBuffer(b.cfg.maxLines, b.cfg.maxBytes, b.cfg.spillMaxBytes, func() (*os.File, error) {
 		return b.openSpill(filepath.Join(workspace, tempDirName), time.Now())
 	})
+	// One redacting writer feeds both the tail and the spill file, so
+	// neither ever holds a secret, nor a part of one cut off by the tail
+	// limit.
+	out, redacting := redactStream(call.Context.Redactor(), sink)
 	readDone := make(chan error, 1)
-	go func() { readDone <- copyOutput(sink, pr) }()
+	go func() { readDone <- copyOutput(out, pr) }()
 	stopProgress := b.startProgress(call.Progress, sink)
 
 	reason, waitErr := b.wait(ctx, cmd, timeout)
@@ -181,6 +190,11 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 	if !outputDone {
 		// Only a process outside the group (setsid) can still hold the pipe.
 		<-readDone
+	}
+	if redacting != nil {
+		// The output has ended: what the redactor held back is final. The
+		// sink never fails, so neither does the flush.
+		_ = redacting.Close()
 	}
 	view := sink.snapshot()
 	spill := sink.finish(view.Truncated)

@@ -313,12 +313,18 @@ func TestBashTruncation(t *testing.T) {
 
 // TestBashProgress checks that progress reports are growing snapshots of
 // the tail, made only when the output changed: at most one per line the
-// command prints (the throttling itself: TestProgressThrottled).
+// command prints (the throttling itself: TestProgressThrottled). The lines
+// are longer than the redactor holds back of the stream, so each one
+// reaches the snapshots while the command runs.
 func TestBashProgress(t *testing.T) {
 	f := newFixture(t, fixtureConfig{})
 	var log progressLog
 	bash := tools.NewBash(tools.WithProgressInterval(50 * time.Millisecond))
-	res := f.call(t.Context(), t, bash, bashArgs("for i in 1 2 3 4 5; do echo line$i; sleep 0.15; done", 10), &log)
+	res := f.call(t.Context(), t, bash, bashArgs("for i in 1 2 3 4 5; do printf 'line%d %0300d\\n' $i 0; sleep 0.15; done", 10), &log)
+	var want strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&want, "line%d %s\n", i, strings.Repeat("0", 300))
+	}
 	reports := log.all()
 	if len(reports) < 1 || len(reports) > 5 {
 		t.Fatalf("%d progress reports, want at least one and at most one per line printed (5)", len(reports))
@@ -326,12 +332,12 @@ func TestBashProgress(t *testing.T) {
 	prev := ""
 	for i, r := range reports {
 		text := agent.TextOf(r.Content)
-		if !strings.HasPrefix(text, "line1\n") || len(text) <= len(prev) || !strings.HasPrefix(text, prev) {
+		if text == "" || len(text) <= len(prev) || !strings.HasPrefix(want.String(), text) {
 			t.Errorf("report %d is %q, want a growing snapshot of the output after %q", i, text, prev)
 		}
 		prev = text
 	}
-	if !strings.HasPrefix(agent.TextOf(res.Content), "line1\nline2\nline3\nline4\nline5\n") {
+	if !strings.HasPrefix(agent.TextOf(res.Content), want.String()) {
 		t.Errorf("result: %q", agent.TextOf(res.Content))
 	}
 }

@@ -112,7 +112,9 @@ func TestBashRedactedThroughTheLoop(t *testing.T) {
 				if strings.Contains(body, testSecret[len(testSecret)/2:]) || strings.Contains(body, testSecret[:len(testSecret)/2]) {
 					t.Errorf("%s holds testSecret or half of it (%d bytes)", where, len(testSecret))
 				}
-				if !strings.Contains(body, redactor.Token) {
+				// A progress snapshot may not show the token yet: the
+				// stream's redaction holds back the end of the output.
+				if where != "update" && !strings.Contains(body, redactor.Token) {
 					t.Errorf("%s lacks %s: %q", where, redactor.Token, body)
 				}
 			}

@@ -12,7 +12,9 @@ import (
 // bytes in a ring, counts bytes and lines, and spills the whole output to a
 // file as soon as the result might be truncated. Memory stays bounded by the
 // ring whatever the command prints. Write is called from one goroutine; the
-// snapshot methods may run concurrently with it.
+// snapshot methods may run concurrently with it. It keeps what it is given
+// as it is: the bash tool redacts the stream before it (see redactStream),
+// since a tail or a spill cut inside a secret could not be redacted after.
 type tailBuffer struct {
 	maxLines int
 	// openSpill creates the file the full output goes to; spillLimit caps
