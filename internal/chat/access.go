@@ -122,23 +122,51 @@ func commandName(s string) bool {
 // Info (per user id); in between, at Debug.
 const strangerLogInterval = time.Hour
 
+// maxStrangers bounds how many users who are not allowed the host
+// remembers for the Info log's rate limit, so that messages from ever new
+// user ids cannot grow the map without end.
+const maxStrangers = 1000
+
 // noteStranger logs a message from a user who is not allowed: at Info once
 // per user id and interval, so that a wrong TELEGRAM_ALLOWED_USER_IDS is
 // plain to see without flooding the log.
 func (h *Host) noteStranger(userID, chatID int64) {
-	now := time.Now()
 	h.mu.Lock()
-	last, seen := h.strangers[userID]
-	loud := !seen || now.Sub(last) >= strangerLogInterval
-	if loud {
-		h.strangers[userID] = now
-	}
+	loud := rememberStranger(h.strangers, userID, time.Now())
 	h.mu.Unlock()
 	if loud {
 		h.logger.Info("message from a user not in TELEGRAM_ALLOWED_USER_IDS; ignored", "user_id", userID, "chat_id", chatID)
 		return
 	}
 	h.logger.Debug("ignored a message from a user who is not allowed", "user_id", userID, "chat_id", chatID)
+}
+
+// rememberStranger reports whether a message userID sent at now is logged
+// at Info: the first from that id, or the first after strangerLogInterval;
+// it then records now as the id's last Info. Adding an id drops the
+// entries older than the interval and, when maxStrangers remain, the
+// oldest one.
+func rememberStranger(seen map[int64]time.Time, userID int64, now time.Time) bool {
+	last, known := seen[userID]
+	if known && now.Sub(last) < strangerLogInterval {
+		return false
+	}
+	if !known {
+		var oldest int64
+		var oldestAt time.Time
+		for id, at := range seen {
+			if now.Sub(at) >= strangerLogInterval {
+				delete(seen, id)
+			} else if oldestAt.IsZero() || at.Before(oldestAt) {
+				oldest, oldestAt = id, at
+			}
+		}
+		if len(seen) >= maxStrangers {
+			delete(seen, oldest)
+		}
+	}
+	seen[userID] = now
+	return true
 }
 
 // entityText returns the part of text an entity covers (offsets are in

@@ -2,7 +2,9 @@ package chat
 
 import (
 	"log/slog"
+	"maps"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/google/go-cmp/cmp"
@@ -46,5 +48,75 @@ func TestClassifyMentions(t *testing.T) {
 				t.Errorf("text (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The strangers remembered for the Info log's rate limit stay bounded:
+// adding one drops those logged more than an hour ago, and at maxStrangers
+// the oldest goes; an id logged within the hour stays quiet.
+func TestRememberStranger(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	// full holds maxStrangers ids from 1, id i logged i seconds ago.
+	full := func() map[int64]time.Time {
+		m := make(map[int64]time.Time, maxStrangers)
+		for i := 1; i <= maxStrangers; i++ {
+			m[int64(i)] = ago(time.Duration(i) * time.Second)
+		}
+		return m
+	}
+	withChange := func(m map[int64]time.Time, drop, add int64) map[int64]time.Time {
+		m = maps.Clone(m)
+		delete(m, drop)
+		m[add] = now
+		return m
+	}
+	tests := []struct {
+		name     string
+		seen     map[int64]time.Time
+		id       int64
+		wantLoud bool
+		want     map[int64]time.Time
+	}{
+		{"a new id", map[int64]time.Time{}, 7, true, map[int64]time.Time{7: now}},
+		{"an id logged within the hour", map[int64]time.Time{7: ago(59 * time.Minute)}, 7, false,
+			map[int64]time.Time{7: ago(59 * time.Minute)}},
+		{"an id logged an hour ago", map[int64]time.Time{7: ago(time.Hour)}, 7, true, map[int64]time.Time{7: now}},
+		{"adding drops the ids logged over an hour ago", map[int64]time.Time{1: ago(2 * time.Hour), 2: ago(time.Hour), 3: ago(59 * time.Minute)}, 9, true,
+			map[int64]time.Time{3: ago(59 * time.Minute), 9: now}},
+		{"at the cap the oldest goes", full(), maxStrangers + 1, true, withChange(full(), maxStrangers, maxStrangers+1)},
+		{"at the cap a known id is quiet", full(), 5, false, full()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seen := maps.Clone(tt.seen)
+			if got := rememberStranger(seen, tt.id, now); got != tt.wantLoud {
+				t.Errorf("logged at Info = %v, want %v", got, tt.wantLoud)
+			}
+			if diff := cmp.Diff(tt.want, seen); diff != "" {
+				t.Errorf("remembered strangers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A host that hears from ever new strangers remembers at most maxStrangers
+// of them, and still logs each new one at Info.
+func TestStrangersAreCapped(t *testing.T) {
+	rec := newLogRecorder()
+	h := &Host{logger: rec.logger(), strangers: make(map[int64]time.Time)}
+	const n = maxStrangers + 10
+	for id := int64(1); id <= n; id++ {
+		h.noteStranger(id, id)
+	}
+	h.noteStranger(n, n)
+	if got := len(h.strangers); got != maxStrangers {
+		t.Errorf("remembered strangers = %d, want %d", got, maxStrangers)
+	}
+	if got := len(rec.find(isLog(slog.LevelInfo, "not in TELEGRAM_ALLOWED_USER_IDS"))); got != n {
+		t.Errorf("Info log lines = %d, want %d (one for each new stranger)", got, n)
+	}
+	if got := len(rec.find(isLog(slog.LevelDebug, "not allowed"))); got != 1 {
+		t.Errorf("Debug log lines = %d, want 1 (the last stranger again)", got)
 	}
 }
