@@ -57,6 +57,8 @@ type harnessConfig struct {
 	agentOpts []agent.Option
 	// models are the models a chat may switch to (Config.Models).
 	models []string
+	// secrets are more secret values, beside the token and openAIKey.
+	secrets []string
 }
 
 // newHarness starts a host whose agent runs provider, with the built-in
@@ -77,7 +79,7 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 	if environ == nil {
 		environ = map[string]string{"PATH": os.Getenv("PATH"), "HOME": cfg.workspace}
 	}
-	secrets := []string{tg.Token(), openAIKey}
+	secrets := append([]string{tg.Token(), openAIKey}, cfg.secrets...)
 	popts := spawnpolicy.DefaultOptions()
 	popts.HardenHostProcess = false
 	popts.SecretValues = secrets

@@ -52,3 +52,43 @@ func TestEverythingSentIsRedacted(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerRedactedBeforeRenderingAndSplitting gives the model an answer
+// holding a secret the HTML renderer would escape (&, <, >) and one that
+// straddles the 4096-character split: the chat host redacts the raw text
+// before it renders and splits it, so neither reaches Telegram in any part.
+func TestAnswerRedactedBeforeRenderingAndSplitting(t *testing.T) {
+	const htmlSecret = "pa&ss<wo>rd-0020-fake"
+	const splitSecret = "straddling-secret-0021-fake-value"
+	long := strings.Repeat("word ", 4090/5) + "x" + splitSecret + " tail"
+	tests := []struct {
+		name, answer, secret string
+	}{
+		{"escaped by the renderer", "the password is " + htmlSecret + " ok", htmlSecret},
+		{"across the split", long, splitSecret},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, harnessConfig{
+				provider: agent.NewFauxProvider(agent.FauxText(tt.answer)),
+				secrets:  []string{htmlSecret, splitSecret},
+			})
+			h.tg.SendText(userID, userID, "go")
+			h.waitText(userID, redactor.Token)
+			for _, b := range h.tg.AllBodies() {
+				for k := 8; k <= len(tt.secret); k++ {
+					for i := 0; i+k <= len(tt.secret); i += k {
+						if strings.Contains(string(b), tt.secret[i:i+k]) {
+							t.Fatalf("a request carries %d bytes of the secret (at %d)", k, i)
+						}
+					}
+				}
+			}
+			for _, m := range h.tg.Messages(userID) {
+				if strings.Contains(m.Text, "0020") || strings.Contains(m.Text, "0021") {
+					t.Errorf("the chat shows part of a secret")
+				}
+			}
+		})
+	}
+}

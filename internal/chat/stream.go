@@ -274,6 +274,10 @@ func (s *segment) push(ctx context.Context) {
 		// a sentence, not a word or two.
 		return
 	}
+	// The raw text is redacted before it is rendered and cut: escaping
+	// and splitting could otherwise hide a secret from the sender's pass.
+	// A preview holds back a trailing run that may begin one.
+	raw = s.h.cfg.Redactor.RedactPartial(raw)
 	htmlText, plain := previewHTML(s.renderAnswer(raw)), preview(s.prefix()+raw)
 	h := s.h
 	if useDraft {
@@ -382,6 +386,9 @@ func (s *segment) finish(ctx context.Context, text string) {
 	msgID := s.msgID
 	s.mu.Unlock()
 	h := s.h
+	// Redacted before rendering and splitting, which could otherwise cut
+	// or escape a secret past the sender's own pass.
+	text = h.cfg.Redactor.Redact(text)
 	if err := h.deliver(ctx, s.t, SplitMessage(s.renderAnswer(text), 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
 		return
 	}
