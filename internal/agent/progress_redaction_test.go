@@ -16,7 +16,7 @@ func TestProgressHidesGrowingSecretPrefix(t *testing.T) {
 		out := "reading key: "
 		for i := 0; i < len(testSecret); i += 3 {
 			out += testSecret[i:min(i+3, len(testSecret))]
-			call.Progress(Result{Content: []Content{Text(out)}, Details: map[string]any{"tail": out}})
+			call.Progress(Result{Content: []Content{Text(out)}})
 		}
 		return TextResult(out + "\ndone"), nil
 	})
@@ -33,11 +33,7 @@ func TestProgressHidesGrowingSecretPrefix(t *testing.T) {
 		if ev.Kind != EventToolUpdate && ev.Kind != EventToolEnd {
 			continue
 		}
-		texts := []string{TextOf(ev.Result.Content)}
-		if tail, ok := ev.Result.Details["tail"].(string); ok {
-			texts = append(texts, tail)
-		}
-		for _, text := range texts {
+		for _, text := range []string{TextOf(ev.Result.Content)} {
 			for k := 4; k <= len(testSecret); k++ {
 				if strings.Contains(text, testSecret[:k]) {
 					t.Fatalf("a %s event shows %d of the secret's %d bytes", ev.Kind, k, len(testSecret))
@@ -54,4 +50,34 @@ func TestProgressHidesGrowingSecretPrefix(t *testing.T) {
 	if updates == 0 {
 		t.Fatal("no progress update was emitted")
 	}
+}
+
+// TestProgressDetailsKeepTheirNames checks that the hold-back of progress
+// text does not touch Details: a key or value ending in a character that
+// begins a secret ("total_bytes" and the secret "sk-...") stays whole.
+func TestProgressDetailsKeepTheirNames(t *testing.T) {
+	tool := newTool("counter", "", func(ctx context.Context, call *Call) (Result, error) {
+		call.Progress(Result{Content: []Content{Text("working")}, Details: map[string]any{"total_bytes": 3, "status": "pass"}})
+		return TextResult("done"), nil
+	})
+	faux := NewFauxProvider(FauxToolCalls(FauxCall("counter", `{}`)), FauxText("ok"))
+	a := newTestAgent(t, faux, WithTools(tool))
+	s := openSession(t, a, SessionOptions{ID: "details"})
+	var events recorder[Event]
+	if _, err := s.Prompt(context.Background(), []Content{Text("go")}, events.add); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	for _, ev := range events.all() {
+		if ev.Kind != EventToolUpdate {
+			continue
+		}
+		if _, ok := ev.Result.Details["total_bytes"]; !ok {
+			t.Errorf("the progress Details lost the key total_bytes: %v", ev.Result.Details)
+		}
+		if ev.Result.Details["status"] != "pass" {
+			t.Errorf("the progress Details value %q was cut", ev.Result.Details["status"])
+		}
+		return
+	}
+	t.Fatal("no progress update")
 }

@@ -13,26 +13,30 @@ import (
 // text of every text block, and every string inside Details (keys too),
 // however deeply nested. Images are left alone. r is not modified.
 func redactResult(red *redactor.Redactor, r Result) Result {
-	return redactResultWith(red.Redact, r)
+	return redactResultWith(red.Redact, red.Redact, r)
 }
 
 // redactProgress is redactResult for a progress snapshot of a tool that is
-// still running: a trailing run that could be the beginning of a secret is
-// left out (redactor.Redactor.RedactPartial), so output printed slowly never
-// shows a growing prefix of a secret.
+// still running: in its text blocks, a trailing run that could be the
+// beginning of a secret is left out (redactor.Redactor.RedactPartial), so
+// output printed slowly never shows a growing prefix of a secret. Details
+// get the full redaction: their keys and values are names and figures, not
+// a stream, and cutting their last characters would garble them (a tool
+// that streams output into Details must redact the stream itself, with
+// ToolContext.Redactor).
 func redactProgress(red *redactor.Redactor, r Result) Result {
-	return redactResultWith(red.RedactPartial, r)
+	return redactResultWith(red.RedactPartial, red.Redact, r)
 }
 
-// redactResultWith returns a copy of r with redact applied to the text of
-// every text block and to every string inside Details.
-func redactResultWith(redact func(string) string, r Result) Result {
+// redactResultWith returns a copy of r with redactText applied to the text
+// of every text block and redact to every string inside Details.
+func redactResultWith(redactText, redact func(string) string, r Result) Result {
 	out := Result{IsError: r.IsError}
 	if r.Content != nil {
 		out.Content = make([]Content, len(r.Content))
 		for i, c := range r.Content {
 			if c.Type == TextContent || c.Text != "" {
-				c.Text = redact(c.Text)
+				c.Text = redactText(c.Text)
 			}
 			out.Content[i] = c
 		}

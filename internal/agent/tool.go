@@ -13,9 +13,12 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// Tool is something the model can call. Tools do not redact their output:
-// the loop redacts every result, progress report and error before anything
-// downstream sees it.
+// Tool is something the model can call. The loop redacts every result,
+// progress report and error before anything downstream sees it, so a tool
+// need not redact what it returns; a tool that cuts or stores output (a
+// tail, a file) should redact the stream first, with ToolContext.Redactor,
+// so that no cut can leave part of a secret and nothing unredacted reaches
+// the disk.
 type Tool interface {
 	// Spec describes the tool to the model. It must not change after
 	// registration.
