@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,16 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/volcanic/telegram-agent/internal/hardening"
-)
-
-// botUID and botGID are the unprivileged user and group the bot runs as when
-// the tests run as root (nobody and nogroup).
-const (
-	botUID = 65534
-	botGID = 65534
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 )
 
 // botPath is the PATH the bot (and so the agent's processes) gets: system
@@ -33,11 +23,14 @@ const (
 const botPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // layout is the directory tree of one run. root and bin are 0755 and owned
-// by the test's user; home, agent and workspace belong to the bot's user.
+// by the test's user; home, agent and workspace belong to the bot's user
+// (asusertest.UID when the tests run as root).
 type layout struct {
 	root      string
 	bin       string
 	botBinary string
+	// mcpBinary, set by buildBot, is a copy of the test binary, 0755, in a
+	// directory of its own.
 	mcpBinary string
 	home      string
 	agentDir  string
@@ -52,38 +45,26 @@ type layout struct {
 	// could).
 	mcpConfig string
 	// asRoot reports whether the tests run as root, so the bot is started
-	// as botUID:botGID.
+	// as asusertest.UID.
 	asRoot bool
 }
 
 // newLayout creates the run's directories under a fresh 0755 temporary
-// directory, removed when the test ends.
+// directory (an asusertest.PublicDir), removed when the test ends.
 func newLayout(t *testing.T) *layout {
 	t.Helper()
-	root, err := os.MkdirTemp("", "securitytest-")
-	if err != nil {
-		t.Fatalf("creating the run directory: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := os.RemoveAll(root); err != nil {
-			t.Logf("removing %s: %v", root, err)
-		}
-	})
+	root := asusertest.PublicDir(t)
 	l := &layout{
 		root:   root,
 		bin:    filepath.Join(root, "bin"),
 		home:   filepath.Join(root, "home"),
-		asRoot: os.Geteuid() == 0,
+		asRoot: asusertest.Needed(),
 	}
 	l.botBinary = filepath.Join(l.bin, "telegram-bot")
-	l.mcpBinary = filepath.Join(l.bin, "fake-mcp")
 	l.agentDir = filepath.Join(root, "agent")
 	l.workspace = filepath.Join(root, "workspace")
 	l.secretsDir = filepath.Join(l.workspace, "secrets")
 	l.mcpConfig = filepath.Join(root, "mcp.json")
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatalf("chmod %s: %v", root, err)
-	}
 	for _, dir := range []string{l.bin, l.home, l.agentDir, l.workspace, l.secretsDir} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatalf("creating %s: %v", dir, err)
@@ -101,7 +82,7 @@ func (l *layout) giveToBot(t *testing.T, path string) {
 	if !l.asRoot {
 		return
 	}
-	if err := os.Chown(path, botUID, botGID); err != nil {
+	if err := os.Chown(path, asusertest.UID, asusertest.GID); err != nil {
 		t.Fatalf("chown %s: %v", path, err)
 	}
 }
@@ -153,8 +134,9 @@ func (l *layout) mcpSource() string {
 	return l.mcpConfigJSON()
 }
 
-// buildBot builds cmd/telegram-bot into the layout's bin directory and
-// copies the test binary beside it as the fake MCP server, both 0755.
+// buildBot builds cmd/telegram-bot into the layout's bin directory, 0755,
+// and copies the test binary, 0755, into a public directory as the fake MCP
+// server (mcpBinary).
 func (l *layout) buildBot(t *testing.T) {
 	t.Helper()
 	moduleRoot, err := filepath.Abs("..")
@@ -170,33 +152,10 @@ func (l *layout) buildBot(t *testing.T) {
 	if err != nil {
 		t.Fatalf("finding the test binary: %v", err)
 	}
-	if err := copyFile(self, l.mcpBinary, 0o755); err != nil {
-		t.Fatalf("copying the test binary: %v", err)
-	}
+	l.mcpBinary = asusertest.PublicCopy(t, self, 0o755)
 	if err := os.Chmod(l.botBinary, 0o755); err != nil {
 		t.Fatalf("chmod %s: %v", l.botBinary, err)
 	}
-}
-
-// copyFile copies src to dst with mode perm.
-func copyFile(src, dst string, perm os.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", src, err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", dst, err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copying to %s: %w", dst, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", dst, err)
-	}
-	return nil
 }
 
 // botEnv returns the bot's complete environment: its configuration, the
@@ -271,11 +230,9 @@ type bot struct {
 	err  error
 }
 
-// startBot starts the built binary with exactly env, as botUID:botGID when
-// the tests run as root, in a process group of its own. Starting a child
-// with other credentials clears the test process's dumpable flag (the
-// vfork-style clone shares the memory map, and the child's setuid resets
-// the flag), so startBot restores it and a cleanup checks it stayed set.
+// startBot starts the built binary with exactly env, as asusertest.UID when
+// the tests run as root, in a process group of its own, with
+// asusertest.Start, which keeps the test runner dumpable.
 func startBot(t *testing.T, l *layout, env []string) *bot {
 	t.Helper()
 	b := &bot{log: &syncBuffer{}, done: make(chan struct{})}
@@ -286,20 +243,11 @@ func startBot(t *testing.T, l *layout, env []string) *bot {
 	cmd.Stderr = b.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if l.asRoot {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: botUID, Gid: botGID}
+		asusertest.Drop(cmd)
 	}
-	err := cmd.Start()
-	if perr := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); perr != nil {
-		t.Errorf("restoring the test process's dumpable flag: %v", perr)
-	}
-	if err != nil {
+	if err := asusertest.Start(t, cmd); err != nil {
 		t.Fatalf("starting the bot: %v", err)
 	}
-	t.Cleanup(func() {
-		if ok, err := hardening.Dumpable(); err != nil || !ok {
-			t.Errorf("the test process is not dumpable after starting the bot (err %v)", err)
-		}
-	})
 	b.cmd = cmd
 	go func() {
 		b.err = cmd.Wait()

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 )
 
 func TestLoadMCPCountsDeniedEnvValuesAsSecrets(t *testing.T) {
@@ -47,29 +46,18 @@ func goodEnvConfig(t *testing.T) Config {
 // the default file is ignored with a warning, so the agent cannot stop the
 // bot from starting; the same file named by MCP_CONFIG is refused.
 func TestAgentWrittenDefaultMCPConfig(t *testing.T) {
-	if os.Geteuid() != 0 {
+	if !asusertest.Needed() {
 		t.Skip("needs root to run the doctor as another user")
 	}
-	dir, err := os.MkdirTemp("", "telegram-bot-mcpdefault-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "telegram-bot")
-	data, err := os.ReadFile(botBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(dir, "home")
+	bin := asusertest.PublicCopy(t, botBinary(t), 0o755)
+	home := filepath.Join(filepath.Dir(bin), "home")
 	agentDir := filepath.Join(home, "data")
 	for _, step := range []error{
-		os.Chmod(dir, 0o755),
-		os.WriteFile(bin, data, 0o755),
 		os.MkdirAll(agentDir, 0o755),
 		os.WriteFile(filepath.Join(agentDir, "mcp.json"), []byte(`{"mcpServers":{"x":{"command":"bash"}}}`), 0o644),
-		os.Chown(home, 65534, 65534),
-		os.Chown(agentDir, 65534, 65534),
-		os.Chown(filepath.Join(agentDir, "mcp.json"), 65534, 65534),
+		os.Chown(home, asusertest.UID, asusertest.GID),
+		os.Chown(agentDir, asusertest.UID, asusertest.GID),
+		os.Chown(filepath.Join(agentDir, "mcp.json"), asusertest.UID, asusertest.GID),
 	} {
 		if step != nil {
 			t.Fatal(step)
@@ -97,11 +85,8 @@ func TestAgentWrittenDefaultMCPConfig(t *testing.T) {
 			if tt.mcpConfig != "" {
 				cmd.Env = append(cmd.Env, "MCP_CONFIG="+tt.mcpConfig)
 			}
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-			out, _ := cmd.CombinedOutput()
-			if err := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); err != nil {
-				t.Fatalf("restore dumpable: %v", err)
-			}
+			asusertest.Drop(cmd)
+			out, _ := asusertest.CombinedOutput(t, cmd)
 			if !strings.Contains(string(out), tt.want) {
 				t.Errorf("the doctor's output lacks %q:\n%s", tt.want, out)
 			}

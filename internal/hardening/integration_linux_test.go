@@ -16,12 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 )
-
-// nobody is the unprivileged uid and gid the helpers run as when the tests
-// run as root. It needs no passwd entry.
-const nobody = 65534
 
 // helperTimeout bounds how long a helper may take to report.
 const helperTimeout = 30 * time.Second
@@ -101,12 +97,12 @@ func TestChildOfHardenedProcessIsDumpable(t *testing.T) {
 	}
 }
 
-// runner starts copies of the test binary as helpers and readers, as an
-// unprivileged user when the test runs as root.
+// runner starts copies of the test binary as helpers and readers, as the
+// unprivileged asusertest.UID when the test runs as root.
 type runner struct {
 	dir  string
 	bin  string
-	cred *syscall.Credential
+	drop bool
 	euid int
 }
 
@@ -120,26 +116,11 @@ func newRunner(t *testing.T) *runner {
 	if err != nil {
 		t.Fatalf("find the test binary: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "hardening-test-")
-	if err != nil {
-		t.Fatalf("make a temp dir: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatalf("chmod the temp dir: %v", err)
-	}
-	r := &runner{dir: dir, bin: filepath.Join(dir, "hardening.test"), euid: os.Geteuid()}
-	if err := copyFile(exe, r.bin); err != nil {
-		t.Fatalf("copy the test binary: %v", err)
-	}
-	t.Cleanup(func() {
-		if d, err := Dumpable(); err != nil || !d {
-			t.Errorf("the test runner is left dumpable %v (error %v), want true", d, err)
-		}
-	})
-	if r.euid == 0 {
-		r.cred = &syscall.Credential{Uid: nobody, Gid: nobody}
-		r.euid = nobody
+	r := &runner{bin: asusertest.PublicCopy(t, exe, 0o755), euid: os.Geteuid()}
+	r.dir = filepath.Dir(r.bin)
+	if asusertest.Needed() {
+		r.drop = true
+		r.euid = asusertest.UID
 	}
 	return r
 }
@@ -149,48 +130,21 @@ func (r *runner) command(mode string, env ...string) *exec.Cmd {
 	cmd := exec.Command(r.bin)
 	cmd.Dir = r.dir
 	cmd.Env = append([]string{modeVar + "=" + mode, "PATH=/usr/bin:/bin"}, env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	if r.drop {
+		asusertest.Drop(cmd)
+	}
 	return cmd
 }
 
-// start starts cmd and keeps the test runner dumpable. Go starts a child
-// with a vfork-style clone that shares the runner's memory descriptor until
-// execve, and the kernel keeps the dumpable flag there: the child's setuid to
-// the unprivileged uid resets the runner's flag too. start puts it back.
-func (r *runner) start(t *testing.T, cmd *exec.Cmd) error {
-	t.Helper()
-	before, err := Dumpable()
-	if err != nil {
-		t.Fatalf("read the runner's dumpable flag: %v", err)
-	}
-	startErr := cmd.Start()
-	if after, err := Dumpable(); err == nil && after != before {
-		if err := unix.Prctl(unix.PR_SET_DUMPABLE, boolArg(before), 0, 0, 0); err != nil {
-			t.Fatalf("restore the runner's dumpable flag: %v", err)
-		}
-	}
-	return startErr
-}
-
-// run starts cmd through start, waits for it and returns its output.
+// run runs cmd with asusertest.Run, which keeps the test runner dumpable,
+// and returns its output.
 func (r *runner) run(t *testing.T, cmd *exec.Cmd) (stdout []byte, stderr *bytes.Buffer, err error) {
 	t.Helper()
 	var out bytes.Buffer
 	stderr = &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = &out, stderr
-	if err := r.start(t, cmd); err != nil {
-		return nil, stderr, err
-	}
-	err = cmd.Wait()
+	err = asusertest.Run(t, cmd)
 	return out.Bytes(), stderr, err
-}
-
-// boolArg is b as a prctl argument.
-func boolArg(b bool) uintptr {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // checkEUID fails the test unless a process ran as the unprivileged uid.
@@ -216,7 +170,7 @@ func (r *runner) startHelper(t *testing.T, mode, marker string) helperReport {
 	if err != nil {
 		t.Fatalf("helper stdout: %v", err)
 	}
-	if err := r.start(t, cmd); err != nil {
+	if err := asusertest.Start(t, cmd); err != nil {
 		t.Fatalf("start helper %s: %v", mode, err)
 	}
 	t.Cleanup(func() {
@@ -270,27 +224,6 @@ func (r *runner) read(t *testing.T, mode, path string) readerReport {
 	}
 	r.checkEUID(t, "reader", rep.EUID)
 	return rep
-}
-
-// copyFile copies the file src to a new executable file dst.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", src, err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", dst, err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy to %s: %w", dst, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", dst, err)
-	}
-	return nil
 }
 
 // yamaPtraceScope reads Yama's ptrace_scope, 0 when Yama is absent.

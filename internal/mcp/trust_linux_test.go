@@ -5,39 +5,26 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/volcanic/telegram-agent/internal/hardening"
-)
-
-// otherUID and otherGID are the unprivileged user the loader runs as in
-// TestLoadTrust (nobody and nogroup).
-const (
-	otherUID = 65534
-	otherGID = 65534
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 )
 
 // trustConfig is a valid configuration with one server.
 const trustConfig = `{"mcpServers": {"s": {"command": "x"}}}`
 
-// TestLoadTrust runs the loader, for real, as the unprivileged user 65534
-// (the test runs as root, as CI does) against configuration files that
-// user could or could not change.
+// TestLoadTrust runs the loader, for real, as the unprivileged user
+// asusertest.UID (the test runs as root, as CI does) against configuration
+// files that user could or could not change.
 func TestLoadTrust(t *testing.T) {
-	if os.Geteuid() != 0 {
+	if !asusertest.Needed() {
 		t.Skip("needs root, to run the loader as another user")
 	}
-	base := publicDir(t, "")
-	exe := filepath.Join(base, "mcp.test")
-	if err := copyExecutable(testBinary(t), exe); err != nil {
-		t.Fatal(err)
-	}
+	exe := asusertest.PublicCopy(t, testBinary(t), 0o755)
 	tests := []struct {
 		name string
-		// setup builds the case under its own root-owned 0755 directory
+		// setup builds the case under its own root-owned 0755 directory (an
+		// asusertest.PublicDir)
 		// and returns the path Load is given.
 		setup func(t *testing.T, dir string) string
 		// want is loadAccepted or loadRefused.
@@ -56,7 +43,7 @@ func TestLoadTrust(t *testing.T) {
 			name: "directory of the bot's user",
 			setup: func(t *testing.T, dir string) string {
 				sub := filepath.Join(dir, "agent")
-				mkdirOwned(t, sub, otherUID)
+				mkdirOwned(t, sub, asusertest.UID)
 				return writeConfig(t, filepath.Join(sub, "mcp.json"), 0o644, 0)
 			},
 			want: loadRefused, has: []string{"agent", "belongs to the bot's user", "uid 65534", "chown root:root"},
@@ -64,7 +51,7 @@ func TestLoadTrust(t *testing.T) {
 		{
 			name: "file of the bot's user, read-only",
 			setup: func(t *testing.T, dir string) string {
-				return writeConfig(t, filepath.Join(dir, "mcp.json"), 0o444, otherUID)
+				return writeConfig(t, filepath.Join(dir, "mcp.json"), 0o444, asusertest.UID)
 			},
 			want: loadRefused, has: []string{"the file", "belongs to the bot's user"},
 		},
@@ -108,7 +95,7 @@ func TestLoadTrust(t *testing.T) {
 			setup: func(t *testing.T, dir string) string {
 				target := writeConfig(t, filepath.Join(dir, "mcp.json"), 0o644, 0)
 				sub := filepath.Join(dir, "agent")
-				mkdirOwned(t, sub, otherUID)
+				mkdirOwned(t, sub, asusertest.UID)
 				link := filepath.Join(sub, "mcp.json")
 				if err := os.Symlink(target, link); err != nil {
 					t.Fatal(err)
@@ -121,7 +108,7 @@ func TestLoadTrust(t *testing.T) {
 			name: "trusted link to a file in the bot's directory",
 			setup: func(t *testing.T, dir string) string {
 				sub := filepath.Join(dir, "agent")
-				mkdirOwned(t, sub, otherUID)
+				mkdirOwned(t, sub, asusertest.UID)
 				target := writeConfig(t, filepath.Join(sub, "mcp.json"), 0o644, 0)
 				link := filepath.Join(dir, "mcp.json")
 				if err := os.Symlink(target, link); err != nil {
@@ -135,7 +122,7 @@ func TestLoadTrust(t *testing.T) {
 			name: "missing file in the bot's directory",
 			setup: func(t *testing.T, dir string) string {
 				sub := filepath.Join(dir, "agent")
-				mkdirOwned(t, sub, otherUID)
+				mkdirOwned(t, sub, asusertest.UID)
 				return filepath.Join(sub, "mcp.json")
 			},
 			want: loadAccepted, has: []string{"0"},
@@ -143,7 +130,7 @@ func TestLoadTrust(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := tt.setup(t, publicDir(t, base))
+			path := tt.setup(t, asusertest.PublicDir(t))
 			out := loadAsOther(t, exe, path)
 			verdict, detail, _ := strings.Cut(strings.TrimSpace(out), " ")
 			if verdict != tt.want {
@@ -161,12 +148,12 @@ func TestLoadTrust(t *testing.T) {
 // TestLoadTrustAsRoot checks that, as root, the check is skipped with a
 // warning naming the file.
 func TestLoadTrustAsRoot(t *testing.T) {
-	if os.Geteuid() != 0 {
+	if !asusertest.Needed() {
 		t.Skip("needs root")
 	}
-	dir := publicDir(t, "")
-	mkdirOwned(t, filepath.Join(dir, "agent"), otherUID)
-	path := writeConfig(t, filepath.Join(dir, "agent", "mcp.json"), 0o666, otherUID)
+	dir := asusertest.PublicDir(t)
+	mkdirOwned(t, filepath.Join(dir, "agent"), asusertest.UID)
+	path := writeConfig(t, filepath.Join(dir, "agent", "mcp.json"), 0o666, asusertest.UID)
 	cfg, err := Load(path, nil, nil)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -176,44 +163,19 @@ func TestLoadTrustAsRoot(t *testing.T) {
 	}
 }
 
-// loadAsOther runs the test binary exe as otherUID:otherGID to load path,
-// and returns its output. Starting a child with other credentials clears
-// this process's dumpable flag (the vfork-style clone shares its memory
-// map), so loadAsOther restores it and a cleanup checks it stayed set.
+// loadAsOther runs the test binary exe as asusertest.UID to load path, and
+// returns its output.
 func loadAsOther(t *testing.T, exe, path string) string {
 	t.Helper()
 	cmd := exec.Command(exe, loadAsArg, path)
 	cmd.Env = []string{"GORACE=atexit_sleep_ms=0"}
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUID, Gid: otherGID}}
-	out, err := cmd.CombinedOutput()
-	if perr := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); perr != nil {
-		t.Errorf("restoring the test process's dumpable flag: %v", perr)
-	}
-	t.Cleanup(func() {
-		if ok, err := hardening.Dumpable(); err != nil || !ok {
-			t.Errorf("the test process is not dumpable after running the loader as another user (err %v)", err)
-		}
-	})
+	asusertest.Drop(cmd)
+	out, err := asusertest.CombinedOutput(t, cmd)
 	if err != nil {
-		t.Fatalf("running the loader as uid %d: %v\n%s", otherUID, err, out)
+		t.Fatalf("running the loader as uid %d: %v\n%s", asusertest.UID, err, out)
 	}
 	return string(out)
-}
-
-// publicDir creates a root-owned 0755 directory in parent (the system's
-// temporary directory when ""), removed when the test ends.
-func publicDir(t *testing.T, parent string) string {
-	t.Helper()
-	dir, err := os.MkdirTemp(parent, "mcp-trust-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // mkdirOwned creates dir, 0755, owned by uid.
@@ -241,13 +203,4 @@ func writeConfig(t *testing.T, path string, perm os.FileMode, uid int) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// copyExecutable copies src to dst, 0755.
-func copyExecutable(src, dst string) error {
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, data, 0o755)
 }
