@@ -144,3 +144,51 @@ func FuzzWriter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRedactPartial checks RedactPartial on every prefix of a random text
+// holding secrets in every form, as the snapshots of a command printing it
+// slowly would be: no snapshot holds a complete pattern (a secret, or one of
+// its encoded forms), and a snapshot of text with no complete pattern is
+// exactly that text without its longest ending that begins a pattern (found
+// here by brute force), so a secret still being printed never shows.
+func FuzzRedactPartial(f *testing.F) {
+	f.Add("ghp_abcdefghijklmnop1234", "some log text here", uint64(1))
+	f.Add("abcdefgh\x00efghijkl\x00bcdefghijklmnopqrstu", "aaaa abcdefgh", uint64(2))
+	f.Add("line1234\nline5678\r\nend", "multi\nline\r\nfiller", uint64(3))
+	forms := fuzzForms()
+	f.Fuzz(func(t *testing.T, blob, filler string, seed uint64) {
+		secrets := fuzzSecrets(blob)
+		if len(secrets) == 0 {
+			return
+		}
+		if len(filler) > 512 {
+			filler = filler[:512]
+		}
+		r := New(secrets)
+		text := buildText(rand.New(rand.NewPCG(seed, seed>>32)), secrets, filler, forms)
+		for i := 0; i <= len(text); i++ {
+			snap := text[:i]
+			got := r.RedactPartial(snap)
+			for _, p := range r.patterns {
+				if strings.Contains(got, p) {
+					t.Fatalf("snapshot %d holds a complete pattern of length %d", i, len(p))
+				}
+			}
+			if r.Redact(snap) != snap {
+				continue // complete matches: the token rules are Redact's
+			}
+			pending := 0
+			for _, p := range r.patterns {
+				for k := min(len(p), len(snap)); k > pending; k-- {
+					if strings.HasSuffix(snap, p[:k]) {
+						pending = k
+						break
+					}
+				}
+			}
+			if want := snap[:len(snap)-pending]; got != want {
+				t.Fatalf("snapshot %d: RedactPartial kept %d bytes, want %d (the text less its %d-byte pending pattern start)", i, len(got), len(want), pending)
+			}
+		}
+	})
+}
