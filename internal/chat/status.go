@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -173,6 +174,11 @@ func (s *toolStatus) render(stopped bool) string {
 // push sends or edits the status message; running says whether the Stop
 // button is shown.
 func (s *toolStatus) push(ctx context.Context, running bool) {
+	// The send must not die with the turn: a Stop that cancels the turn
+	// while the first send is in flight would otherwise lose the message's
+	// id, and the final state would go out as a second status message.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusSendTimeout)
+	defer cancel()
 	send := s.h.send
 	if running {
 		send = s.h.preview
@@ -206,6 +212,9 @@ func (s *toolStatus) push(ctx context.Context, running bool) {
 	s.msgID, s.shown = msgID, text
 	s.mu.Unlock()
 }
+
+// statusSendTimeout bounds one send or edit of the status message.
+const statusSendTimeout = 10 * time.Second
 
 // finish shows the final state without the Stop button.
 func (s *toolStatus) finish(ctx context.Context, stopped bool) {
