@@ -13,8 +13,10 @@ var errClosed = errors.New("redactor: write to closed writer")
 // Writer is the streaming form of [Redactor.Redact]: what it writes to the
 // underlying writer is exactly Redact of everything written to it, however
 // the writes split the stream, provided Flush is only called at the end.
-// It holds back at most the longest pattern's length minus one byte of raw
-// input, so memory stays bounded on endless output. It is safe for
+// It holds back only the raw input that could still be the beginning of a
+// pattern (at most the longest pattern's length), so text is passed on as
+// soon as no secret can begin in it, and memory stays bounded on endless
+// output. It is safe for
 // concurrent use. Close flushes it but does not close the underlying
 // writer.
 type Writer struct {
@@ -120,7 +122,10 @@ func (w *Writer) pass(p []byte) (int, error) {
 // input from position pStart, the held-back bytes the input before it. At
 // the end of the stream (atEnd), everything is final.
 func (w *Writer) emit(p []byte, pStart int, atEnd bool) {
-	final := w.pos - (w.automaton.maxLen - 1)
+	// Any match still to come starts within the longest ending of the
+	// stream that begins a pattern: the automaton's state is that ending,
+	// and its depth is its length. Before it, nothing can change.
+	final := w.pos - int(w.automaton.depth[w.state])
 	if atEnd {
 		final = w.pos + 1
 	}

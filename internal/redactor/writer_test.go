@@ -187,3 +187,36 @@ func TestWriterConcurrent(t *testing.T) {
 		t.Error("secret leaked")
 	}
 }
+
+// TestWriterHoldsBackOnlyAPendingStart checks that the Writer passes text
+// on as soon as no pattern can begin in it: a running command's output is
+// shown live, however long the secrets (and their encoded forms) are.
+func TestWriterHoldsBackOnlyAPendingStart(t *testing.T) {
+	long := "sk-proj-" + strings.Repeat("A1b2C3d4", 20) // a 168-byte key
+	r := New([]string{long})
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain line", "hello world\n", "hello world\n"},
+		{"a pattern begins at the end", "hello sk-pr", "hello "},
+		{"the beginning of a secret is not one", "sk-pr done\n", "sk-pr done\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			w := r.NewWriter(&out)
+			if _, err := w.Write([]byte(tt.in)); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("before Flush the output is %q, want %q", out.String(), tt.want)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != r.Redact(tt.in) {
+				t.Errorf("after Close the output is %q, want Redact's %q", out.String(), r.Redact(tt.in))
+			}
+		})
+	}
+}
