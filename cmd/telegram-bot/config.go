@@ -203,6 +203,14 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 		if !slices.Contains(opts.SecretValues, value) {
 			opts.SecretValues = append(opts.SecretValues, value)
 		}
+		// A secret that is a URL (a DATABASE_URL in PROCESS_ENV_SECRETS)
+		// carries its password and query tokens on their own too: printed
+		// alone, they must be redacted as well.
+		for _, part := range urlSecrets(value) {
+			if part != value && !slices.Contains(opts.SecretValues, part) {
+				opts.SecretValues = append(opts.SecretValues, part)
+			}
+		}
 	}
 	add("TELEGRAM_BOT_TOKEN", c.BotToken)
 	add("OPENAI_API_KEY", c.OpenAIKey)
@@ -276,7 +284,7 @@ func configNames() []string {
 // MinimumSecretLength long (shorter ones are not secret enough to redact).
 func urlSecrets(raw string) []string {
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil
 	}
 	var out []string

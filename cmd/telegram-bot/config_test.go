@@ -291,3 +291,17 @@ func TestToolTimeoutExceedsTheToolsOwnLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretURLPasswordIsASecretToo(t *testing.T) {
+	e := goodEnv()
+	e.ProcessEnvSecrets = "DB_URL"
+	c, err := e.Parse(map[string]string{"DB_URL": "postgres://app:hunter2hunter2@db/prod?sslkey=abcdefgh12345"})
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	for _, want := range []string{"hunter2hunter2", "abcdefgh12345"} {
+		if !slices.Contains(c.Policy.SecretValues, want) {
+			t.Errorf("a part of the secret URL (length %d) is not a secret value on its own", len(want))
+		}
+	}
+}

@@ -142,7 +142,7 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 	}
 	removals := policy.Explain()
 	if kept := secretLookingKept(environ(), removals, policy.AllowNames()); len(kept) > 0 {
-		r.warn("agent processes keep these variables although their names look secret: %s (add them to PROCESS_ENV_DENY or PROCESS_ENV_SECRETS, or to PROCESS_ENV_ALLOW to keep them on purpose)", strings.Join(kept, ", "))
+		r.warn("agent processes keep these variables although they look secret: %s (add them to PROCESS_ENV_DENY or PROCESS_ENV_SECRETS, or to PROCESS_ENV_ALLOW to keep them on purpose)", strings.Join(kept, ", "))
 	}
 	if len(removals) == 0 {
 		r.line("  agent processes lose no inherited variable")
@@ -299,26 +299,46 @@ func hostOf(raw string) string {
 }
 
 // secretLookingKept returns, sorted, the inherited variables agent processes
-// keep whose names look like they hold a secret, leaving out those the
-// operator allowed on purpose (an Allow entry naming them exactly).
+// keep that look like they hold a secret: by name (SECRET, TOKEN, PASSWORD,
+// an API or access key, a name ending in _KEY or _PASS) or by value (a URL
+// with a password in it, as a DATABASE_URL has). Variables the operator
+// allowed on purpose (an Allow entry naming them exactly) are left out.
 func secretLookingKept(environ map[string]string, removals []spawnpolicy.Removal, allow []string) []string {
 	removed := make(map[string]bool, len(removals))
 	for _, rm := range removals {
 		removed[rm.Name] = true
 	}
 	var out []string
-	for name := range environ {
-		upper := strings.ToUpper(name)
+	for name, value := range environ {
 		if removed[name] || slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, name) }) {
 			continue
 		}
-		for _, word := range []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "APIKEY", "API_KEY", "PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL"} {
-			if strings.Contains(upper, word) {
-				out = append(out, name)
-				break
-			}
+		if secretLookingName(name) || hasURLPassword(value) {
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// secretLookingName reports whether a variable's name suggests a secret.
+func secretLookingName(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, word := range []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "API_KEY", "PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL"} {
+		if strings.Contains(upper, word) {
+			return true
+		}
+	}
+	return strings.HasSuffix(upper, "_KEY") || strings.HasSuffix(upper, "_PASS")
+}
+
+// hasURLPassword reports whether s is a URL whose user information holds a
+// password.
+func hasURLPassword(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.User == nil {
+		return false
+	}
+	_, ok := u.User.Password()
+	return ok
 }

@@ -29,6 +29,8 @@ func doctorEnviron() map[string]string {
 		"GH_TOKEN":                  "ghp_fake_allowed_token_0007",
 		"AWS_SECRET_ACCESS_KEY":     "fake-aws-secret-access-key-0012",
 		"MY_APIKEY_PATH":            "/etc/app/key.pem",
+		"STRIPE_KEY":                "sk_live_fake_stripe_key_0022",
+		"DATABASE_URL":              "postgres://app:hunter2hunter2@db/prod",
 		"TELEGRAM_ALLOWED_USER_IDS": "42",
 	}
 }
@@ -109,7 +111,7 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 		"Telegram: the token belongs to @",
 		"AWS_SECRET_ACCESS_KEY",
 		"(*_SECRET_*)",
-		"keep these variables although their names look secret: MY_APIKEY_PATH (",
+		"keep these variables although they look secret: DATABASE_URL, MY_APIKEY_PATH, STRIPE_KEY (",
 		"model provider: answers at 127.0.0.1",
 		"Ready",
 	} {

@@ -49,6 +49,8 @@ func startHardening(getenv func(string) string, subcommand string) startPlan {
 		p.enabled = false
 	}
 	switch subcommand {
+	case "-h", "-help", "--help", "help", "-v", "-version", "--version":
+		// Usage and version output stay clean.
 	case "doctor":
 		p.level = slog.LevelWarn
 	case "run":
@@ -66,4 +68,16 @@ func subcommandOf(args []string) string {
 		return args[0]
 	}
 	return "run"
+}
+
+// startName names the run for hardenAtStart: the sub-command, or the help
+// or version flag when that is what was asked for (args[0] or a run flag).
+func startName(args []string) string {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help", "help", "-v", "-version", "--version":
+			return a
+		}
+	}
+	return subcommandOf(args)
 }

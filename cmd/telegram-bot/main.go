@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	hardenAtStart(os.Getenv, subcommandOf(os.Args[1:]), os.Stderr)
+	hardenAtStart(os.Getenv, startName(os.Args[1:]), os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
