@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -143,7 +144,9 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 		}
 		s.mu.Unlock()
 	}()
-	log := s.log().With("job", job.ID, "target", job.Target, "kind", job.Kind())
+	// The log names the job, never its prompt or its script's output.
+	log := s.log().With("job", job.ID, "name", job.Name, "target", job.Target, "kind", job.Kind())
+	log.Info("scheduler: job fired", "late", late)
 	zone := s.chats.TimeZone(job.Target)
 	loc, ok := loadZone(zone)
 	if !ok {
@@ -159,7 +162,9 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 		o := outcome{text: "prompted the chat"}
 		if err := s.chats.Prompt(ctx, job.Target, job.label(late), lateNote+job.Prompt); err != nil {
 			o.text = s.redactor().Redact("prompting the chat failed: " + err.Error())
-			log.Warn("scheduler: prompting the chat", "err", err)
+			log.Warn("scheduler: job ran", "outcome", o.text)
+		} else {
+			log.Info("scheduler: job ran", "outcome", o.text)
 		}
 		s.record(job, firedAt, o)
 		return
@@ -180,7 +185,11 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 	default:
 		o = outcome{text: "output sent to the chat", succeeded: true, prompt: true}
 	}
-	log.Info("scheduler: watcher ran", "outcome", o.text, "output_bytes", len(res.stdout), "cut", res.cut)
+	level := slog.LevelInfo
+	if o.failed {
+		level = slog.LevelWarn
+	}
+	log.Log(ctx, level, "scheduler: job ran", "outcome", o.text, "output_bytes", len(res.stdout), "cut", res.cut)
 	log.Debug("scheduler: watcher output (redacted)", "stdout", res.stdout, "stderr_tail", res.stderrTail)
 
 	failures := s.record(job, firedAt, o)
