@@ -174,11 +174,11 @@ func (h *Host) stopChat(t target) (string, bool) {
 	var parts []string
 	switch {
 	case stopped && dropped > 0:
-		parts = append(parts, fmt.Sprintf("⏹ Stopped the running turn and dropped %d queued message(s).", dropped))
+		parts = append(parts, "⏹ Stopped the running turn and dropped "+counted(dropped, "queued message", "queued messages")+".")
 	case stopped:
 		parts = append(parts, "⏹ Stopped the running turn.")
 	case dropped > 0:
-		parts = append(parts, fmt.Sprintf("⏹ Dropped %d queued message(s).", dropped))
+		parts = append(parts, "⏹ Dropped "+counted(dropped, "queued message", "queued messages")+".")
 	}
 	for _, k := range kept {
 		switch k {
@@ -202,7 +202,7 @@ func (h *Host) status(ctx context.Context, t target) string {
 		model, messages = s.Model(), len(s.Messages())
 		usage = contextLines(s.ContextUsage(), h.location(t.String())) + "\n"
 	}
-	fmt.Fprintf(&b, "Model: %s\nSession: %s (%d messages)\n%s", model, h.sessionID(t), messages, usage)
+	fmt.Fprintf(&b, "Model: %s\nSession: %s (%s)\n%s", model, h.sessionID(t), counted(messages, "message", "messages"), usage)
 	running, queued := (*workItem)(nil), 0
 	if w := h.existingWorker(t); w != nil {
 		running, queued = w.snapshot()
@@ -278,14 +278,28 @@ func (h *Host) jobsMessage(t target) (string, *models.InlineKeyboardMarkup) {
 	loc := h.location(t.String())
 	var b strings.Builder
 	for _, j := range jobs {
-		next := "no next run"
-		if !j.Next.IsZero() {
-			next = "next " + j.Next.In(loc).Format("Mon 2 Jan 15:04 MST")
-		}
-		fmt.Fprintf(&b, "• %s: %s, %s\n", jobName(j), describeSchedule(j.Schedule), next)
+		b.WriteString(jobLine(j, loc) + "\n")
 		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + shorten(jobName(j), 30), CallbackData: callbackCancelJob + j.ID}})
 	}
 	return strings.TrimRight(b.String(), "\n"), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// jobLine is a job's line in /jobs: its name, its schedule in words and
+// its next run in loc; a one-shot job reads "once, <when>".
+func jobLine(j JobView, loc *time.Location) string {
+	const layout = "Mon 2 Jan 15:04 MST"
+	if isOneShot(j.Schedule) {
+		when := strings.TrimSpace(j.Schedule)
+		if !j.Next.IsZero() {
+			when = j.Next.In(loc).Format(layout)
+		}
+		return "• " + jobName(j) + ": once, " + when
+	}
+	next := "no next run"
+	if !j.Next.IsZero() {
+		next = "next " + j.Next.In(loc).Format(layout)
+	}
+	return "• " + jobName(j) + ": " + describeSchedule(j.Schedule) + ", " + next
 }
 
 // jobName is what a job is called in the chat: its name, else its id.

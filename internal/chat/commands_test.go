@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
@@ -230,5 +232,27 @@ func TestSanitizeFileName(t *testing.T) {
 		if got := sanitizeFileName(in); got != want {
 			t.Errorf("sanitizeFileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// oneShotJobs is a job board with one one-shot job.
+type oneShotJobs struct{}
+
+func (oneShotJobs) ListJobs(string) []JobView {
+	return []JobView{{ID: "t1", Name: "tea", Schedule: "2026-11-30 05:30", Next: time.Date(2026, 11, 30, 5, 30, 0, 0, time.UTC)}}
+}
+
+func (oneShotJobs) CancelJob(string, string) error { return nil }
+
+// /jobs shows a one-shot job as "once" with its time, not as its raw
+// schedule followed by a "next" run.
+func TestJobsOneShot(t *testing.T) {
+	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(), opts: []Option{WithJobBoard(oneShotJobs{})}})
+	h.tg.SendText(userID, userID, "/tz UTC")
+	h.waitText(userID, "Time zone set")
+	h.tg.SendText(userID, userID, "/jobs")
+	m := h.waitText(userID, "tea")
+	if diff := cmp.Diff("• tea: once, Mon 30 Nov 05:30 UTC", m.Visible); diff != "" {
+		t.Errorf("/jobs (-want +got):\n%s", diff)
 	}
 }

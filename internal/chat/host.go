@@ -28,6 +28,18 @@ import (
 // token (getMe answered 401): retrying cannot help, the token must change.
 var ErrUnauthorized = errors.New("chat: telegram rejected the bot token")
 
+// rejectedTokenError is Run's error when getMe answers 401: one sentence
+// with the advice, which wraps ErrUnauthorized without repeating it.
+type rejectedTokenError struct{}
+
+// Error says what was rejected and what to do.
+func (rejectedTokenError) Error() string {
+	return "chat: telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized): check the token with @BotFather"
+}
+
+// Unwrap returns ErrUnauthorized.
+func (rejectedTokenError) Unwrap() error { return ErrUnauthorized }
+
 // Config is what a Host needs; New checks it.
 type Config struct {
 	// Token is the bot token (TELEGRAM_BOT_TOKEN).
@@ -244,7 +256,7 @@ func (h *Host) Run(ctx context.Context) error {
 			return nil
 		}
 		if isUnauthorized(err) {
-			return fmt.Errorf("chat: TELEGRAM_BOT_TOKEN was rejected by Telegram (401 Unauthorized): check the token with @BotFather: %w", ErrUnauthorized)
+			return rejectedTokenError{}
 		}
 		return fmt.Errorf("chat: getMe: %w", err)
 	}

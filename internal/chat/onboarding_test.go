@@ -3,10 +3,12 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/redactor"
@@ -64,7 +66,12 @@ func TestRejectedTokenIsUnauthorized(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = host.Run(context.Background())
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "TELEGRAM_BOT_TOKEN was rejected by Telegram (401 Unauthorized): check the token with @BotFather") {
-		t.Errorf("Run = %v, want ErrUnauthorized with the advice", err)
+	if !errors.Is(err, ErrUnauthorized) {
+		t.Errorf("Run = %v, want ErrUnauthorized", err)
+	}
+	// One sentence, not the advice followed by ErrUnauthorized's own words.
+	want := "chat: telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized): check the token with @BotFather"
+	if diff := cmp.Diff(want, fmt.Sprint(err)); diff != "" {
+		t.Errorf("Run's error (-want +got):\n%s", diff)
 	}
 }

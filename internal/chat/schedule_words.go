@@ -80,3 +80,15 @@ func step(s string) (int, bool) {
 	}
 	return number(n, 2, 59)
 }
+
+// isOneShot reports whether a job's schedule is a one-shot time (RFC 3339,
+// or a local time in the chat's zone) rather than a recurring schedule.
+func isOneShot(expr string) bool {
+	expr = strings.TrimSpace(expr)
+	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02T15:04:05"} {
+		if _, err := time.Parse(layout, expr); err == nil {
+			return true
+		}
+	}
+	return false
+}

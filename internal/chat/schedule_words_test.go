@@ -2,6 +2,7 @@ package chat
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -30,6 +31,53 @@ func TestDescribeSchedule(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, describeSchedule(tt.in)); diff != "" {
 				t.Errorf("describeSchedule(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+// A job's line in /jobs: a recurring job with its schedule in words and its
+// next run, a one-shot job as "once" with its time, in the chat's zone.
+func TestJobLine(t *testing.T) {
+	next := time.Date(2026, 11, 30, 5, 30, 0, 0, time.UTC)
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		job  JobView
+		loc  *time.Location
+		want string
+	}{
+		{"one-shot local time", JobView{ID: "a1", Name: "tea", Schedule: "2026-11-30 05:30", Next: next}, time.UTC, "• tea: once, Mon 30 Nov 05:30 UTC"},
+		{"one-shot RFC 3339", JobView{ID: "a1", Name: "tea", Schedule: "2026-11-30T05:30:00Z", Next: next}, tokyo, "• tea: once, Mon 30 Nov 14:30 JST"},
+		{"one-shot without a next run", JobView{ID: "a1", Schedule: "2026-11-30 05:30"}, time.UTC, "• a1: once, 2026-11-30 05:30"},
+		{"recurring", JobView{ID: "a2", Name: "plants", Schedule: "0 9 * * *", Next: next}, time.UTC, "• plants: every day at 09:00, next Mon 30 Nov 05:30 UTC"},
+		{"recurring without a next run", JobView{ID: "a2", Name: "plants", Schedule: "@hourly"}, time.UTC, "• plants: every hour, no next run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, jobLine(tt.job, tt.loc)); diff != "" {
+				t.Errorf("jobLine (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCounted(t *testing.T) {
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{0, "0 queued messages"},
+		{1, "1 queued message"},
+		{2, "2 queued messages"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, counted(tt.n, "queued message", "queued messages")); diff != "" {
+				t.Errorf("counted (-want +got):\n%s", diff)
 			}
 		})
 	}

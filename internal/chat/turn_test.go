@@ -122,7 +122,7 @@ func TestStopKeepsAQueuedNew(t *testing.T) {
 	h.tg.SendText(userID, userID, "queued message")
 	h.waitText(userID, "Queued")
 	h.tg.SendText(userID, userID, "/stop")
-	h.waitText(userID, "dropped 1 queued message")
+	h.waitText(userID, "dropped 1 queued message.")
 	h.waitText(userID, "New session started")
 	h.tg.SendText(userID, userID, "two")
 	h.waitText(userID, "messages: 1")
