@@ -24,6 +24,9 @@ type inbound struct {
 	// startsTurn reports that the message goes to the agent (and so to the
 	// journal).
 	startsTurn bool
+	// unsupported names what the message carries that the bot cannot read
+	// ("videos", "stickers"); such a message gets a reply, never a turn.
+	unsupported string
 }
 
 // classifyUpdate applies the access rules: only allowed users are answered,
@@ -78,6 +81,10 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 		in.command, in.args = command, args
 	}
 	in.startsTurn = !isCommand
+	if kind := unsupportedKind(m); in.startsTurn && kind != "" {
+		in.startsTurn, in.unsupported = false, kind
+		return in
+	}
 	if in.startsTurn && in.text == "" && !hasAttachment(m) {
 		return nil
 	}
@@ -203,4 +210,33 @@ func removeMentions(text string, mentions []models.MessageEntity) string {
 
 func hasAttachment(m *models.Message) bool {
 	return m.Voice != nil || m.Audio != nil || len(m.Photo) > 0 || m.Document != nil
+}
+
+// unsupportedKind names what m carries that the bot cannot read yet, in
+// the plural ("videos"), or returns "" when it carries nothing of the kind.
+// An animation is checked before anything else: Telegram sends a GIF as a
+// document too.
+func unsupportedKind(m *models.Message) string {
+	switch {
+	case m.Animation != nil:
+		return "GIFs"
+	case m.Video != nil:
+		return "videos"
+	case m.VideoNote != nil:
+		return "round video messages"
+	case m.Sticker != nil:
+		return "stickers"
+	case m.Location != nil || m.Venue != nil:
+		return "locations"
+	case m.Contact != nil:
+		return "contacts"
+	case m.Poll != nil:
+		return "polls"
+	}
+	return ""
+}
+
+// unsupportedText is the reply to a message of a kind the bot cannot read.
+func unsupportedText(kind string) string {
+	return "I can't read " + kind + " yet — send text, a voice note, a photo or a file."
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"log/slog"
 	"maps"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/go-telegram/bot/models"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // TestClassifyMentions checks that a group message is for the bot only when
@@ -118,5 +121,52 @@ func TestStrangersAreCapped(t *testing.T) {
 	}
 	if got := len(rec.find(isLog(slog.LevelDebug, "not allowed"))); got != 1 {
 		t.Errorf("Debug log lines = %d, want 1 (the last stranger again)", got)
+	}
+}
+
+// A message the bot cannot read (a video, a round video, a sticker, a GIF,
+// a location, a contact, a poll) gets a reply naming its kind, and no
+// model call, even with a caption.
+func TestUnsupportedKindsAreAnswered(t *testing.T) {
+	faux := agent.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
+	})
+	h := newHarness(t, harnessConfig{provider: faux})
+	tests := []struct {
+		name string
+		set  func(*models.Message)
+		want string
+	}{
+		{"video", func(m *models.Message) { m.Video = &models.Video{FileID: "v1"}; m.Caption = "what is this?" }, "I can't read videos yet"},
+		{"video note", func(m *models.Message) { m.VideoNote = &models.VideoNote{FileID: "vn1"} }, "I can't read round video messages yet"},
+		{"sticker", func(m *models.Message) { m.Sticker = &models.Sticker{FileID: "s1"} }, "I can't read stickers yet"},
+		{"animation", func(m *models.Message) {
+			// Telegram sends a GIF as a document too.
+			m.Animation = &models.Animation{FileID: "a1"}
+			m.Document = &models.Document{FileID: "a1", FileName: "a.gif.mp4"}
+		}, "I can't read GIFs yet"},
+		{"location", func(m *models.Message) { m.Location = &models.Location{Latitude: 52.5, Longitude: 13.4} }, "I can't read locations yet"},
+		{"contact", func(m *models.Message) { m.Contact = &models.Contact{PhoneNumber: "+100", FirstName: "Ann"} }, "I can't read contacts yet"},
+		{"poll", func(m *models.Message) { m.Poll = &models.Poll{ID: "p1", Question: "tea?"} }, "I can't read polls yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sent := h.tg.Send(userID, userID, tt.set)
+			m := h.waitText(userID, tt.want)
+			if diff := cmp.Diff(tt.want+" — send text, a voice note, a photo or a file.", m.Visible); diff != "" {
+				t.Errorf("reply (-want +got):\n%s", diff)
+			}
+			if m.ReplyTo != sent.ID {
+				t.Errorf("the reply answers message %d, want %d", m.ReplyTo, sent.ID)
+			}
+		})
+	}
+	// Updates are handled in order: had any of them started a turn, the
+	// model would have been asked before this message's turn.
+	h.tg.SendText(userID, userID, "hi")
+	h.waitText(userID, "echo: hi")
+	if n := len(faux.Requests()); n != 1 {
+		t.Errorf("the model was asked %d times, want once (for the text only)", n)
 	}
 }

@@ -64,8 +64,12 @@ Just write what you need, in your own words; you can also send voice notes, phot
 /new starts a fresh conversation, /stop stops me, /status shows what I'm doing, and /help lists every command.`
 
 // dispatch acts on an accepted message: a command at once, a turn queued on
-// its chat's worker.
+// its chat's worker, a message the bot cannot read with a reply saying so.
 func (h *Host) dispatch(ctx context.Context, in *inbound) {
+	if in.unsupported != "" {
+		h.notice(in.target, unsupportedText(in.unsupported), in.msg.ID)
+		return
+	}
 	if !in.startsTurn {
 		h.handleCommand(ctx, in)
 		return

@@ -211,6 +211,14 @@ func (s *Server) SendPhoto(chatID, userID int64, content []byte, caption string,
 	})
 }
 
+// Send queues a message from userID in chatID that holds only what opts
+// put in it (a sticker, a video, a location, a poll, …), and returns the
+// message.
+func (s *Server) Send(chatID, userID int64, opts ...MessageOption) models.Message {
+	s.tb.Helper()
+	return s.sendIncoming(chatID, userID, opts, func(*models.Message) {})
+}
+
 // SendCallback queues a callback query from userID pressing a button with
 // data under the bot's message messageID in chatID, and returns the query id.
 func (s *Server) SendCallback(chatID, userID int64, messageID int, data string) string {
