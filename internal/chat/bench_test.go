@@ -33,6 +33,9 @@ func (m *memSender) SendMessage(_ context.Context, p *bot.SendMessageParams) (*m
 func (m *memSender) EditMessageText(_ context.Context, p *bot.EditMessageTextParams) (*models.Message, error) {
 	return &models.Message{ID: p.MessageID}, nil
 }
+func (m *memSender) EditMessageReplyMarkup(context.Context, *bot.EditMessageReplyMarkupParams) (*models.Message, error) {
+	return &models.Message{}, nil
+}
 func (m *memSender) SendMessageDraft(context.Context, *bot.SendMessageDraftParams) (bool, error) {
 	return true, nil
 }

@@ -108,7 +108,7 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 	case "new":
 		h.queueCommand(t, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
 	case "stop":
-		msg, _ := h.stopChat(t)
+		msg, _ := h.stopChat(t, "")
 		reply(msg)
 	case "status":
 		reply(h.status(ctx, t))
@@ -166,25 +166,36 @@ func (h *Host) queueCommand(t target, kind itemKind, reply func(string), waiting
 // nothingRunning is /stop's answer when there was nothing to stop.
 const nothingRunning = "Nothing is running."
 
+// staleStop is the answer to a Stop button whose turn has ended.
+const staleStop = "That turn already ended."
+
 // stopChat cancels t's running item and drops its queued messages; a
-// queued /new or /compact still runs, next. It returns what to tell the
-// user and whether anything was stopped or dropped.
-func (h *Host) stopChat(t target) (string, bool) {
+// queued /new or /compact still runs, next. A Stop button's turnID limits
+// it to that turn: when another one runs, or none, it does nothing and
+// says that turn already ended. It returns what to tell the user and
+// whether anything was stopped or dropped.
+func (h *Host) stopChat(t target, turnID string) (string, bool) {
 	w := h.existingWorker(t)
 	if w == nil {
+		if turnID != "" {
+			return staleStop, false
+		}
 		return nothingRunning, false
 	}
-	stopped, dropped, kept := w.stop()
+	r := w.stop(turnID)
+	if r.stale {
+		return staleStop, false
+	}
 	var parts []string
 	switch {
-	case stopped && dropped > 0:
-		parts = append(parts, "⏹ Stopped the running turn and dropped "+counted(dropped, "queued message", "queued messages")+".")
-	case stopped:
+	case r.stopped && r.dropped > 0:
+		parts = append(parts, "⏹ Stopped the running turn and dropped "+counted(r.dropped, "queued message", "queued messages")+".")
+	case r.stopped:
 		parts = append(parts, "⏹ Stopped the running turn.")
-	case dropped > 0:
-		parts = append(parts, "⏹ Dropped "+counted(dropped, "queued message", "queued messages")+".")
+	case r.dropped > 0:
+		parts = append(parts, "⏹ Dropped "+counted(r.dropped, "queued message", "queued messages")+".")
 	}
-	for _, k := range kept {
+	for _, k := range r.kept {
 		switch k {
 		case itemNew:
 			parts = append(parts, "The new session you asked for starts now.")
@@ -195,7 +206,7 @@ func (h *Host) stopChat(t target) (string, bool) {
 	if len(parts) == 0 {
 		return nothingRunning, false
 	}
-	return strings.Join(parts, " "), stopped || dropped > 0
+	return strings.Join(parts, " "), r.stopped || r.dropped > 0
 }
 
 // status describes t's session and worker.
@@ -369,12 +380,24 @@ func (h *Host) handleCallback(q *models.CallbackQuery) {
 	}
 	t := targetOf(q.Message.Message)
 	switch {
-	case q.Data == CallbackStop:
-		msg, acted := h.stopChat(t)
+	case q.Data == CallbackStop || strings.HasPrefix(q.Data, CallbackStop+":"):
+		// A button without a turn id is from before turns had ids: stale.
+		turnID, _ := strings.CutPrefix(q.Data, CallbackStop)
+		turnID, _ = strings.CutPrefix(turnID, ":")
+		msg, acted := staleStop, false
+		if turnID != "" {
+			msg, acted = h.stopChat(t, turnID)
+		}
+		msgID := q.Message.Message.ID
 		h.post(t, func(ctx context.Context) {
 			answer(ctx, msg)
-			if acted {
+			switch {
+			case acted:
 				h.sendNotice(ctx, t, "⏹ Stopped.", 0)
+			case msg == staleStop:
+				if err := h.removeButtons(ctx, t, msgID); err != nil {
+					h.logger.Debug("removing a stale Stop button failed", "scope", t.String(), "err", err)
+				}
 			}
 		})
 	case strings.HasPrefix(q.Data, callbackCancelJob):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
@@ -31,6 +32,15 @@ type workItem struct {
 	content []agent.Content
 	// journalID is the inbound journal entry the item finishes (0: none).
 	journalID int64
+	// turnID identifies the item while it runs (set when it starts): its
+	// Stop button carries it, so that a stale button stops nothing else.
+	turnID string
+}
+
+// newTurnID returns a random id for a running item: eight hex digits, so
+// that the ids of turns before a restart do not come round again after it.
+func newTurnID() string {
+	return fmt.Sprintf("%08x", rand.Uint32())
 }
 
 // chatWorker runs one chat's items one at a time, in order.
@@ -131,13 +141,32 @@ func (w *chatWorker) snapshot() (running *workItem, queued int) {
 	return w.running, len(w.queue)
 }
 
+// stopResult is what stop did.
+type stopResult struct {
+	// stale reports that the Stop button's turn is no longer running:
+	// nothing was stopped or dropped.
+	stale bool
+	// stopped reports that the running item was cancelled.
+	stopped bool
+	// dropped counts the queued items dropped.
+	dropped int
+	// kept are the queued commands that stay and run next.
+	kept []itemKind
+}
+
 // stop cancels the running item and drops the queued messages and
 // scheduled prompts; queued commands (/new, /compact) stay and run next, as
-// the user asked for them. It returns whether something was stopped, how
-// many items it dropped and the commands it kept. The dropped items'
-// journal entries are marked done.
-func (w *chatWorker) stop() (stopped bool, dropped int, kept []itemKind) {
+// the user asked for them. With a turnID (a Stop button's), it does so only
+// while that turn runs, and else reports the button stale. The dropped
+// items' journal entries are marked done.
+func (w *chatWorker) stop(turnID string) stopResult {
 	w.mu.Lock()
+	if turnID != "" && (w.running == nil || w.running.turnID != turnID) {
+		w.mu.Unlock()
+		return stopResult{stale: true}
+	}
+	var kept []itemKind
+	var stopped bool
 	var q []*workItem
 	rest := w.queue[:0:0]
 	for _, it := range w.queue {
@@ -158,7 +187,7 @@ func (w *chatWorker) stop() (stopped bool, dropped int, kept []itemKind) {
 	for _, it := range q {
 		w.h.journalDone(it.journalID)
 	}
-	return stopped, len(q), kept
+	return stopResult{stopped: stopped, dropped: len(q), kept: kept}
 }
 
 // close makes the loop exit once the running item ends; queued items stay
@@ -187,6 +216,7 @@ func (w *chatWorker) loop() {
 			it = w.queue[0]
 			w.queue = w.queue[1:]
 			ctx, cancel = context.WithCancel(w.h.turnCtx)
+			it.turnID = newTurnID()
 			w.running, w.cancel, w.stopped = it, cancel, false
 		}
 		w.mu.Unlock()

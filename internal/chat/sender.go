@@ -16,6 +16,7 @@ import (
 type Sender interface {
 	SendMessage(ctx context.Context, params *bot.SendMessageParams) (*models.Message, error)
 	EditMessageText(ctx context.Context, params *bot.EditMessageTextParams) (*models.Message, error)
+	EditMessageReplyMarkup(ctx context.Context, params *bot.EditMessageReplyMarkupParams) (*models.Message, error)
 	SendMessageDraft(ctx context.Context, params *bot.SendMessageDraftParams) (bool, error)
 	SendChatAction(ctx context.Context, params *bot.SendChatActionParams) (bool, error)
 	SetMyCommands(ctx context.Context, params *bot.SetMyCommandsParams) (bool, error)
@@ -66,6 +67,16 @@ func (s *safeSender) EditMessageText(ctx context.Context, params *bot.EditMessag
 	p.Text = s.red.Redact(p.Text)
 	p.ReplyMarkup = s.redactMarkup(p.ReplyMarkup)
 	msg, err := retryCall(ctx, s, "editMessageText", func(ctx context.Context) (*models.Message, error) { return s.next.EditMessageText(ctx, &p) })
+	if err != nil && isNotModified(err) {
+		return nil, nil
+	}
+	return msg, err
+}
+
+func (s *safeSender) EditMessageReplyMarkup(ctx context.Context, params *bot.EditMessageReplyMarkupParams) (*models.Message, error) {
+	p := *params
+	p.ReplyMarkup = s.redactMarkup(p.ReplyMarkup)
+	msg, err := retryCall(ctx, s, "editMessageReplyMarkup", func(ctx context.Context) (*models.Message, error) { return s.next.EditMessageReplyMarkup(ctx, &p) })
 	if err != nil && isNotModified(err) {
 		return nil, nil
 	}

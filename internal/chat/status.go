@@ -14,23 +14,28 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
-// CallbackStop is the callback data of the Stop button under a tool status
-// message.
+// CallbackStop begins the callback data of the Stop button under a tool
+// status message: "stop:<turn id>". A button whose turn has ended, or one
+// from before turns had ids (the bare "stop"), stops nothing.
 const CallbackStop = "stop"
 
 // toolStatus is a turn's tool progress message: one line per tool call
 // (the tool, its command or argument in short, how it ended), the running
-// call's output tail, and a Stop button; edited at most once per edit
-// interval.
+// call's output tail, and a Stop button that names the turn; edited at
+// most once per edit interval.
 type toolStatus struct {
-	h  *Host
-	t  target
-	th *throttle
+	h      *Host
+	t      target
+	turnID string
+	th     *throttle
 
 	mu    sync.Mutex
 	calls []*toolLine
 	msgID int
 	shown string
+	// notBefore holds running updates back after a 429 until its
+	// retry_after.
+	notBefore time.Time
 }
 
 // toolState is how a tool call stands.
@@ -52,9 +57,9 @@ type toolLine struct {
 	why string
 }
 
-func (h *Host) newToolStatus(ctx context.Context, t target) *toolStatus {
-	s := &toolStatus{h: h, t: t}
-	s.th = newThrottle(ctx, h.editInterval, func(ctx context.Context) { s.push(ctx, true) })
+func (h *Host) newToolStatus(ctx context.Context, t target, turnID string) *toolStatus {
+	s := &toolStatus{h: h, t: t, turnID: turnID}
+	s.th = newThrottle(ctx, h.editInterval, s.pushRunning)
 	return s
 }
 
@@ -171,28 +176,46 @@ func (s *toolStatus) render(stopped bool) string {
 	return preview(strings.TrimRight(b.String(), "\n"))
 }
 
-// push sends or edits the status message; running says whether the Stop
-// button is shown.
-func (s *toolStatus) push(ctx context.Context, running bool) {
+// pushRunning shows the running state, with the Stop button: one try. An
+// update Telegram does not take is skipped (the next one replaces it), and
+// after a 429 none is tried before its retry_after.
+func (s *toolStatus) pushRunning(ctx context.Context) {
+	s.mu.Lock()
+	notBefore := s.notBefore
+	s.mu.Unlock()
+	if time.Now().Before(notBefore) {
+		return
+	}
 	// The send must not die with the turn: a Stop that cancels the turn
 	// while the first send is in flight would otherwise lose the message's
 	// id, and the final state would go out as a second status message.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusSendTimeout)
 	defer cancel()
-	send := s.h.send
-	if running {
-		send = s.h.preview
+	err := s.push(ctx, s.h.preview, true)
+	if err == nil {
+		return
 	}
+	if class, after := classify(err); class == classRateLimited {
+		s.mu.Lock()
+		s.notBefore = time.Now().Add(after)
+		s.mu.Unlock()
+	}
+	s.h.logSkipped("tool status", s.t, err)
+}
+
+// push sends or edits the status message through send; running says
+// whether the Stop button is shown.
+func (s *toolStatus) push(ctx context.Context, send Sender, running bool) error {
 	text := s.render(!running)
-	var markup models.ReplyMarkup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
+	var markup models.ReplyMarkup = noButtons()
 	if running {
-		markup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "⏹ Stop", CallbackData: CallbackStop}}}}
+		markup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "⏹ Stop", CallbackData: CallbackStop + ":" + s.turnID}}}}
 	}
 	s.mu.Lock()
 	msgID, shown := s.msgID, s.shown
 	s.mu.Unlock()
 	if text == "" || (text == shown && running) {
-		return
+		return nil
 	}
 	if msgID == 0 {
 		p := s.h.messageParams(s.t, text, "", 0)
@@ -200,24 +223,32 @@ func (s *toolStatus) push(ctx context.Context, running bool) {
 		p.DisableNotification = true
 		m, err := send.SendMessage(ctx, p)
 		if err != nil {
-			s.h.logSendError("tool status", s.t, err)
-			return
+			return err
 		}
 		msgID = m.ID
 	} else if _, err := send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
-		s.h.logSendError("tool status edit", s.t, err)
-		return
+		return err
 	}
 	s.mu.Lock()
 	s.msgID, s.shown = msgID, text
 	s.mu.Unlock()
+	return nil
 }
 
-// statusSendTimeout bounds one send or edit of the status message.
+// noButtons is an empty inline keyboard: it removes a message's buttons.
+func noButtons() *models.InlineKeyboardMarkup {
+	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
+}
+
+// statusSendTimeout bounds one send or edit of the status message while
+// the turn runs, and its first send at the end.
 const statusSendTimeout = 10 * time.Second
 
-// finish shows the final state without the Stop button.
-func (s *toolStatus) finish(ctx context.Context, stopped bool) {
+// settle ends the running updates; stopped marks the calls still running
+// as stopped. A status message never shown yet goes out now, in its final
+// form and with one try, so that it comes before the answer; one already
+// shown is finalised by close, after the answer.
+func (s *toolStatus) settle(ctx context.Context, stopped bool) {
 	s.th.stop()
 	s.mu.Lock()
 	if stopped {
@@ -227,8 +258,63 @@ func (s *toolStatus) finish(ctx context.Context, stopped bool) {
 			}
 		}
 	}
+	shown := s.msgID != 0
 	s.mu.Unlock()
-	s.push(ctx, false)
+	if shown {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusSendTimeout)
+	defer cancel()
+	if err := s.push(ctx, s.h.preview, false); err != nil {
+		s.h.logSkipped("tool status", s.t, err)
+	}
+}
+
+// close shows the final state of a status message already shown, without
+// the Stop button, under the retry policy (a retry_after is waited out)
+// until ctx ends. When that edit fails for good it removes the button at
+// least; were even that lost, the button would stop nothing (see
+// stopChat).
+func (s *toolStatus) close(ctx context.Context) {
+	s.mu.Lock()
+	msgID := s.msgID
+	s.mu.Unlock()
+	if msgID == 0 {
+		return
+	}
+	err := s.push(ctx, s.h.send, false)
+	if err == nil {
+		return
+	}
+	log := s.h.logger.With("scope", s.t.String(), "err", err)
+	if ctx.Err() != nil {
+		log.Warn("the tool status message was not finalised in time; its Stop button stays and stops nothing")
+		return
+	}
+	if err := s.h.removeButtons(ctx, s.t, msgID); err != nil {
+		log.Warn("the tool status message was not finalised; its Stop button stays and stops nothing", "remove_err", err)
+		return
+	}
+	log.Warn("the tool status message was not finalised; its Stop button was removed")
+}
+
+// closeStatus finalises a turn's status message in the background, so that
+// its retries never hold up the answer: bounded by finishTimeout, given up
+// shortly after a shutdown begins. It must be called on a worker's
+// goroutine: the closing goroutine joins the workers, which the shutdown
+// waits for.
+func (h *Host) closeStatus(st *toolStatus) {
+	h.workers.Go(func() {
+		ctx, cancel := h.finishContext(context.Background())
+		defer cancel()
+		st.close(ctx)
+	})
+}
+
+// removeButtons removes the inline buttons of the message msgID: one try.
+func (h *Host) removeButtons(ctx context.Context, t target, msgID int) error {
+	_, err := h.preview.EditMessageReplyMarkup(ctx, &bot.EditMessageReplyMarkupParams{ChatID: t.chatID, MessageID: msgID, ReplyMarkup: noButtons()})
+	return err
 }
 
 // summarizeArgs returns a tool call's command or main argument in short.

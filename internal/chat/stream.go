@@ -87,6 +87,7 @@ type turnOutput struct {
 	h       *Host
 	ctx     context.Context
 	t       target
+	turnID  string
 	label   string
 	replyTo int
 	private bool
@@ -96,8 +97,8 @@ type turnOutput struct {
 	status *toolStatus
 }
 
-func (h *Host) newTurnOutput(ctx context.Context, t target, label string, replyTo int) *turnOutput {
-	return &turnOutput{h: h, ctx: ctx, t: t, label: label, replyTo: replyTo, private: t.chatID > 0}
+func (h *Host) newTurnOutput(ctx context.Context, t target, turnID, label string, replyTo int) *turnOutput {
+	return &turnOutput{h: h, ctx: ctx, t: t, turnID: turnID, label: label, replyTo: replyTo, private: t.chatID > 0}
 }
 
 // emit receives the session's events; it runs on the turn's goroutine.
@@ -116,7 +117,7 @@ func (o *turnOutput) emit(ev agent.Event) {
 		seg := o.seg
 		o.seg = nil
 		if o.status == nil {
-			o.status = o.h.newToolStatus(o.ctx, o.t)
+			o.status = o.h.newToolStatus(o.ctx, o.t, o.turnID)
 		}
 		st := o.status
 		o.mu.Unlock()
@@ -154,15 +155,17 @@ func (o *turnOutput) currentStatus() *toolStatus {
 	return o.status
 }
 
-// finish sends the final answer, or what is known of it, and closes the
-// status message.
+// finish sends the final answer, or what is known of it, then closes the
+// status message in the background (see closeStatus): the status's
+// retries never hold up the answer. It runs on the worker's goroutine.
 func (o *turnOutput) finish(ctx context.Context, final string, err error, stopped, shuttingDown bool) {
 	o.mu.Lock()
 	seg, st := o.seg, o.status
 	o.seg = nil
 	o.mu.Unlock()
 	if st != nil {
-		st.finish(ctx, stopped || shuttingDown)
+		st.settle(ctx, stopped || shuttingDown)
+		defer o.h.closeStatus(st)
 	}
 	streamed := ""
 	if seg != nil {
@@ -424,6 +427,16 @@ func (h *Host) logSendError(what string, t target, err error) {
 		return
 	}
 	h.logger.Error("sending to telegram failed", "what", what, "scope", t.String(), "err", err)
+}
+
+// logSkipped logs a status update Telegram did not take, which the next
+// one or the final state replaces: at Warn, with the retry_after of a 429.
+func (h *Host) logSkipped(what string, t target, err error) {
+	attrs := []any{"what", what, "scope", t.String(), "err", err}
+	if class, after := classify(err); class == classRateLimited {
+		attrs = append(attrs, "retry_after", after)
+	}
+	h.logger.Warn("telegram did not take a status update; a later one replaces it", attrs...)
 }
 
 // preview cuts text to fit a streamed preview.

@@ -37,7 +37,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), replyTo)
 		return
 	}
-	out := h.newTurnOutput(ctx, t, it.label, replyTo)
+	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
 	res, err := sess.Prompt(ctx, content, out.emit)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		h.logger.Error("turn failed", "scope", t.String(), "session", sess.ID(), "err", err)

@@ -134,8 +134,8 @@ func TestStopButtonShowsStopped(t *testing.T) {
 	faux := agent.NewFauxProvider(agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"sleep 1000"}`)))
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.SendText(userID, userID, "sleep")
-	status := h.waitText(userID, "bash: sleep 1000")
-	h.tg.SendCallback(userID, userID, status.ID, CallbackStop)
+	status, data := h.waitStatus(userID, "bash: sleep 1000")
+	h.tg.SendCallback(userID, userID, status.ID, data)
 	h.waitText(userID, "⏹ Stopped.")
 	h.waitMessages(userID, "the status to show the stop", func(msgs []telegramtest.Message) bool {
 		for _, m := range msgs {
