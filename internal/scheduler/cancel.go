@@ -33,8 +33,8 @@ type firedShot struct {
 func (s *Scheduler) Cancel(target, id string) error {
 	s.mu.Lock()
 	e, ok := s.jobs[id]
-	if !ok || e.job.Target != target {
-		f, fired := s.fired[id]
+	f, fired := s.fired[id]
+	if !ok || e.job.Target != target || fired {
 		s.mu.Unlock()
 		switch {
 		case fired && f.target == target && f.running:

@@ -65,6 +65,11 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 		return false
 	}
 	job := e.job
+	if _, firing := s.fired[job.ID]; firing {
+		// A one-shot job already being fired by another pass.
+		s.mu.Unlock()
+		return false
+	}
 	if _, running := s.runs[job.ID]; running {
 		e.anchor = now
 		s.mu.Unlock()
@@ -73,7 +78,9 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 	}
 	late := job.OneShot() && (job.At.Before(s.startedAt) || now.Sub(job.At) > lateAfter)
 	if job.OneShot() {
-		delete(s.jobs, job.ID)
+		// Marked as fired (so save leaves it out of the file) but kept in
+		// the list until the file no longer holds it: List never sees the
+		// job vanish and come back when the save fails.
 		s.fired[job.ID] = firedShot{target: job.Target, running: true}
 		s.mu.Unlock()
 		if err := s.save(); err != nil {
@@ -81,6 +88,7 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 			return false
 		}
 		s.mu.Lock()
+		delete(s.jobs, job.ID)
 	} else {
 		e.anchor = now
 	}
@@ -92,14 +100,13 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 	return true
 }
 
-// keepUnfired puts back a one-shot job whose removal from the file failed
-// with err, so that it does not run now and would not run twice after a
-// restart, and tells its chat once.
+// keepUnfired keeps a one-shot job whose removal from the file failed with
+// err scheduled, so that it does not run now and would not run twice after
+// a restart, and tells its chat once.
 func (s *Scheduler) keepUnfired(ctx context.Context, e *entry, err error) {
 	job := e.job
 	s.mu.Lock()
 	delete(s.fired, job.ID)
-	s.jobs[job.ID] = e
 	alert := !e.alerted
 	e.alerted = true
 	s.mu.Unlock()

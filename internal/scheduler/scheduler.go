@@ -367,11 +367,14 @@ func (s *Scheduler) snapshot() []entry {
 func (s *Scheduler) save() error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	entries := s.snapshot()
-	jobs := make([]Job, len(entries))
-	for i, e := range entries {
-		jobs[i] = e.job
+	s.mu.Lock()
+	jobs := make([]Job, 0, len(s.jobs))
+	for id, e := range s.jobs {
+		if _, fired := s.fired[id]; !fired { // a one-shot job being fired
+			jobs = append(jobs, e.job)
+		}
 	}
+	s.mu.Unlock()
 	slices.SortFunc(jobs, func(a, b Job) int {
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
 	})
