@@ -109,7 +109,7 @@ func TestRejectedTokenExitsWithConfigCode(t *testing.T) {
 	if !ok || ee.ExitCode() != exitConfig {
 		t.Fatalf("exit = %v, want code %d; output:\n%s", err, exitConfig, out)
 	}
-	if !strings.Contains(string(out), "TELEGRAM_BOT_TOKEN was rejected by Telegram") {
+	if !strings.Contains(string(out), "telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized)") {
 		t.Errorf("the log does not say the token was rejected:\n%s", out)
 	}
 	if strings.Contains(string(out), "a-token-telegram-rejects") {
