@@ -23,6 +23,9 @@ var (
 type firedShot struct {
 	target  string
 	running bool
+	// settled is closed once the save that removes the job from the file
+	// has ended, whatever came of it.
+	settled chan struct{}
 }
 
 // Cancel removes the target chat's job id, stopping its run if one is
@@ -34,6 +37,16 @@ func (s *Scheduler) Cancel(target, id string) error {
 	s.mu.Lock()
 	e, ok := s.jobs[id]
 	f, fired := s.fired[id]
+	if ok && fired {
+		// A one-shot job being fired: its removal from the file is being
+		// saved. Wait for that save to end, then answer from what came of
+		// it (the job runs, or it stays scheduled and can be cancelled).
+		s.mu.Unlock()
+		<-f.settled
+		s.mu.Lock()
+		e, ok = s.jobs[id]
+		f, fired = s.fired[id]
+	}
 	if !ok || e.job.Target != target || fired {
 		s.mu.Unlock()
 		switch {

@@ -81,14 +81,17 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 		// Marked as fired (so save leaves it out of the file) but kept in
 		// the list until the file no longer holds it: List never sees the
 		// job vanish and come back when the save fails.
-		s.fired[job.ID] = firedShot{target: job.Target, running: true}
+		settled := make(chan struct{})
+		s.fired[job.ID] = firedShot{target: job.Target, running: true, settled: settled}
 		s.mu.Unlock()
 		if err := s.save(); err != nil {
 			s.keepUnfired(ctx, e, err)
+			close(settled)
 			return false
 		}
 		s.mu.Lock()
 		delete(s.jobs, job.ID)
+		close(settled)
 	} else {
 		e.anchor = now
 	}

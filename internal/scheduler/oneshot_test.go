@@ -166,3 +166,80 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// errFiredOnce stands for "ErrAlreadyRunning or ErrAlreadyFinished".
+var errFiredOnce = errors.New("already running or finished")
+
+// TestCancelWhileAOneShotIsBeingFired cancels a one-shot job while the save
+// that removes it from the file is in flight: Cancel waits for that save,
+// then answers from what came of it. When the save succeeds the job runs
+// and Cancel says so; when it fails the job stays scheduled, so Cancel
+// cancels it, and it never runs.
+func TestCancelWhileAOneShotIsBeingFired(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		saveErr  error
+		wantErr  error
+		wantRuns int
+	}{
+		// The run may already be over when Cancel answers.
+		{name: "the save succeeds", wantErr: errFiredOnce, wantRuns: 1},
+		{name: "the save fails", saveErr: errors.New("disk full"), wantErr: nil, wantRuns: 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+			e := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
+			j := e.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", "")
+			entered := make(chan struct{})
+			release := make(chan struct{})
+			var blocking atomic.Bool
+			blocking.Store(true)
+			e.s.cfg.saveFile = func(path string, jobs []Job) error {
+				if blocking.CompareAndSwap(true, false) {
+					close(entered)
+					<-release
+					if tt.saveErr != nil {
+						return tt.saveErr
+					}
+				}
+				return saveJobs(path, jobs)
+			}
+			if err := e.s.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			// A pass before the job is due consumes every pending poke, so
+			// the only pass at its time is the one this test starts.
+			e.passAt(t, clock, j.At.Add(-time.Minute))
+			clock.Set(j.At)
+			e.s.poke()
+			select {
+			case <-entered:
+			case <-time.After(hangGuard):
+				t.Fatal("the firing pass did not start saving")
+			}
+			done := make(chan error, 1)
+			go func() { done <- e.s.Cancel("chat-a", j.ID) }()
+			close(release)
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(hangGuard):
+				t.Fatal("Cancel did not return")
+			}
+			fired := errors.Is(err, ErrAlreadyRunning) || errors.Is(err, ErrAlreadyFinished)
+			if (tt.wantErr == errFiredOnce && !fired) || (tt.wantErr == nil && err != nil) {
+				t.Fatalf("Cancel = %v, want %v", err, tt.wantErr)
+			}
+			e.stop(t)
+			runs := 0
+			for _, m := range e.chats.sent() {
+				if m.Kind == "prompt" {
+					runs++
+				}
+			}
+			if runs != tt.wantRuns {
+				t.Errorf("the job ran %d time(s), want %d", runs, tt.wantRuns)
+			}
+		})
+	}
+}

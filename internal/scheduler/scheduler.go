@@ -334,7 +334,7 @@ func (s *Scheduler) add(job Job, sched schedule) (Job, error) {
 		s.mu.Unlock()
 		return Job{}, fmt.Errorf("this chat already has %d jobs, the most it may have; cancel one first", n)
 	}
-	for job.ID == "" || s.jobs[job.ID] != nil {
+	for job.ID == "" || s.jobs[job.ID] != nil || s.hasFired(job.ID) {
 		job.ID = newID()
 	}
 	if job.Name == "" {
@@ -397,4 +397,11 @@ func (s *Scheduler) location(target string, cache map[string]*time.Location) *ti
 		cache[target] = loc
 	}
 	return loc
+}
+
+// hasFired reports whether id is a one-shot job that fired in this process
+// (s.mu held): a new job must not take its id, which save leaves out.
+func (s *Scheduler) hasFired(id string) bool {
+	_, ok := s.fired[id]
+	return ok
 }
