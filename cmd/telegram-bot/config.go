@@ -279,6 +279,27 @@ func configNames() []string {
 	return names
 }
 
+// writtenPassword returns the password of an absolute URL's user
+// information exactly as raw spells it, or "".
+func writtenPassword(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return ""
+	}
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pass, ok := strings.Cut(rest[:at], ":")
+	if !ok {
+		return ""
+	}
+	return pass
+}
+
 // urlSecrets returns the credentials a URL carries: the password of its
 // user information and every query value, when at least
 // MinimumSecretLength long (shorter ones are not secret enough to redact).
@@ -290,6 +311,11 @@ func urlSecrets(raw string) []string {
 	var out []string
 	if p, ok := u.User.Password(); ok && len(p) >= spawnpolicy.MinimumSecretLength {
 		out = append(out, p)
+		// The password as the URL spells it too: its escaping (":" as
+		// %3A, "$" left alone) is not one the redactor derives.
+		if written := writtenPassword(raw); written != p && len(written) >= spawnpolicy.MinimumSecretLength {
+			out = append(out, written)
+		}
 	}
 	for _, vs := range u.Query() {
 		for _, v := range vs {

@@ -305,3 +305,17 @@ func TestSecretURLPasswordIsASecretToo(t *testing.T) {
 		}
 	}
 }
+
+func TestURLSecretsKeepTheWrittenPassword(t *testing.T) {
+	raw := "https://app:pa$$%3Aword1234@db.example/x"
+	got := urlSecrets(raw)
+	for _, want := range []string{"pa$$:word1234", "pa$$%3Aword1234"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("urlSecrets lacks the password form of length %d", len(want))
+		}
+	}
+	carriers := secretCarriers(map[string]string{"OTHER": raw, "PLAIN": "nothing here"}, got, nil)
+	if !slices.Equal(carriers, []string{"OTHER"}) {
+		t.Errorf("secretCarriers = %v, want [OTHER]", carriers)
+	}
+}

@@ -92,3 +92,22 @@ func TestAnswerRedactedBeforeRenderingAndSplitting(t *testing.T) {
 		})
 	}
 }
+
+// TestToolArgumentRedactedBeforeItIsShortened gives the status message a
+// command whose 80-character cut falls inside a secret: no request to
+// Telegram carries any 8 bytes of it.
+func TestToolArgumentRedactedBeforeItIsShortened(t *testing.T) {
+	const secret = "shortened-arg-secret-0023-fake"
+	command := "true " + strings.Repeat("x", 60) + secret
+	faux := agent.NewFauxProvider(agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"`+command+`"}`)), agent.FauxText("done"))
+	h := newHarness(t, harnessConfig{provider: faux, secrets: []string{secret}})
+	h.tg.SendText(userID, userID, "go")
+	h.waitText(userID, "done")
+	for _, b := range h.tg.AllBodies() {
+		for i := 0; i+8 <= len(secret); i++ {
+			if strings.Contains(string(b), secret[i:i+8]) {
+				t.Fatalf("a request carries 8 bytes of the secret (from byte %d)", i)
+			}
+		}
+	}
+}

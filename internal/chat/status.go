@@ -65,7 +65,9 @@ func (h *Host) newToolStatus(ctx context.Context, t target, turnID string) *tool
 
 func (s *toolStatus) start(id, name string, args json.RawMessage) {
 	s.mu.Lock()
-	s.calls = append(s.calls, &toolLine{id: id, name: name, arg: summarizeArgs(args)})
+	// Redacted before it is shortened, so the cut cannot leave the start of
+	// a secret the sender's pass would no longer recognise.
+	s.calls = append(s.calls, &toolLine{id: id, name: name, arg: summarizeArgs(json.RawMessage(s.h.cfg.Redactor.Redact(string(args))))})
 	s.mu.Unlock()
 	s.th.kick()
 }
