@@ -70,7 +70,7 @@ type doctorDeps struct {
 	loadEnv func() (Env, error)
 	lookup  func(string) (string, bool)
 	environ func() map[string]string
-	probe   func(context.Context) error
+	probe   func(context.Context, *spawnpolicy.Policy) error
 	// client makes the connectivity checks.
 	client *http.Client
 }
@@ -109,7 +109,9 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	}
 
 	policy := doctorProcessEnvironment(r, cfg, deps.environ)
-	doctorHardening(ctx, r, cfg, deps.probe)
+	if policy != nil {
+		doctorHardening(ctx, r, cfg, deps.probe, policy)
+	}
 	doctorTools(r, cfg)
 	doctorDirs(r, cfg)
 	if policy != nil {
@@ -158,8 +160,9 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 }
 
 // doctorHardening reports whether hardening will be in force and whether it
-// works, by starting a probe that hardens itself.
-func doctorHardening(ctx context.Context, r *report, cfg Config, probe func(context.Context) error) {
+// works, by starting a probe that hardens itself. The probe is started like
+// every other child, through policy.
+func doctorHardening(ctx context.Context, r *report, cfg Config, probe func(context.Context, *spawnpolicy.Policy) error, policy *spawnpolicy.Policy) {
 	r.line("\nHost hardening")
 	switch {
 	case runtime.GOOS != "linux":
@@ -172,7 +175,7 @@ func doctorHardening(ctx context.Context, r *report, cfg Config, probe func(cont
 	default:
 		r.line("  enabled, running as uid %d", os.Geteuid())
 	}
-	if err := probe(ctx); err != nil {
+	if err := probe(ctx, policy); err != nil {
 		r.problem("hardening does not work on this host: %v", err)
 		return
 	}
@@ -189,17 +192,31 @@ func doctorHardening(ctx context.Context, r *report, cfg Config, probe func(cont
 	}
 }
 
-// probeHardening starts this binary's hidden probe with a minimal
-// environment and checks its answer.
-func probeHardening(ctx context.Context) error {
+// probeHardening starts this binary's hidden probe and checks its answer.
+// Its context comes from the spawn policy, as every child's does; the
+// explicit PROCESS_ENV_HARDEN_HOST_PROCESS=true makes the probe harden itself
+// whatever the inherited setting.
+func probeHardening(ctx context.Context, policy *spawnpolicy.Policy) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
 	}
+	on := "true"
+	pc, err := policy.Prepare(spawnpolicy.Request{
+		Purpose: spawnpolicy.Other,
+		Command: exe,
+		Args:    []string{hardenProbeCommand},
+		Cwd:     os.TempDir(),
+		Env:     map[string]*string{"PROCESS_ENV_HARDEN_HOST_PROCESS": &on},
+		Origin:  "doctor",
+	})
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, hardenProbeCommand)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd := exec.CommandContext(ctx, pc.Command, pc.Args...)
+	pc.ApplyTo(cmd)
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)

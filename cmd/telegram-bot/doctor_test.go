@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -53,7 +54,7 @@ func onlineFakes(t *testing.T, e Env) Env {
 	return e
 }
 
-func runDoctorWith(t *testing.T, e Env, probe func(context.Context) error) (string, int) {
+func runDoctorWith(t *testing.T, e Env, probe func(context.Context, *spawnpolicy.Policy) error) (string, int) {
 	t.Helper()
 	if e.BotToken != "" {
 		e = onlineFakes(t, e)
@@ -91,7 +92,7 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 	e.WorkspaceDir = filepath.Join(t.TempDir(), "workspace")
 	e.ProcessEnvAllow = "GH_TOKEN"
 	e.ProcessEnvSecrets = "MY_INNOCENT"
-	out, code := runDoctorWith(t, e, func(context.Context) error { return nil })
+	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	if code != 0 {
 		t.Fatalf("doctor exit code = %d, want 0; output:\n%s", code, out)
 	}
@@ -130,7 +131,7 @@ func TestDoctorBadConfiguration(t *testing.T) {
 	e.BotToken = ""
 	e.AllowedUserIDs = testOpenAI
 	e.DefaultTimeZone = "Nowhere/Land"
-	out, code := runDoctorWith(t, e, func(context.Context) error { return nil })
+	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	if code != 1 {
 		t.Fatalf("doctor exit code = %d, want 1; output:\n%s", code, out)
 	}
@@ -150,7 +151,7 @@ func TestDoctorReportsBrokenHardeningAndDirs(t *testing.T) {
 	}
 	e.AgentDir = file
 	e.WorkspaceDir = t.TempDir()
-	out, code := runDoctorWith(t, e, func(context.Context) error { return errors.New("probe reported \"dumpable\"") })
+	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return errors.New("probe reported \"dumpable\"") })
 	if code != 1 {
 		t.Fatalf("doctor exit code = %d, want 1; output:\n%s", code, out)
 	}
@@ -179,7 +180,7 @@ func TestDoctorMCPAndJobs(t *testing.T) {
 	e := goodEnv()
 	e.AgentDir = agentDir
 	e.WorkspaceDir = t.TempDir()
-	out, code := runDoctorWith(t, e, func(context.Context) error { return nil })
+	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	if code != 1 {
 		t.Fatalf("doctor exit code = %d, want 1 (a broken MCP server); output:\n%s", code, out)
 	}
@@ -201,7 +202,7 @@ func TestDoctorCorruptJobsFile(t *testing.T) {
 	e := goodEnv()
 	e.AgentDir = agentDir
 	e.WorkspaceDir = t.TempDir()
-	out, code := runDoctorWith(t, e, func(context.Context) error { return nil })
+	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	if code != 1 || !strings.Contains(out, jobsPath) {
 		t.Fatalf("doctor exit code = %d, want 1 naming %s; output:\n%s", code, jobsPath, out)
 	}
