@@ -1,0 +1,86 @@
+package securitytest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEverySpawnerAppliesThePolicy reads the product's Go sources (tests
+// left out) and checks that every function building an *exec.Cmd also
+// calls ApplyTo, so its child's environment comes from the spawn policy and
+// never from the host (a nil Env inherits everything). A call of
+// os.StartProcess or syscall.Exec, which ApplyTo cannot cover, fails too.
+func TestEverySpawnerAppliesThePolicy(t *testing.T) {
+	root := filepath.Join("..")
+	fset := token.NewFileSet()
+	spawners := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		file, err := parser.ParseFile(fset, path, src, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			var builds []token.Pos
+			applies := false
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				pkg, _ := sel.X.(*ast.Ident)
+				switch {
+				case pkg != nil && pkg.Name == "exec" && (sel.Sel.Name == "Command" || sel.Sel.Name == "CommandContext"):
+					builds = append(builds, call.Pos())
+				case pkg != nil && (pkg.Name == "os" && sel.Sel.Name == "StartProcess" || pkg.Name == "syscall" && (sel.Sel.Name == "Exec" || sel.Sel.Name == "ForkExec")):
+					t.Errorf("%s: %s.%s starts a process the spawn policy cannot cover", fset.Position(call.Pos()), pkg.Name, sel.Sel.Name)
+				case sel.Sel.Name == "ApplyTo":
+					applies = true
+				}
+				return true
+			})
+			for _, pos := range builds {
+				spawners++
+				if !applies {
+					t.Errorf("%s: %s builds an exec.Cmd without ApplyTo: its child would inherit the host's environment", fset.Position(pos), fn.Name.Name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the sources: %v", err)
+	}
+	if spawners < 5 {
+		t.Errorf("found %d spawners, want at least the bash tool, Exec, watcher scripts, MCP servers and the doctor's probe", spawners)
+	}
+}
