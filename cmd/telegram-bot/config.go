@@ -179,12 +179,9 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 	opts.Allow = append(opts.Allow, splitList(e.ProcessEnvAllow)...)
 
 	var errs []error
-	switch strings.ToLower(strings.TrimSpace(e.HardenHost)) {
-	case "", "true", "1", "yes", "on":
-		opts.HardenHostProcess = true
-	case "false", "0", "no", "off":
-		opts.HardenHostProcess = false
-	default:
+	on, ok := parseSwitch(e.HardenHost)
+	opts.HardenHostProcess = on
+	if !ok {
 		errs = append(errs, errors.New("PROCESS_ENV_HARDEN_HOST_PROCESS must be true or false"))
 	}
 
@@ -325,6 +322,19 @@ func urlSecrets(raw string) []string {
 		}
 	}
 	return out
+}
+
+// parseSwitch reads an on/off setting: blank, true, 1, yes and on are on;
+// false, 0, no and off are off; ok is false for anything else, which counts
+// as on (failing closed: the only setting this reads turns hardening off).
+func parseSwitch(s string) (on, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "true", "1", "yes", "on":
+		return true, true
+	case "false", "0", "no", "off":
+		return false, true
+	}
+	return true, false
 }
 
 // parseUserIDs reads TELEGRAM_ALLOWED_USER_IDS. A bad entry is named by its

@@ -44,13 +44,10 @@ type startPlan struct {
 // configuration check reports later) hardens, failing closed.
 func startHardening(getenv func(string) string, subcommand string) startPlan {
 	p := startPlan{enabled: true, level: slog.LevelError}
-	switch strings.ToLower(strings.TrimSpace(getenv("PROCESS_ENV_HARDEN_HOST_PROCESS"))) {
-	case "false", "0", "no", "off":
+	if on, ok := parseSwitch(getenv("PROCESS_ENV_HARDEN_HOST_PROCESS")); ok && !on {
 		p.enabled = false
 	}
-	switch subcommand {
-	case "-h", "-help", "--help", "help", "-v", "-version", "--version":
-		// Usage and version output stay clean.
+	switch subcommand { // anything else (help, version, healthcheck) logs errors only
 	case "doctor":
 		p.level = slog.LevelWarn
 	case "run":
@@ -74,8 +71,7 @@ func subcommandOf(args []string) string {
 // or version flag when that is what was asked for (args[0] or a run flag).
 func startName(args []string) string {
 	for _, a := range args {
-		switch a {
-		case "-h", "-help", "--help", "help", "-v", "-version", "--version":
+		if isHelp(a) || isVersion(a) {
 			return a
 		}
 	}

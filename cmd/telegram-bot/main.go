@@ -50,11 +50,11 @@ func commands() []command {
 // dispatch runs the sub-command args names and returns the exit code.
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		switch args[0] {
-		case "-h", "-help", "--help", "help":
+		switch {
+		case isHelp(args[0]):
 			usage(stdout)
 			return 0
-		case "-v", "-version", "--version":
+		case isVersion(args[0]):
 			return runVersion(ctx, nil, stdout, stderr)
 		}
 	}
@@ -86,4 +86,22 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	printEnvUsage(w)
+}
+
+// isHelp reports whether a is a way of asking for the usage.
+func isHelp(a string) bool {
+	switch a {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
+// isVersion reports whether a is a way of asking for the version.
+func isVersion(a string) bool {
+	switch a {
+	case "-v", "-version", "--version":
+		return true
+	}
+	return false
 }

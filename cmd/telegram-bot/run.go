@@ -87,16 +87,6 @@ func newLogger(w io.Writer, cfg Config, red *redactor.Redactor) *slog.Logger {
 	return slog.New(red.Handler(h))
 }
 
-// processEnvironmentLine is the start-up log line that summarises the spawn
-// policy: names only, never values.
-func processEnvironmentLine(p *spawnpolicy.Policy) string {
-	allow := strings.Join(p.AllowNames(), ", ")
-	if allow == "" {
-		allow = "none"
-	}
-	return fmt.Sprintf("Process environment: %d deny rules, allow: %s", p.DenyCount(), allow)
-}
-
 // run starts the bot from a checked configuration and runs it until ctx is
 // done. environ is what agent processes inherit from (nil: the real
 // environment).
@@ -140,7 +130,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		logger.Error("spawn policy", "err", err)
 		return 1
 	}
-	logger.Info(processEnvironmentLine(policy))
+	logger.Info(policy.Summary())
 
 	for _, dir := range []string{cfg.AgentDir, cfg.WorkspaceDir} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
