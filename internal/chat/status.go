@@ -188,10 +188,7 @@ func (s *toolStatus) pushRunning(ctx context.Context) {
 	if time.Now().Before(notBefore) {
 		return
 	}
-	// The send must not die with the turn: a Stop that cancels the turn
-	// while the first send is in flight would otherwise lose the message's
-	// id, and the final state would go out as a second status message.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusSendTimeout)
+	ctx, cancel := statusSendContext(ctx)
 	defer cancel()
 	err := s.push(ctx, s.h.preview, true)
 	if err == nil {
@@ -246,6 +243,15 @@ func noButtons() *models.InlineKeyboardMarkup {
 // the turn runs, and its first send at the end.
 const statusSendTimeout = 10 * time.Second
 
+// statusSendContext is the context of one status send while the turn runs:
+// it does not die with the turn (a Stop that cancels the turn while the
+// first send is in flight would otherwise lose the message's id, and the
+// final state would go out as a second status message), and it is bounded
+// by statusSendTimeout.
+func statusSendContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), statusSendTimeout)
+}
+
 // settle ends the running updates; stopped marks the calls still running
 // as stopped. A status message never shown yet goes out now, in its final
 // form and with one try, so that it comes before the answer; one already
@@ -265,7 +271,7 @@ func (s *toolStatus) settle(ctx context.Context, stopped bool) {
 	if shown {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusSendTimeout)
+	ctx, cancel := statusSendContext(ctx)
 	defer cancel()
 	if err := s.push(ctx, s.h.preview, false); err != nil {
 		s.h.logSkipped("tool status", s.t, err)
