@@ -60,7 +60,7 @@ func (s *Session) Compact(ctx context.Context) error {
 	}
 	defer release()
 	if err := s.compact(ctx, s.agent.cfg.keepTurns); err != nil {
-		return redactErr(s.agent.red, err)
+		return s.agent.red.RedactError(err)
 	}
 	return nil
 }

@@ -36,9 +36,7 @@ func (s *Session) emitOrQueue(ev Event) {
 func (s *Session) prepareEvent(ev Event) pendingEvent {
 	ev.SessionID = s.id
 	if ev.Err != nil && (ev.Kind == EventError || ev.Kind == EventExtensionError) {
-		if _, done := ev.Err.(*redactedError); !done {
-			ev.Err = redactErr(s.agent.red, ev.Err)
-		}
+		ev.Err = s.agent.red.RedactError(ev.Err)
 	}
 	s.mu.Lock()
 	frontEnd := s.frontEnd

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // ErrContextTooLong reports that the conversation no longer fits the model's
@@ -97,34 +99,12 @@ func (e *ProviderError) Retryable() bool {
 	return e.StatusCode == 429 || e.StatusCode >= 500
 }
 
-// redactedError is an error whose message has been redacted. It matches
-// what the original matches with errors.Is (context.Canceled,
-// ErrContextTooLong), and errors.As finds a *ProviderError as a copy with
-// its message redacted, but it never hands out the original's text.
-type redactedError struct {
-	msg    string
-	err    error
-	redact func(string) string
-}
-
-func (e *redactedError) Error() string { return e.msg }
-
-// Is reports whether the original error matches target.
-func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }
-
-// As finds a *ProviderError in the original and hands out a redacted copy.
-func (e *redactedError) As(target any) bool {
-	t, ok := target.(**ProviderError)
-	if !ok {
-		return false
-	}
-	var pe *ProviderError
-	if !errors.As(e.err, &pe) {
-		return false
-	}
-	cp := *pe
-	cp.Message = e.redact(pe.Message)
+// RedactedCopy returns a copy of e with its message redacted by r and
+// without the underlying error, so that [errors.As] finds a
+// *ProviderError through an error redacted with [redactor.Redactor.RedactError].
+func (e *ProviderError) RedactedCopy(r *redactor.Redactor) error {
+	cp := *e
+	cp.Message = r.Redact(e.Message)
 	cp.Err = nil
-	*t = &cp
-	return true
+	return &cp
 }

@@ -111,12 +111,3 @@ func redactValue(redact func(string) string, v any) any {
 	}
 	return redactValue(redact, generic)
 }
-
-// redactErr returns err with its message redacted; errors.Is still sees
-// what err matches (see redactedError).
-func redactErr(red *redactor.Redactor, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &redactedError{msg: red.Redact(err.Error()), err: err, redact: red.Redact}
-}

@@ -55,7 +55,7 @@ func (s *Session) Prompt(ctx context.Context, content []Content, emit func(Event
 	s.emit(Event{Kind: EventTurnStart})
 	res, err := s.runTurn(turnCtx, content)
 	if err != nil {
-		err = redactErr(s.agent.red, err)
+		err = s.agent.red.RedactError(err)
 		s.emit(Event{Kind: EventError, Err: err})
 	}
 	s.emit(Event{Kind: EventTurnEnd, Text: res.Text, Usage: res.Usage, Err: err})
