@@ -11,6 +11,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/mcp"
+	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/scheduler"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -53,7 +54,7 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 	defer ext.Close()
 	// Discovery runs when the extension is activated; the provider is never
 	// called, since the doctor opens no session.
-	ag, err := agent.New(agent.NewOpenAI(agent.OpenAIConfig{BaseURL: cfg.OpenAIBaseURL}), policy, red,
+	ag, err := agent.New(openai.NewProvider(openai.Config{BaseURL: cfg.OpenAIBaseURL}), policy, red,
 		agent.WithWorkspace(cfg.WorkspaceDir),
 		agent.WithLogger(slog.New(slog.DiscardHandler)),
 		agent.WithExtensions(ext))

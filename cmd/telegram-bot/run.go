@@ -18,6 +18,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/mcp"
+	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/prompt"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/scheduler"
@@ -139,7 +140,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		}
 	}
 
-	provider := agent.NewOpenAI(agent.OpenAIConfig{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger})
+	provider := openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger})
 	// Extensions, in load order: the scheduler, then MCP. The scheduler
 	// needs the chat host, which needs the agent, so it gets a forwarding
 	// Chats that is pointed at the host below, before polling starts.
@@ -181,7 +182,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 
 	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched})}
 	if cfg.SpeechKey != "" {
-		opts = append(opts, chat.WithTranscriber(chat.NewOpenAITranscriber(cfg.SpeechBaseURL, cfg.SpeechKey, cfg.SpeechModel)))
+		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))
 	}
 	host, err := chat.New(chat.Config{
 		Token:           cfg.BotToken,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
@@ -68,7 +69,7 @@ func TestTokenFromFileIsRedacted(t *testing.T) {
 	), openaitest.WithResponder(func(req openaitest.ChatRequest) openaitest.Response {
 		return openaitest.Text("The file says: " + req.LastMessage().Text())
 	}))
-	provider := agent.NewOpenAI(agent.OpenAIConfig{APIKey: openAIKey, BaseURL: oa.URL(), MaxRetries: -1})
+	provider := openai.NewProvider(openai.Config{APIKey: openAIKey, BaseURL: oa.URL(), MaxRetries: -1})
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "secret.txt"), []byte("token="+token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestPollingSurvivesErrors(t *testing.T) {
 func TestVoiceNoteIsTranscribed(t *testing.T) {
 	oa := openaitest.New(t, openaitest.WithTranscripts(openaitest.Transcript{Text: "remind me to water the plants"}))
 	faux := agent.NewFauxProvider(agent.FauxText("noted"))
-	h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithTranscriber(NewOpenAITranscriber(oa.URL(), openAIKey, "whisper-1"))}})
+	h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: openAIKey, BaseURL: oa.URL(), Model: "whisper-1"}))}})
 	h.tg.SendVoice(userID, userID, []byte("OggS fake audio"))
 	h.waitText(userID, "🎤 remind me to water the plants")
 	h.waitText(userID, "noted")

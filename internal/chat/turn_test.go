@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -88,7 +89,7 @@ func TestFailedTurnIsWordedAndLogged(t *testing.T) {
 
 // An unreachable provider, through the real adapter.
 func TestUnreachableProvider(t *testing.T) {
-	provider := agent.NewOpenAI(agent.OpenAIConfig{APIKey: openAIKey, BaseURL: "http://127.0.0.1:9/v1", MaxRetries: -1})
+	provider := openai.NewProvider(openai.Config{APIKey: openAIKey, BaseURL: "http://127.0.0.1:9/v1", MaxRetries: -1})
 	h := newHarness(t, harnessConfig{provider: provider})
 	h.tg.SendText(userID, userID, "hi")
 	m := h.waitText(userID, "can't be reached")

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -17,12 +17,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
+	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // The adapter's defaults.
 const (
-	DefaultOpenAIBaseURL  = "https://api.openai.com/v1"
+	DefaultBaseURL        = "https://api.openai.com/v1"
 	defaultMaxRetries     = 3
 	defaultRetryBaseDelay = time.Second
 	defaultMaxRetryDelay  = time.Minute
@@ -35,8 +36,8 @@ const (
 // with one tool's schema can change another's.
 const emptyParameters = `{"type":"object","properties":{}}`
 
-// OpenAIConfig configures [NewOpenAI]. Zero fields take the defaults.
-type OpenAIConfig struct {
+// Config configures [NewProvider]. Zero fields take the defaults.
+type Config struct {
 	// APIKey is sent as the bearer token (OPENAI_API_KEY).
 	APIKey string
 	// BaseURL is the API's base URL (OPENAI_BASE_URL), default
@@ -60,19 +61,19 @@ type OpenAIConfig struct {
 	Logger *slog.Logger
 }
 
-// OpenAIProvider is a [Provider] over go-openai's streaming chat
+// Provider is an [agent.Provider] over go-openai's streaming chat
 // completions.
-type OpenAIProvider struct {
-	client *openai.Client
-	cfg    OpenAIConfig
+type Provider struct {
+	client *goopenai.Client
+	cfg    Config
 	// sleep waits d before a retry, or until ctx ends (a seam for tests).
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// NewOpenAI returns a provider for the OpenAI-compatible API cfg describes.
-func NewOpenAI(cfg OpenAIConfig) *OpenAIProvider {
+// NewProvider returns a provider for the OpenAI-compatible API cfg describes.
+func NewProvider(cfg Config) *Provider {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultOpenAIBaseURL
+		cfg.BaseURL = DefaultBaseURL
 	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = defaultMaxRetries
@@ -100,10 +101,10 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIProvider {
 		base = http.DefaultTransport
 	}
 	client.Transport = &headerCapture{base: base}
-	oc := openai.DefaultConfig(cfg.APIKey)
+	oc := goopenai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	oc.HTTPClient = client
-	return &OpenAIProvider{client: openai.NewClientWithConfig(oc), cfg: cfg, sleep: sleepContext}
+	return &Provider{client: goopenai.NewClientWithConfig(oc), cfg: cfg, sleep: sleepContext}
 }
 
 // sleepContext waits d, or until ctx ends and then returns its error.
@@ -123,27 +124,27 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 // MaxRetries times; then, and for every other failure, it returns an error:
 // a *ProviderError for an error answer (status and the provider's message),
 // the context's error when ctx ends, and a plain error for a broken stream.
-func (p *OpenAIProvider) Complete(ctx context.Context, req Request, onText func(string)) (Response, error) {
+func (p *Provider) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 	creq := buildChatRequest(req)
 	for attempt := 0; ; attempt++ {
 		resp, streamed, err := p.attempt(ctx, creq, onText)
 		if err == nil {
 			return resp, nil
 		}
-		var pe *ProviderError
+		var pe *agent.ProviderError
 		if streamed || attempt >= p.cfg.MaxRetries || ctx.Err() != nil || !errors.As(err, &pe) || !pe.Retryable() {
-			return Response{}, err
+			return agent.Response{}, err
 		}
 		delay := p.backoff(attempt, pe.RetryAfter)
-		p.cfg.Logger.Warn("agent: model provider error, retrying", "status", pe.StatusCode, "retry", attempt+1, "delay", delay)
+		p.cfg.Logger.Warn("openai: model provider error, retrying", "status", pe.StatusCode, "retry", attempt+1, "delay", delay)
 		if err := p.sleep(ctx, delay); err != nil {
-			return Response{}, fmt.Errorf("model request cancelled: %w", err)
+			return agent.Response{}, fmt.Errorf("model request cancelled: %w", err)
 		}
 	}
 }
 
 // backoff is the delay before retry attempt+1.
-func (p *OpenAIProvider) backoff(attempt int, retryAfter time.Duration) time.Duration {
+func (p *Provider) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	d := retryAfter
 	if d <= 0 {
 		d = time.Duration(float64(p.cfg.RetryBaseDelay) * math.Pow(2, float64(attempt)))
@@ -157,7 +158,7 @@ var errIdleTimeout = errors.New("idle timeout")
 
 // attempt sends one request and reads its stream. streamed reports whether
 // any text reached onText (such a request is not retried).
-func (p *OpenAIProvider) attempt(ctx context.Context, creq openai.ChatCompletionRequest, onText func(string)) (resp Response, streamed bool, err error) {
+func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, onText func(string)) (resp agent.Response, streamed bool, err error) {
 	headers := &capturedHeaders{}
 	reqCtx, cancel := context.WithCancelCause(context.WithValue(ctx, headerCaptureKey{}, headers))
 	defer cancel(nil)
@@ -166,7 +167,7 @@ func (p *OpenAIProvider) attempt(ctx context.Context, creq openai.ChatCompletion
 
 	stream, err := p.client.CreateChatCompletionStream(reqCtx, creq)
 	if err != nil {
-		return Response{}, false, p.mapError(ctx, reqCtx, err, headers)
+		return agent.Response{}, false, p.mapError(ctx, reqCtx, err, headers)
 	}
 	defer stream.Close()
 	var text strings.Builder
@@ -178,11 +179,11 @@ func (p *OpenAIProvider) attempt(ctx context.Context, creq openai.ChatCompletion
 			break
 		}
 		if err != nil {
-			return Response{}, streamed, p.mapError(ctx, reqCtx, err, headers)
+			return agent.Response{}, streamed, p.mapError(ctx, reqCtx, err, headers)
 		}
 		idle.Reset(p.cfg.IdleTimeout)
 		if chunk.Usage != nil {
-			resp.Usage = Usage{
+			resp.Usage = agent.Usage{
 				PromptTokens:     chunk.Usage.PromptTokens,
 				CompletionTokens: chunk.Usage.CompletionTokens,
 				TotalTokens:      chunk.Usage.TotalTokens,
@@ -206,7 +207,7 @@ func (p *OpenAIProvider) attempt(ctx context.Context, creq openai.ChatCompletion
 		}
 	}
 	if finish == "" {
-		return Response{}, streamed, errors.New("model provider: the answer stream ended before it was complete")
+		return agent.Response{}, streamed, errors.New("model provider: the answer stream ended before it was complete")
 	}
 	resp.Text = text.String()
 	resp.ToolCalls = calls.calls()
@@ -217,19 +218,19 @@ func (p *OpenAIProvider) attempt(ctx context.Context, creq openai.ChatCompletion
 // mapError turns a go-openai error into the agent's: the context's error
 // when ctx ended, a timeout error when the request went idle, a
 // *ProviderError for an error answer.
-func (p *OpenAIProvider) mapError(ctx, reqCtx context.Context, err error, headers *capturedHeaders) error {
+func (p *Provider) mapError(ctx, reqCtx context.Context, err error, headers *capturedHeaders) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("model request cancelled: %w", ctx.Err())
 	}
 	if errors.Is(context.Cause(reqCtx), errIdleTimeout) {
-		return &ProviderError{
+		return &agent.ProviderError{
 			Message: fmt.Sprintf("no data from the model provider for %v", p.cfg.IdleTimeout),
 			Err:     context.DeadlineExceeded,
 		}
 	}
-	var apiErr *openai.APIError
+	var apiErr *goopenai.APIError
 	if errors.As(err, &apiErr) {
-		pe := &ProviderError{
+		pe := &agent.ProviderError{
 			StatusCode: apiErr.HTTPStatusCode,
 			Message:    apiErr.Message,
 			Type:       apiErr.Type,
@@ -241,13 +242,13 @@ func (p *OpenAIProvider) mapError(ctx, reqCtx context.Context, err error, header
 		}
 		return pe
 	}
-	var reqErr *openai.RequestError
+	var reqErr *goopenai.RequestError
 	if errors.As(err, &reqErr) {
 		msg := strings.TrimSpace(string(reqErr.Body))
 		if msg == "" {
 			msg = http.StatusText(reqErr.HTTPStatusCode)
 		}
-		return &ProviderError{
+		return &agent.ProviderError{
 			StatusCode: reqErr.HTTPStatusCode,
 			Message:    truncateRunes(msg, maxErrorBodyRunes),
 			RetryAfter: headers.retryAfter(time.Now()),
@@ -270,14 +271,14 @@ func truncateRunes(s string, n int) string {
 // the arguments may be split anywhere.
 type callAssembler struct {
 	order []int
-	byIdx map[int]*ToolCall
+	byIdx map[int]*agent.ToolCall
 	args  map[int]*strings.Builder
 }
 
 // add merges one delta.
-func (a *callAssembler) add(tc openai.ToolCall) {
+func (a *callAssembler) add(tc goopenai.ToolCall) {
 	if a.byIdx == nil {
-		a.byIdx = make(map[int]*ToolCall)
+		a.byIdx = make(map[int]*agent.ToolCall)
 		a.args = make(map[int]*strings.Builder)
 	}
 	idx := -1
@@ -295,7 +296,7 @@ func (a *callAssembler) add(tc openai.ToolCall) {
 	}
 	call, ok := a.byIdx[idx]
 	if !ok {
-		call = &ToolCall{}
+		call = &agent.ToolCall{}
 		a.byIdx[idx] = call
 		a.args[idx] = &strings.Builder{}
 		a.order = append(a.order, idx)
@@ -310,13 +311,13 @@ func (a *callAssembler) add(tc openai.ToolCall) {
 }
 
 // calls returns the assembled calls in index order.
-func (a *callAssembler) calls() []ToolCall {
+func (a *callAssembler) calls() []agent.ToolCall {
 	if len(a.order) == 0 {
 		return nil
 	}
 	idxs := slices.Clone(a.order)
 	slices.Sort(idxs)
-	out := make([]ToolCall, 0, len(idxs))
+	out := make([]agent.ToolCall, 0, len(idxs))
 	for _, i := range idxs {
 		c := *a.byIdx[i]
 		c.Arguments = a.args[i].String()
@@ -330,44 +331,44 @@ func (a *callAssembler) calls() []ToolCall {
 // tool calls, and tool messages (text; the images of consecutive tool
 // results follow them in one user message, since most servers reject images
 // in tool messages).
-func buildChatRequest(req Request) openai.ChatCompletionRequest {
-	creq := openai.ChatCompletionRequest{
+func buildChatRequest(req agent.Request) goopenai.ChatCompletionRequest {
+	creq := goopenai.ChatCompletionRequest{
 		Model:         req.Model,
 		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 	}
 	if req.System != "" {
-		creq.Messages = append(creq.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: req.System})
+		creq.Messages = append(creq.Messages, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: req.System})
 	}
-	var pendingImages []Content
+	var pendingImages []agent.Content
 	flushImages := func() {
 		if len(pendingImages) == 0 {
 			return
 		}
-		content := append([]Content{Text("Images returned by the tool calls above:")}, pendingImages...)
+		content := append([]agent.Content{agent.Text("Images returned by the tool calls above:")}, pendingImages...)
 		creq.Messages = append(creq.Messages, userMessage(content))
 		pendingImages = nil
 	}
 	for _, m := range req.Messages {
-		if m.Role != RoleTool {
+		if m.Role != agent.RoleTool {
 			flushImages()
 		}
 		switch m.Role {
-		case RoleUser:
+		case agent.RoleUser:
 			creq.Messages = append(creq.Messages, userMessage(m.Content))
-		case RoleAssistant:
-			cm := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: TextOf(m.Content)}
+		case agent.RoleAssistant:
+			cm := goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleAssistant, Content: agent.TextOf(m.Content)}
 			for _, c := range m.ToolCalls {
-				cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{
-					ID: c.ID, Type: openai.ToolTypeFunction,
-					Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
+				cm.ToolCalls = append(cm.ToolCalls, goopenai.ToolCall{
+					ID: c.ID, Type: goopenai.ToolTypeFunction,
+					Function: goopenai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
 				})
 			}
 			creq.Messages = append(creq.Messages, cm)
-		case RoleTool:
-			text := TextOf(m.Content)
+		case agent.RoleTool:
+			text := agent.TextOf(m.Content)
 			for _, c := range m.Content {
-				if c.Type == ImageContent {
+				if c.Type == agent.ImageContent {
 					pendingImages = append(pendingImages, c)
 				}
 			}
@@ -377,8 +378,8 @@ func buildChatRequest(req Request) openai.ChatCompletionRequest {
 					text = "(images follow)"
 				}
 			}
-			creq.Messages = append(creq.Messages, openai.ChatCompletionMessage{
-				Role: openai.ChatMessageRoleTool, Content: text, ToolCallID: m.ToolCallID,
+			creq.Messages = append(creq.Messages, goopenai.ChatCompletionMessage{
+				Role: goopenai.ChatMessageRoleTool, Content: text, ToolCallID: m.ToolCallID,
 			})
 		}
 	}
@@ -388,9 +389,9 @@ func buildChatRequest(req Request) openai.ChatCompletionRequest {
 		if len(params) == 0 {
 			params = json.RawMessage(emptyParameters)
 		}
-		creq.Tools = append(creq.Tools, openai.Tool{
-			Type: openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{
+		creq.Tools = append(creq.Tools, goopenai.Tool{
+			Type: goopenai.ToolTypeFunction,
+			Function: &goopenai.FunctionDefinition{
 				Name: t.Name, Description: t.Description, Parameters: params,
 			},
 		})
@@ -400,20 +401,20 @@ func buildChatRequest(req Request) openai.ChatCompletionRequest {
 
 // userMessage maps user content: a plain string when it is text only,
 // else parts with the images as data: URLs.
-func userMessage(content []Content) openai.ChatCompletionMessage {
-	cm := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
-	if !slices.ContainsFunc(content, func(c Content) bool { return c.Type == ImageContent }) {
-		cm.Content = TextOf(content)
+func userMessage(content []agent.Content) goopenai.ChatCompletionMessage {
+	cm := goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser}
+	if !slices.ContainsFunc(content, func(c agent.Content) bool { return c.Type == agent.ImageContent }) {
+		cm.Content = agent.TextOf(content)
 		return cm
 	}
 	for _, c := range content {
 		switch c.Type {
-		case TextContent:
-			cm.MultiContent = append(cm.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: c.Text})
-		case ImageContent:
-			cm.MultiContent = append(cm.MultiContent, openai.ChatMessagePart{
-				Type:     openai.ChatMessagePartTypeImageURL,
-				ImageURL: &openai.ChatMessageImageURL{URL: "data:" + c.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(c.Data)},
+		case agent.TextContent:
+			cm.MultiContent = append(cm.MultiContent, goopenai.ChatMessagePart{Type: goopenai.ChatMessagePartTypeText, Text: c.Text})
+		case agent.ImageContent:
+			cm.MultiContent = append(cm.MultiContent, goopenai.ChatMessagePart{
+				Type:     goopenai.ChatMessagePartTypeImageURL,
+				ImageURL: &goopenai.ChatMessageImageURL{URL: "data:" + c.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(c.Data)},
 			})
 		}
 	}

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -10,24 +10,22 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 )
 
 // newOpenAI returns an adapter for srv with fast retries.
-func newOpenAI(srv *openaitest.Server, idle time.Duration) *OpenAIProvider {
-	return NewOpenAI(OpenAIConfig{APIKey: "sk-test-key", BaseURL: srv.URL(), RetryBaseDelay: 5 * time.Millisecond, IdleTimeout: idle})
+func newOpenAI(srv *openaitest.Server, idle time.Duration) *Provider {
+	return NewProvider(Config{APIKey: "sk-test-key", BaseURL: srv.URL(), RetryBaseDelay: 5 * time.Millisecond, IdleTimeout: idle})
 }
-
-// deltas collects streamed text.
-type deltas = recorder[string]
 
 func TestOpenAIStreamedText(t *testing.T) {
 	srv := openaitest.New(t, openaitest.WithChunkSize(3), openaitest.WithScript(openaitest.Text("Hello, world!").WithUsage(12, 4)))
 	var d deltas
-	resp, err := newOpenAI(srv, 0).Complete(context.Background(), Request{
+	resp, err := newOpenAI(srv, 0).Complete(context.Background(), agent.Request{
 		Model: "m", System: "sys",
-		Messages: []Message{{Role: RoleUser, Content: []Content{Text("hi"), Image("image/png", []byte{1, 2})}}},
-		Tools:    []ToolSpec{{Name: "t", Description: "d"}},
+		Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Content{agent.Text("hi"), agent.Image("image/png", []byte{1, 2})}}},
+		Tools:    []agent.ToolSpec{{Name: "t", Description: "d"}},
 	}, d.add)
 	if err != nil {
 		t.Fatal(err)
@@ -60,11 +58,11 @@ func TestOpenAIToolCallsAcrossChunks(t *testing.T) {
 		{ID: "call_b", Name: "read", Arguments: `{"path":"/etc/hosts","limit":10}`},
 	}
 	srv := openaitest.New(t, openaitest.WithChunkSize(2), openaitest.WithScript(openaitest.TextAndToolCalls("ok", calls...)))
-	resp, err := newOpenAI(srv, 0).Complete(context.Background(), Request{Model: "m"}, func(string) {})
+	resp, err := newOpenAI(srv, 0).Complete(context.Background(), agent.Request{Model: "m"}, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ToolCall{
+	want := []agent.ToolCall{
 		{ID: "call_a", Name: "bash", Arguments: `{"command":"ls -la /tmp"}`},
 		{ID: "call_b", Name: "read", Arguments: `{"path":"/etc/hosts","limit":10}`},
 	}
@@ -78,12 +76,12 @@ func TestOpenAIToolCallsAcrossChunks(t *testing.T) {
 
 func TestOpenAIMessageMapping(t *testing.T) {
 	srv := openaitest.New(t, openaitest.WithScript(openaitest.Text("ok")))
-	_, err := newOpenAI(srv, 0).Complete(context.Background(), Request{Model: "m", Messages: []Message{
-		{Role: RoleUser, Content: []Content{Text("look")}},
-		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "1", Name: "shot", Arguments: "{}"}, {ID: "2", Name: "shot", Arguments: "{}"}}},
-		{Role: RoleTool, ToolCallID: "1", ToolName: "shot", Content: []Content{Text("a"), Image("image/png", []byte{9})}},
-		{Role: RoleTool, ToolCallID: "2", ToolName: "shot", Content: nil},
-		{Role: RoleAssistant, Content: []Content{Text("seen")}},
+	_, err := newOpenAI(srv, 0).Complete(context.Background(), agent.Request{Model: "m", Messages: []agent.Message{
+		{Role: agent.RoleUser, Content: []agent.Content{agent.Text("look")}},
+		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "1", Name: "shot", Arguments: "{}"}, {ID: "2", Name: "shot", Arguments: "{}"}}},
+		{Role: agent.RoleTool, ToolCallID: "1", ToolName: "shot", Content: []agent.Content{agent.Text("a"), agent.Image("image/png", []byte{9})}},
+		{Role: agent.RoleTool, ToolCallID: "2", ToolName: "shot", Content: nil},
+		{Role: agent.RoleAssistant, Content: []agent.Content{agent.Text("seen")}},
 	}}, func(string) {})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +138,7 @@ func TestOpenAIErrors(t *testing.T) {
 				delays = append(delays, d)
 				return nil
 			}
-			resp, err := p.Complete(context.Background(), Request{Model: "m"}, func(string) {})
+			resp, err := p.Complete(context.Background(), agent.Request{Model: "m"}, func(string) {})
 			if n := len(srv.ChatRequests()); n != tt.wantReqs {
 				t.Errorf("server got %d requests, want %d", n, tt.wantReqs)
 			}
@@ -160,11 +158,11 @@ func TestOpenAIErrors(t *testing.T) {
 			if tt.wantText != "" && !strings.Contains(err.Error(), tt.wantText) {
 				t.Errorf("error %q does not contain %q", err, tt.wantText)
 			}
-			var pe *ProviderError
+			var pe *agent.ProviderError
 			if tt.wantStatus != 0 && (!errors.As(err, &pe) || pe.StatusCode != tt.wantStatus) {
 				t.Errorf("error %v is not a ProviderError with status %d", err, tt.wantStatus)
 			}
-			if errors.Is(err, ErrContextTooLong) != tt.contextLong {
+			if errors.Is(err, agent.ErrContextTooLong) != tt.contextLong {
 				t.Errorf("errors.Is(err, ErrContextTooLong) = %v, want %v", !tt.contextLong, tt.contextLong)
 			}
 		})
@@ -176,7 +174,7 @@ func TestOpenAICancelAndStall(t *testing.T) {
 		srv := openaitest.New(t, openaitest.WithScript(openaitest.Text("some text that stalls").Fail(openaitest.FailStall, 2)))
 		ctx, cancel := context.WithCancel(context.Background())
 		var once sync.Once
-		_, err := newOpenAI(srv, 0).Complete(ctx, Request{Model: "m"}, func(string) { once.Do(cancel) })
+		_, err := newOpenAI(srv, 0).Complete(ctx, agent.Request{Model: "m"}, func(string) { once.Do(cancel) })
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Complete = %v, want context.Canceled", err)
 		}
@@ -187,7 +185,7 @@ func TestOpenAICancelAndStall(t *testing.T) {
 		// end the request long before it.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, err := newOpenAI(srv, 200*time.Millisecond).Complete(ctx, Request{Model: "m"}, func(string) {})
+		_, err := newOpenAI(srv, 200*time.Millisecond).Complete(ctx, agent.Request{Model: "m"}, func(string) {})
 		if err == nil || !strings.Contains(err.Error(), "no data") || ctx.Err() != nil {
 			t.Errorf("Complete = %v, want an idle timeout", err)
 		}
@@ -223,10 +221,12 @@ func TestLoopOverOpenAI(t *testing.T) {
 		openaitest.ToolCalls(openaitest.ToolCall{ID: "c1", Name: "cat", Arguments: `{}`}),
 		openaitest.Text("done"),
 	))
-	cat := newTool("cat", "", func(ctx context.Context, call *Call) (Result, error) { return TextResult("token: " + testSecret), nil })
-	a := newTestAgent(t, newOpenAI(srv, 0), WithTools(cat))
-	s := openSession(t, a, SessionOptions{})
-	res, err := s.Prompt(context.Background(), []Content{Text("show")}, nil)
+	cat := newTool("cat", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+		return agent.TextResult("token: " + testSecret), nil
+	})
+	a := newTestAgent(t, newOpenAI(srv, 0), agent.WithTools(cat))
+	s := openSession(t, a, agent.SessionOptions{})
+	res, err := s.Prompt(context.Background(), []agent.Content{agent.Text("show")}, nil)
 	if err != nil || res.Text != "done" {
 		t.Fatalf("Prompt = %q, %v", res.Text, err)
 	}

@@ -1,0 +1,57 @@
+package openai
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/openaitest"
+)
+
+func TestTranscribe(t *testing.T) {
+	audio := []byte("OggS fake audio")
+	tests := []struct {
+		name      string
+		model     string
+		wantModel string
+	}{
+		{name: "default model", wantModel: "whisper-1"},
+		{name: "configured model", model: "gpt-4o-transcribe", wantModel: "gpt-4o-transcribe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.WithTranscripts(openaitest.Transcript{Text: "  water the plants\n"}))
+			tr := NewTranscriber(TranscriberConfig{APIKey: "sk-speech-key", BaseURL: srv.URL() + "/", Model: tt.model})
+			got, err := tr.Transcribe(context.Background(), "voice.ogg", audio)
+			if err != nil {
+				t.Fatalf("Transcribe: %v", err)
+			}
+			if diff := cmp.Diff("water the plants", got); diff != "" {
+				t.Errorf("transcript (-want +got):\n%s", diff)
+			}
+			reqs := srv.TranscriptionRequests()
+			if len(reqs) != 1 {
+				t.Fatalf("got %d transcription requests, want 1", len(reqs))
+			}
+			r := reqs[0]
+			if r.Model != tt.wantModel || r.Filename != "voice.ogg" || string(r.File) != string(audio) {
+				t.Errorf("request model %q, file %q of %d bytes", r.Model, r.Filename, len(r.File))
+			}
+		})
+	}
+}
+
+func TestTranscribeError(t *testing.T) {
+	srv := openaitest.New(t, openaitest.WithTranscripts(openaitest.Transcript{
+		Error: &openaitest.HTTPError{Status: 503, Message: "service unavailable"},
+	}))
+	tr := NewTranscriber(TranscriberConfig{APIKey: "sk-speech-key", BaseURL: srv.URL()})
+	_, err := tr.Transcribe(context.Background(), "voice.ogg", []byte("audio"))
+	if err == nil {
+		t.Fatal("Transcribe succeeded against a 503")
+	}
+	if !strings.HasPrefix(err.Error(), "openai: transcription: ") || !strings.Contains(err.Error(), "service unavailable") {
+		t.Errorf("error %q does not name the operation and the server's message", err)
+	}
+}
