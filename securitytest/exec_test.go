@@ -105,14 +105,14 @@ func TestSecurityExtensionExec(t *testing.T) {
 
 	hostEnv := map[string]string{"PATH": botPath, "HOME": dir, "LANG": "C.UTF-8", "PROCESS_ENV_SECRETS": envInnocent + "," + envGitHubToken}
 	for _, sec := range set.secrets {
-		hostEnv[sec.name] = sec.value
+		hostEnv[sec.name] = sec.envValue()
 	}
 	hostEnv[set.control.name] = set.control.value
 	opts := spawnpolicy.DefaultOptions()
 	// The policy must never harden the test process itself.
 	opts.HardenHostProcess = false
 	opts.Allow = append(opts.Allow, envControl)
-	opts.SecretValues = values(set.known())
+	opts.SecretValues = values(set.known()) // the control among them: an allowed variable is a known secret
 
 	logBuf := &syncBuffer{}
 	red := redactor.New(opts.SecretValues)
@@ -187,19 +187,19 @@ func TestSecurityExtensionExec(t *testing.T) {
 			return nil
 		})
 		rows = append(rows,
-			leakRow(tc.name, chanModel, set.secrets, model),
-			leakRow(tc.name, chanAgentDir, set.secrets, files),
+			leakRow(tc.name, chanModel, set.searched(), model),
+			leakRow(tc.name, chanAgentDir, set.searched(), files),
 		)
 		ex := row{vector: tc.name, channel: chanExercise, outcome: outcomePass}
 		for _, e := range tc.expect {
-			if !strings.Contains(toolResults.String(), e.text(set)) {
+			if !e.in(set, toolResults.String()) {
 				ex.outcome = outcomeFail
 				ex.details = append(ex.details, "missing "+e.what)
 			}
 		}
 		rows = append(rows, ex)
 	}
-	rows = append(rows, leakRow("(all)", chanLog, set.secrets, []piece{{where: "agent log", text: logBuf.String()}}))
+	rows = append(rows, leakRow("(all)", chanLog, set.searched(), []piece{{where: "agent log", text: logBuf.String()}}))
 	t.Logf("extension Exec:\n%s", formatTable(rows))
 	for _, r := range rows {
 		t.Run(r.vector+"/"+r.channel, func(t *testing.T) {

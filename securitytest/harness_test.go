@@ -183,7 +183,7 @@ func botEnv(l *layout, set secretSet, telegramURL, openaiURL string, userIDs []i
 		"PROCESS_ENV_SECRETS=" + envInnocent,
 	}
 	for _, sec := range set.secrets {
-		env = append(env, sec.name+"="+sec.value)
+		env = append(env, sec.name+"="+sec.envValue())
 	}
 	return append(env, set.control.name+"="+set.control.value)
 }

@@ -45,7 +45,9 @@ type secretSet struct {
 	// secrets are searched for in every channel.
 	secrets []secret
 	// control is GH_TOKEN, allowed by PROCESS_ENV_ALLOW: it must reach the
-	// agent's environment, or the policy over-filters.
+	// agent's environment, or the policy over-filters, and its value must
+	// never be seen ("use, not see": an allowed variable's value is a
+	// known secret).
 	control secret
 }
 
@@ -67,7 +69,21 @@ const (
 	envGitHubToken = "GITHUB_TOKEN"
 	// envControl is allowed through PROCESS_ENV_ALLOW.
 	envControl = "GH_TOKEN"
+	// envDatabaseURL carries a URL whose password is the secret: the
+	// credential URL rule removes the variable, whatever its name, and
+	// makes the password a known secret.
+	envDatabaseURL = "DATABASE_URL"
 )
+
+// envValue returns what the variable carrying sec is set to: the value
+// itself, or for DATABASE_URL a database URL with the value as its
+// password.
+func (sec secret) envValue() string {
+	if sec.name == envDatabaseURL {
+		return "postgres://app:" + sec.value + "@db.internal:5432/app?sslmode=require"
+	}
+	return sec.value
+}
 
 // randomString returns n characters drawn uniformly from alphabet with
 // crypto/rand.
@@ -102,7 +118,8 @@ func newSecretSet() (secretSet, error) {
 		{name: envDBPassword, alphabet: base62, n: 32},
 		{name: envInnocent, alphabet: base62, n: 20, known: true},
 		{name: envGitHubToken, prefix: "ghp_", alphabet: base62, n: 36, known: true},
-		{name: envControl, prefix: "gho_", alphabet: base62, n: 36},
+		{name: envDatabaseURL, prefix: "pg-", alphabet: base62, n: 24, known: true},
+		{name: envControl, prefix: "gho_", alphabet: base62, n: 36, known: true},
 	}
 	var set secretSet
 	for _, s := range specs {
@@ -150,10 +167,17 @@ func (s secretSet) byName(name string) secret {
 	panic("securitytest: no secret named " + name)
 }
 
-// known returns the secrets the bot redacts, in a fixed order.
+// searched returns every secret searched for in the channels: the secrets
+// and the control.
+func (s secretSet) searched() []secret {
+	return append(slices.Clone(s.secrets), s.control)
+}
+
+// known returns the secrets the bot redacts, the control last, in a fixed
+// order.
 func (s secretSet) known() []secret {
 	var out []secret
-	for _, sec := range s.secrets {
+	for _, sec := range s.searched() {
 		if sec.known {
 			out = append(out, sec)
 		}

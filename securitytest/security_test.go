@@ -92,7 +92,7 @@ type suite struct {
 func newSuite(set secretSet, paths vectorPaths, vs []vector) *suite {
 	s := &suite{
 		set: set, paths: paths, vectors: vs,
-		printable: redactor.New(append(values(set.secrets), set.control.value)),
+		printable: redactor.New(values(set.searched())),
 		chatID:    map[string]int64{}, state: map[string]*vectorState{},
 	}
 	for i, v := range vs {
@@ -112,7 +112,7 @@ const printableRun = 7
 // is printed.
 func (s *suite) safe(text string) string {
 	text = s.printable.Redact(text)
-	for _, value := range append(values(s.set.secrets), s.set.control.value) {
+	for _, value := range values(s.set.searched()) {
 		for i := 0; i+printableRun+1 <= len(value); i++ {
 			text = strings.ReplaceAll(text, value[i:i+printableRun+1], "[PARTIAL]")
 		}
@@ -172,6 +172,9 @@ func (s *suite) respond(req openaitest.ChatRequest) openaitest.Response {
 		return openaitest.ToolCalls(openaitest.ToolCall{Name: v.tool, Arguments: v.args(s.paths)})
 	case last.Role == "tool":
 		st.results++
+		if v.echoResult {
+			return openaitest.Text("done:\n```\n" + last.Text() + "\n```")
+		}
 	default:
 		st.wakeups++
 	}
@@ -560,10 +563,10 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	}
 
 	rows := []row{
-		leakRow(v.name, chanModel, s.set.secrets, model),
-		leakRow(v.name, chanTelegram, s.set.secrets, telegram),
-		leakRow(v.name, chanAgentDir, s.set.secrets, files),
-		leakRow(v.name, chanLog, s.set.secrets, logs),
+		leakRow(v.name, chanModel, s.set.searched(), model),
+		leakRow(v.name, chanTelegram, s.set.searched(), telegram),
+		leakRow(v.name, chanAgentDir, s.set.searched(), files),
+		leakRow(v.name, chanLog, s.set.searched(), logs),
 	}
 
 	ex := row{vector: v.name, channel: chanExercise, outcome: outcomePass}
@@ -575,7 +578,7 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 	}
 	results := seen.String()
 	for _, e := range v.expect {
-		if !strings.Contains(results, e.text(s.set)) {
+		if !e.in(s.set, results) {
 			ex.details = append(ex.details, fmt.Sprintf("missing %s; what the model saw begins %q", e.what, s.safe(truncate(results, 300))))
 		}
 	}
@@ -584,12 +587,12 @@ func (s *suite) evaluate(v vector, tg *telegramtest.Server, o observation) []row
 		shown.WriteString(m.Visible + "\n")
 	}
 	for _, e := range v.expectChat {
-		if !strings.Contains(shown.String(), e.text(s.set)) {
+		if !e.in(s.set, shown.String()) {
 			ex.details = append(ex.details, fmt.Sprintf("missing %s in the chat; it begins %q", e.what, s.safe(truncate(shown.String(), 300))))
 		}
 	}
 	for _, e := range v.expectSpec {
-		if !strings.Contains(descriptions.String(), e.text(s.set)) || !strings.Contains(schemas.String(), e.text(s.set)) {
+		if !e.in(s.set, descriptions.String()) || !e.in(s.set, schemas.String()) {
 			ex.details = append(ex.details, fmt.Sprintf("missing %s in the tool's description or schema; they begin %q, %q",
 				e.what, s.safe(truncate(descriptions.String(), 200)), s.safe(truncate(schemas.String(), 200))))
 		}
@@ -615,10 +618,10 @@ func (s *suite) evaluateGlobal(o observation) []row {
 		logs = append(logs, piece{where: fmt.Sprintf("log line %d", i+1), text: line})
 	}
 	rows := []row{
-		leakRow(all, chanModel, s.set.secrets, o.openaiBody),
-		leakRow(all, chanTelegram, s.set.secrets, o.telegramAll),
-		leakRow(all, chanAgentDir, s.set.secrets, o.files),
-		leakRow(all, chanLog, s.set.secrets, logs),
+		leakRow(all, chanModel, s.set.searched(), o.openaiBody),
+		leakRow(all, chanTelegram, s.set.searched(), o.telegramAll),
+		leakRow(all, chanAgentDir, s.set.searched(), o.files),
+		leakRow(all, chanLog, s.set.searched(), logs),
 	}
 	return append(rows, s.headerRows(o)...)
 }
@@ -648,7 +651,7 @@ func (s *suite) headerRows(o observation) []row {
 				other = append(other, piece{where: fmt.Sprintf("request %d header %s", i, name), text: strings.Join(vals, "\n")})
 			}
 		}
-		for _, f := range scan(s.set.secrets, other) {
+		for _, f := range scan(s.set.searched(), other) {
 			hdr.details = append(hdr.details, "LEAK "+f.String())
 		}
 	}

@@ -3,6 +3,7 @@ package securitytest
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -66,6 +67,9 @@ type vector struct {
 	// forbid lists texts the tool results must not contain (a successful
 	// ptrace attach, for example).
 	forbid []string
+	// echoResult makes the fake model answer the tool result with its text,
+	// in a code block, so that the tool's output reaches the chat too.
+	echoResult bool
 	// expectSpec names texts the description and the parameter schema of
 	// the vector's tool, as the model was offered it, must both hold.
 	expectSpec []expectation
@@ -73,10 +77,19 @@ type vector struct {
 
 // expectation is a text the model must have seen in the vector's tool
 // results, named for the table (its text may be a secret's value, which is
-// never printed).
+// never printed), or a pattern it must have matched.
 type expectation struct {
-	what string
-	text func(set secretSet) string
+	what    string
+	text    func(set secretSet) string
+	pattern *regexp.Regexp
+}
+
+// in reports whether seen holds the expectation.
+func (e expectation) in(set secretSet, seen string) bool {
+	if e.pattern != nil {
+		return e.pattern.MatchString(seen)
+	}
+	return strings.Contains(seen, e.text(set))
 }
 
 // vectorPaths is what the vectors' commands refer to.
@@ -87,21 +100,25 @@ type vectorPaths struct {
 // Expectations shared by the vectors.
 var (
 	// expectRedacted: a known secret was printed and came back redacted.
-	expectRedacted = expectation{"[REDACTED]", func(secretSet) string { return redactor.Token }}
-	// expectControl: GH_TOKEN, allowed by PROCESS_ENV_ALLOW, arrived.
-	expectControl = expectation{"the GH_TOKEN control in the tool result", func(s secretSet) string { return s.control.value }}
+	expectRedacted = expectation{what: "[REDACTED]", text: func(secretSet) string { return redactor.Token }}
+	// expectControl: GH_TOKEN, allowed by PROCESS_ENV_ALLOW, arrived, and
+	// its value was redacted (GH_TOKEN=[REDACTED], GH_TOKEN="[REDACTED]",
+	// "GH_TOKEN": "[REDACTED]"); the channels are searched for the value
+	// itself like for every other secret.
+	expectControl = expectation{what: "GH_TOKEN, redacted, in the tool result",
+		pattern: regexp.MustCompile(envControl + `\W{1,4}` + regexp.QuoteMeta(redactor.Token))}
 	// expectDigest: the fake MCP server received GITHUB_TOKEN through its
 	// explicit env entry (its value itself is redacted).
-	expectDigest = expectation{"the GITHUB_TOKEN digest from the MCP server", func(s secretSet) string {
+	expectDigest = expectation{what: "the GITHUB_TOKEN digest from the MCP server", text: func(s secretSet) string {
 		return controlDigestLabel + " " + digest(s.byName(envGitHubToken).value)
 	}}
 	// expectDenied: the kernel refused to open the bot's /proc entry.
-	expectDenied = expectation{"permission denied on the bot's /proc entry", func(secretSet) string { return "ermission denied" }}
+	expectDenied = expectation{what: "permission denied on the bot's /proc entry", text: func(secretSet) string { return "ermission denied" }}
 	// expectNotPermitted: the kernel refused to let a debugger attach.
-	expectNotPermitted = expectation{"a refused ptrace attach", func(secretSet) string { return "Operation not permitted" }}
+	expectNotPermitted = expectation{what: "a refused ptrace attach", text: func(secretSet) string { return "Operation not permitted" }}
 	// expectBotSeen: ps found the bot (it lists the process, not its
 	// environment).
-	expectBotSeen = expectation{"the bot in ps's output", func(secretSet) string { return "telegram-bot" }}
+	expectBotSeen = expectation{what: "the bot in ps's output", text: func(secretSet) string { return "telegram-bot" }}
 )
 
 // findBot sets BOT to the bot's pid, found the way an agent would: by
@@ -219,7 +236,14 @@ func vectors() []vector {
 		bashVector("env", "declare-p", fixed("declare -p"), expectControl),
 		bashVector("env", "export-p", fixed("export -p"), expectControl),
 		bashVector("env", "compgen-indirect", fixed(`for v in $(compgen -e); do echo "$v=${!v}"; done`), expectControl),
-		bashVector("env", "named-variables", fixed(`echo "bot=$TELEGRAM_BOT_TOKEN openai=$OPENAI_API_KEY speech=$TELEGRAM_SPEECH_API_KEY google=$GOOGLE_CLIENT_SECRET db=$DB_PASSWORD blob=$LEGACY_SIGNING_BLOB github=$GITHUB_TOKEN gh=$GH_TOKEN"`), expectControl),
+		bashVector("env", "named-variables", fixed(`echo "bot=$TELEGRAM_BOT_TOKEN openai=$OPENAI_API_KEY speech=$TELEGRAM_SPEECH_API_KEY google=$GOOGLE_CLIENT_SECRET db=$DB_PASSWORD blob=$LEGACY_SIGNING_BLOB github=$GITHUB_TOKEN GH_TOKEN=$GH_TOKEN"`), expectControl),
+		// The allowed GH_TOKEN is used, not seen: echoed, it reaches the
+		// model and the chat redacted; DATABASE_URL is not passed at all.
+		{name: "echo-allowed-token", family: "env", tool: "bash", echoResult: true,
+			expect: []expectation{expectControl}, expectChat: []expectation{expectControl},
+			args: func(vectorPaths) string {
+				return bashArgs(`echo "GH_TOKEN=$GH_TOKEN"; echo "DATABASE_URL=${DATABASE_URL:-unset}"`, 30)
+			}},
 		bashVector("env", "login-shell", fixed("bash -lc env; sh -c 'export -p'"), expectControl),
 		withNeeds(bashVector("env", "python-environ", fixed(`python3 -c 'import os, json; print(json.dumps(dict(os.environ)))'`), expectControl), "python3"),
 		withNeeds(bashVector("env", "perl-env", fixed(`perl -e 'print "$_=$ENV{$_}\n" for sort keys %ENV'`), expectControl), "perl"),
@@ -231,7 +255,7 @@ func vectors() []vector {
 		bashVector("proc", "proc-ppid-environ", fixed(`echo "parent: $PPID"; tr '\0' '\n' < /proc/$PPID/environ; echo "status $?"`), expectDenied),
 		bashVector("proc", "proc-walk-to-bot", fixed(findBot+`tr '\0' '\n' < /proc/$BOT/environ; for f in /proc/$BOT/task/*/environ; do cat $f | tr '\0' '\n'; done; cat /proc/$BOT/cmdline | tr '\0' ' '; echo; ls -l /proc/$BOT/fd 2>&1 | head; head -5 /proc/$BOT/maps`), expectDenied),
 		bashVector("proc", "proc-every-pid", fixed(`for p in /proc/[0-9]*; do echo "== $p"; cat $p/environ 2>&1 | tr '\0' '\n'; done`), expectControl),
-		withNeeds(bashVector("proc", "inherited-fds", fixed(`ls -l /proc/$$/fd; for fd in $(ls /proc/$$/fd); do if [ "$fd" -gt 2 ]; then echo "== fd $fd"; timeout 1 cat <&$fd 2>&1 | head -c 4096; fi; done; true`), expectation{"the descriptor listing", func(secretSet) string { return "pipe:[" }}), "timeout"),
+		withNeeds(bashVector("proc", "inherited-fds", fixed(`ls -l /proc/$$/fd; for fd in $(ls /proc/$$/fd); do if [ "$fd" -gt 2 ]; then echo "== fd $fd"; timeout 1 cat <&$fd 2>&1 | head -c 4096; fi; done; true`), expectation{what: "the descriptor listing", text: func(secretSet) string { return "pipe:[" }}), "timeout"),
 		bashVector("proc", "agent-dir-files", fixed(`echo "agent dir: $AGENT_DIR"; find "$AGENT_DIR" -type f | head -200; find "$AGENT_DIR" -type f -exec cat {} + 2>&1 | tail -c 40000`)),
 		withNeeds(bashVector("proc", "ps-e-all", fixed(`ps axeww`)), "ps"),
 		withNeeds(bashVector("proc", "ps-eww-bot", fixed(findBot+`ps eww -p $BOT; ps -o pid,user,args eww -p $BOT`), expectBotSeen), "ps"),
@@ -241,7 +265,7 @@ func vectors() []vector {
 		withNeeds(bashVector("ptrace", "strace-attach", fixed(findBot+`timeout 4 strace -f -s 4096 -e trace=read,write -p $BOT 2>&1 | head -300`), expectNotPermitted), "strace", "timeout"),
 		withNeeds(withForbid(bashVector("ptrace", "python-ptrace-attach", fixed(findBot+`python3 -c "$(cat <<'EOF'
 `+pythonPtrace+`EOF
-)" $BOT`), expectation{"the refused attach", func(secretSet) string { return "ptrace attach refused" }}), "ptrace: ATTACHED"), "python3"),
+)" $BOT`), expectation{what: "the refused attach", text: func(secretSet) string { return "ptrace attach refused" }}), "ptrace: ATTACHED"), "python3"),
 		withNeeds(bashVector("ptrace", "python-proc-mem", fixed(findBot+`python3 -c "$(cat <<'EOF'
 `+pythonMemReader+`EOF
 )" $BOT`), expectDenied), "python3"),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"reflect"
@@ -38,6 +39,10 @@ type Config struct {
 	// SecretNames names where each secret value came from, for the summary
 	// (names only; never the values).
 	SecretNames []string
+	// Passed names the inherited variables a deny rule matches but
+	// PROCESS_ENV_ALLOW lets through: they reach agent processes, and their
+	// values are among the secrets, redacted everywhere.
+	Passed []string
 	// Warnings are problems that do not stop the bot (a secret too short to
 	// be redacted, for one); run logs them and the doctor prints them.
 	Warnings []string
@@ -116,7 +121,8 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		}
 	}
 
-	c.Policy, c.SecretNames, c.Warnings, err = policyOptions(e, c, environ)
+	ps, err := policyOptions(e, c, environ)
+	c.Policy, c.SecretNames, c.Warnings, c.Passed = ps.opts, ps.names, ps.warnings, ps.passed
 
 	if err != nil {
 		errs = append(errs, err)
@@ -154,25 +160,42 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	return c, nil
 }
 
-// hostDeny are the deny globs the bot adds to the spec's defaults, for the
+// hostDeny are the deny globs the bot adds to the defaults, for the
 // secrets deployments commonly hold beside the bot's own: cloud access keys
-// (AWS_SECRET_ACCESS_KEY), private keys and credential files' contents.
+// (AWS_SECRET_ACCESS_KEY) and private keys.
 func hostDeny() []string {
-	return []string{"*_SECRET_*", "*_PRIVATE_KEY", "*_SECRET_KEY", "*_ACCESS_KEY", "*_CREDENTIALS"}
+	return []string{"*_SECRET_*", "*_PRIVATE_KEY", "*_SECRET_KEY", "*_ACCESS_KEY"}
+}
+
+// policySettings is what policyOptions derives from the configuration and
+// the environment.
+type policySettings struct {
+	opts spawnpolicy.Options
+	// names are where the secret values came from, warnings the problems
+	// that do not stop the bot, and passed the variables Allow lets through
+	// with their values redacted.
+	names, warnings, passed []string
 }
 
 // policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
-// PROCESS_ENV_DENY are added to the defaults, and every configured secret's
-// value (whichever are set) goes into SecretValues.
+// PROCESS_ENV_DENY are added to the defaults, and SecretValues gets every
+// configured secret's value (whichever are set), the values of the
+// variables PROCESS_ENV_SECRETS names, the password and token-like query
+// values of every inherited URL, and the value of every variable Allow
+// lets through although a rule would remove it ("use, not see": it reaches
+// agent processes, and its value is redacted everywhere).
 //
-// Every variable that carries a secret is also denied by its explicit name:
-// the host's own secret variables, the names PROCESS_ENV_SECRETS lists, and
-// any other inherited variable whose value holds a secret (an alias a
-// platform added, a URL with the token in it, a value with a trailing
-// newline). The policy's precedence lets an Allow glob keep a variable
-// before its value is checked; an explicit Deny name beats every Allow glob,
-// so PROCESS_ENV_ALLOW=TELEGRAM_* or =* can never re-admit a secret.
-func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Options, []string, []string, error) {
+// Every other variable that carries a secret is denied by its explicit
+// name: the host's own secret variables, every variable that configures the
+// bot, and any inherited variable whose value holds a secret in any form (an
+// alias a platform added, a URL with the token in it, a value with a
+// trailing newline). The policy's precedence lets an Allow glob keep a
+// variable before its value is checked; an explicit Deny name beats every
+// Allow glob, so PROCESS_ENV_ALLOW=TELEGRAM_* or =* can never re-admit the
+// bot's own secrets. A variable Allow lets through is a carrier only when it
+// holds a secret that came from somewhere else than the variables Allow
+// lets through.
+func policyOptions(e Env, c Config, environ map[string]string) (policySettings, error) {
 	opts := spawnpolicy.DefaultOptions()
 	opts.Deny = append(opts.Deny, hostDeny()...)
 	opts.Deny = append(opts.Deny, splitList(e.ProcessEnvDeny)...)
@@ -186,6 +209,8 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 	}
 
 	var names, warnings []string
+	// sources names, per secret value, the variables it came from.
+	sources := map[string][]string{}
 	add := func(name, value string) {
 		if value == "" {
 			return
@@ -197,15 +222,21 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 			warnings = append(warnings, fmt.Sprintf("%s is shorter than %d characters: its value is neither filtered by value nor redacted", name, spawnpolicy.MinimumSecretLength))
 			return
 		}
-		if !slices.Contains(opts.SecretValues, value) {
-			opts.SecretValues = append(opts.SecretValues, value)
+		record := func(v string) {
+			if !slices.Contains(sources[v], name) {
+				sources[v] = append(sources[v], name)
+			}
+			if !slices.Contains(opts.SecretValues, v) {
+				opts.SecretValues = append(opts.SecretValues, v)
+			}
 		}
+		record(value)
 		// A secret that is a URL (a DATABASE_URL in PROCESS_ENV_SECRETS)
 		// carries its password and query tokens on their own too: printed
 		// alone, they must be redacted as well.
 		for _, part := range urlSecrets(value) {
-			if part != value && !slices.Contains(opts.SecretValues, part) {
-				opts.SecretValues = append(opts.SecretValues, part)
+			if len(part) >= spawnpolicy.MinimumSecretLength {
+				record(part)
 			}
 		}
 	}
@@ -222,19 +253,47 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 			add(u.name, v)
 		}
 	}
-	secretVars := []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET"}
+	// PROCESS_ENV_SECRETS adds values, never names: the policy removes a
+	// variable holding one by the value rule, which Allow wins over, so
+	// naming an allowed variable there is no conflict.
 	for _, name := range splitList(e.ProcessEnvSecrets) {
 		if !validName(name) {
 			errs = append(errs, fmt.Errorf("PROCESS_ENV_SECRETS: %q is not a variable name", name))
 			continue
 		}
-		secretVars = append(secretVars, name)
 		if v, ok := environ[name]; ok {
 			add(name, strings.TrimSpace(v))
 		}
 	}
-	secretVars = append(secretVars, configNames()...)
-	for _, name := range secretCarriers(environ, opts.SecretValues, secretVars) {
+	inherited := slices.Sorted(maps.Keys(environ))
+	for _, name := range inherited {
+		for _, v := range spawnpolicy.URLCredentials(environ[name]) {
+			add(name, v)
+		}
+	}
+
+	// The bot's own variables are carriers by name, whatever Allow says.
+	hostVars := append([]string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET"}, configNames()...)
+	var passed []string
+	for _, name := range opts.Passed(environ) {
+		if !slices.Contains(hostVars, name) {
+			passed = append(passed, name)
+			add(name, strings.TrimSpace(environ[name]))
+		}
+	}
+	// foreign are the secrets that came from somewhere else than the
+	// variables Allow lets through: no variable may carry one to a child.
+	var foreign []string
+	for _, v := range opts.SecretValues {
+		if slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(passed, src) }) {
+			foreign = append(foreign, v)
+		}
+	}
+	for _, name := range secretCarriers(environ, opts.SecretValues, foreign, hostVars, passed) {
+		if slices.Contains(opts.Allow, name) {
+			errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW: %s configures the bot or holds another variable's secret, so agent processes never get it; remove it from PROCESS_ENV_ALLOW", name))
+			continue
+		}
 		if !slices.ContainsFunc(opts.Deny, func(d string) bool { return strings.EqualFold(d, name) }) {
 			opts.Deny = append(opts.Deny, name)
 		}
@@ -242,19 +301,26 @@ func policyOptions(e Env, c Config, environ map[string]string) (spawnpolicy.Opti
 
 	if err := opts.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
+		return policySettings{opts: opts, names: names, warnings: warnings}, errors.Join(errs...)
 	}
-	return opts, names, warnings, errors.Join(errs...)
+	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ)}, errors.Join(errs...)
 }
 
-// secretCarriers returns, sorted, the names among secretVars that are set in
-// environ, and every other variable whose value holds one of secrets in any
-// form the redactor knows (raw, or base64-, hex-, percent- or JSON-encoded,
-// as a database URL holds an escaped password).
-func secretCarriers(environ map[string]string, secrets, secretVars []string) []string {
-	red := redactor.New(secrets)
+// secretCarriers returns, sorted, the names among hostVars that are set in
+// environ, and every other variable whose value holds a secret in any form
+// the redactor knows (raw, or base64-, hex-, percent- or JSON-encoded, as a
+// database URL holds an escaped password): one of secrets, or for the
+// variables in passed, one of foreign (a passed variable holds its own
+// value, which is a secret because it is passed).
+func secretCarriers(environ map[string]string, secrets, foreign, hostVars, passed []string) []string {
+	all, others := redactor.New(secrets), redactor.New(foreign)
 	var out []string
 	for name, value := range environ {
-		if (slices.Contains(secretVars, name) && value != "") || red.Redact(value) != value {
+		red := all
+		if slices.Contains(passed, name) {
+			red = others
+		}
+		if (slices.Contains(hostVars, name) && value != "") || red.Redact(value) != value {
 			out = append(out, name)
 		}
 	}
@@ -276,47 +342,20 @@ func configNames() []string {
 	return names
 }
 
-// writtenPassword returns the password of an absolute URL's user
-// information exactly as raw spells it, or "".
-func writtenPassword(raw string) string {
-	_, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return ""
-	}
-	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
-		rest = rest[:end]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return ""
-	}
-	_, pass, ok := strings.Cut(rest[:at], ":")
-	if !ok {
-		return ""
-	}
-	return pass
-}
-
-// urlSecrets returns the credentials a URL carries: the password of its
-// user information and every query value, when at least
-// MinimumSecretLength long (shorter ones are not secret enough to redact).
+// urlSecrets returns the credentials one of the bot's own URLs carries:
+// those of spawnpolicy.URLCredentials (its password, as decoded and as
+// spelt, and token-like query values), and every other query value at
+// least MinimumSecretLength long, since the bot's URL has no ordinary
+// parameter to keep.
 func urlSecrets(raw string) []string {
-	u, err := url.Parse(raw)
+	out := spawnpolicy.URLCredentials(raw)
+	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil
-	}
-	var out []string
-	if p, ok := u.User.Password(); ok && len(p) >= spawnpolicy.MinimumSecretLength {
-		out = append(out, p)
-		// The password as the URL spells it too: its escaping (":" as
-		// %3A, "$" left alone) is not one the redactor derives.
-		if written := writtenPassword(raw); written != p && len(written) >= spawnpolicy.MinimumSecretLength {
-			out = append(out, written)
-		}
+		return out
 	}
 	for _, vs := range u.Query() {
 		for _, v := range vs {
-			if len(v) >= spawnpolicy.MinimumSecretLength {
+			if len(v) >= spawnpolicy.MinimumSecretLength && !slices.Contains(out, v) {
 				out = append(out, v)
 			}
 		}

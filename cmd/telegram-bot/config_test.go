@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/mcp"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -202,9 +203,11 @@ func TestParseModelsIncludesDefault(t *testing.T) {
 }
 
 // TestParseDeniesSecretCarriers checks that no Allow glob can re-admit a
-// variable that carries a secret: the host's secret variables, the names
-// PROCESS_ENV_SECRETS lists, and any variable whose value holds a secret
-// are denied by their explicit names.
+// variable that carries someone else's secret: the host's secret variables
+// and any variable whose value holds a secret that did not come from a
+// variable Allow lets through are denied by their explicit names. What
+// Allow lets through on purpose (a deny glob matching it, a credential URL,
+// a PROCESS_ENV_SECRETS value) arrives, with its value a secret.
 func TestParseDeniesSecretCarriers(t *testing.T) {
 	environ := map[string]string{
 		"PATH":                    "/usr/bin:/bin",
@@ -222,12 +225,22 @@ func TestParseDeniesSecretCarriers(t *testing.T) {
 		"HTTP_PROXY":              "http://proxy-user:proxy-pass-0016@proxy:3128",
 		"OPENAI_BASE_URL":         "https://proxy-user:proxy-pass-0016@llm.example/v1",
 	}
-	for _, allow := range []string{"*", "TELEGRAM_*", "*_KEY,*_ALIAS,*_URL,WITH_*,MY_*,*_WEBHOOK,*_CONFIG,*_PROXY"} {
-		t.Run(allow, func(t *testing.T) {
+	tests := []struct {
+		allow string
+		// passed are the variables that arrive, their values redacted.
+		passed []string
+	}{
+		{"*", []string{"DATABASE_URL", "GH_TOKEN", "MY_INNOCENT"}},
+		{"TELEGRAM_*", nil},
+		{"*_KEY,*_ALIAS,*_URL,WITH_*,*_WEBHOOK,*_CONFIG,*_PROXY", nil},
+		{"*_KEY,*_ALIAS,*_URL,WITH_*,MY_*,*_WEBHOOK,*_CONFIG,*_PROXY", []string{"DATABASE_URL", "MY_INNOCENT"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.allow, func(t *testing.T) {
 			e := goodEnv()
 			e.SpeechKey = testSpeech
 			e.ProcessEnvSecrets = "MY_INNOCENT"
-			e.ProcessEnvAllow = allow
+			e.ProcessEnvAllow = tt.allow
 			e.OpenAIBaseURL = environ["OPENAI_BASE_URL"]
 			c, err := e.Parse(environ)
 			if err != nil {
@@ -236,29 +249,125 @@ func TestParseDeniesSecretCarriers(t *testing.T) {
 			if !slices.Contains(c.Policy.SecretValues, "proxy-pass-0016") {
 				t.Error("the password in OPENAI_BASE_URL is not a secret value")
 			}
-			p, err := spawnpolicy.New(c.Policy, nil, func() map[string]string { return environ })
-			if err != nil {
-				t.Fatalf("spawnpolicy.New: %v", err)
+			if diff := cmp.Diff(tt.passed, c.Passed); diff != "" {
+				t.Errorf("Passed (-want +got):\n%s", diff)
 			}
-			ctx, err := p.Prepare(spawnpolicy.Request{Purpose: spawnpolicy.BashTool, Command: "env", Cwd: "/"})
-			if err != nil {
-				t.Fatalf("Prepare: %v", err)
-			}
+			ctx := prepareBash(t, c, environ)
 			for _, name := range []string{"TELEGRAM_BOT_TOKEN", "TELEGRAM_SPEECH_API_KEY", "COOLIFY_ALIAS", "NOTIFY_URL", "WITH_NEWLINE", "MY_INNOCENT",
-				"DATABASE_URL", "BOT_WEBHOOK", "MCP_CONFIG", "HTTP_PROXY", "OPENAI_BASE_URL"} {
-				if _, ok := ctx.Env[name]; ok {
-					t.Errorf("%s reaches the child with PROCESS_ENV_ALLOW=%s", name, allow)
+				"DATABASE_URL", "BOT_WEBHOOK", "MCP_CONFIG", "HTTP_PROXY", "OPENAI_BASE_URL", "GH_TOKEN"} {
+				_, arrived := ctx.Env[name]
+				if want := slices.Contains(tt.passed, name); arrived != want {
+					t.Errorf("%s reaches the child: %v, want %v with PROCESS_ENV_ALLOW=%s", name, arrived, want, tt.allow)
 				}
 			}
 			if _, ok := ctx.Env["ORDINARY"]; !ok {
 				t.Error("ORDINARY was removed")
 			}
-			if allow == "*" {
-				if _, ok := ctx.Env["GH_TOKEN"]; !ok {
-					t.Error("GH_TOKEN was removed although allowed")
+			red := redactor.New(c.Policy.SecretValues)
+			for _, name := range tt.passed {
+				if red.Redact(environ[name]) == environ[name] {
+					t.Errorf("%s is passed, but its value is not redacted", name)
 				}
 			}
 		})
+	}
+}
+
+// prepareBash prepares a bash request with c's policy over environ.
+func prepareBash(t *testing.T, c Config, environ map[string]string) spawnpolicy.Context {
+	t.Helper()
+	p, err := spawnpolicy.New(c.Policy, nil, func() map[string]string { return environ })
+	if err != nil {
+		t.Fatalf("spawnpolicy.New: %v", err)
+	}
+	ctx, err := p.Prepare(spawnpolicy.Request{Purpose: spawnpolicy.BashTool, Command: "env", Cwd: "/"})
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	return ctx
+}
+
+// TestParseUseNotSee checks the gh recipe, PROCESS_ENV_ALLOW=GH_TOKEN
+// alone: GH_TOKEN reaches agent processes and its value is a secret; naming
+// it in PROCESS_ENV_SECRETS as well is no conflict.
+func TestParseUseNotSee(t *testing.T) {
+	const ghToken = "github_pat_fake_use_not_see_0031"
+	environ := map[string]string{"PATH": "/usr/bin", "GH_TOKEN": ghToken}
+	for _, secrets := range []string{"", "GH_TOKEN"} {
+		t.Run("PROCESS_ENV_SECRETS="+secrets, func(t *testing.T) {
+			e := goodEnv()
+			e.ProcessEnvAllow = "GH_TOKEN"
+			e.ProcessEnvSecrets = secrets
+			c, err := e.Parse(environ)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if diff := cmp.Diff([]string{"GH_TOKEN"}, c.Passed); diff != "" {
+				t.Errorf("Passed (-want +got):\n%s", diff)
+			}
+			if !slices.Contains(c.Policy.SecretValues, ghToken) {
+				t.Error("GH_TOKEN's value is not a secret value")
+			}
+			if !slices.Contains(c.SecretNames, "GH_TOKEN") {
+				t.Errorf("SecretNames = %v, want GH_TOKEN among them", c.SecretNames)
+			}
+			if len(c.Warnings) > 0 {
+				t.Errorf("Warnings = %q, want none", c.Warnings)
+			}
+			ctx := prepareBash(t, c, environ)
+			if ctx.Env["GH_TOKEN"] != ghToken {
+				t.Error("GH_TOKEN does not reach the child whole")
+			}
+		})
+	}
+}
+
+// TestParseAllowedCarrierOfAHostSecret checks that allowing by name a
+// variable that holds the bot's own token is a configuration error, not a
+// leak, and that the error names the variable only.
+func TestParseAllowedCarrierOfAHostSecret(t *testing.T) {
+	e := goodEnv()
+	e.ProcessEnvAllow = "COOLIFY_ALIAS"
+	_, err := e.Parse(map[string]string{"COOLIFY_ALIAS": testBotToken + "\n"})
+	if err == nil || !strings.Contains(err.Error(), "PROCESS_ENV_ALLOW: COOLIFY_ALIAS") {
+		t.Fatalf("Parse error = %v, want one naming COOLIFY_ALIAS", err)
+	}
+	if strings.Contains(err.Error(), testBotToken) {
+		t.Error("the error holds the bot token")
+	}
+}
+
+// TestParseCredentialURLs checks that an inherited URL with a password or
+// a token-like query parameter is removed from agent processes whatever its
+// name, and that its credentials become secrets.
+func TestParseCredentialURLs(t *testing.T) {
+	const dbPassword, hookToken = "fake-database-password-0032", "fake-hook-token-0033"
+	environ := map[string]string{
+		"PATH":         "/usr/bin",
+		"DATABASE_URL": "postgres://app:" + dbPassword + "@db:5432/app?sslmode=require",
+		"METRICS_PUSH": "https://push.example/v1?channel=ops&token=" + hookToken,
+		"UPSTREAM":     "https://upstream.example/api?page=2",
+	}
+	c, err := goodEnv().Parse(environ)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	for _, want := range []string{dbPassword, hookToken} {
+		if !slices.Contains(c.Policy.SecretValues, want) {
+			t.Errorf("a URL credential (length %d) is not a secret value", len(want))
+		}
+	}
+	ctx := prepareBash(t, c, environ)
+	for _, name := range []string{"DATABASE_URL", "METRICS_PUSH"} {
+		if _, ok := ctx.Env[name]; ok {
+			t.Errorf("%s reaches the child", name)
+		}
+	}
+	if _, ok := ctx.Env["UPSTREAM"]; !ok {
+		t.Error("UPSTREAM, a URL without a credential, was removed")
+	}
+	if got := redactor.New(c.Policy.SecretValues).Redact("connecting as app:" + dbPassword); strings.Contains(got, dbPassword) {
+		t.Error("the database password is not redacted")
 	}
 }
 
@@ -314,7 +423,7 @@ func TestURLSecretsKeepTheWrittenPassword(t *testing.T) {
 			t.Errorf("urlSecrets lacks the password form of length %d", len(want))
 		}
 	}
-	carriers := secretCarriers(map[string]string{"OTHER": raw, "PLAIN": "nothing here"}, got, nil)
+	carriers := secretCarriers(map[string]string{"OTHER": raw, "PLAIN": "nothing here"}, got, got, nil, nil)
 	if !slices.Equal(carriers, []string{"OTHER"}) {
 		t.Errorf("secretCarriers = %v, want [OTHER]", carriers)
 	}

@@ -142,8 +142,11 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 	} else {
 		r.line("  secret values: %d distinct, from %s (values are never shown)", len(cfg.Policy.SecretValues), strings.Join(cfg.SecretNames, ", "))
 	}
+	for _, name := range cfg.Passed {
+		r.line("  %s: passed to agent processes; its value is redacted", name)
+	}
 	removals := policy.Explain()
-	if kept := secretLookingKept(environ(), removals, policy.AllowNames()); len(kept) > 0 {
+	if kept := secretLookingKept(environ(), removals, append(policy.AllowNames(), cfg.Passed...)); len(kept) > 0 {
 		r.warn("agent processes keep these variables although they look secret: %s (add them to PROCESS_ENV_DENY or PROCESS_ENV_SECRETS, or to PROCESS_ENV_ALLOW to keep them on purpose)", strings.Join(kept, ", "))
 	}
 	if len(removals) == 0 {
@@ -319,7 +322,8 @@ func hostOf(raw string) string {
 // keep that look like they hold a secret: by name (SECRET, TOKEN, PASSWORD,
 // an API or access key, a name ending in _KEY or _PASS) or by value (a URL
 // with a password in it, as a DATABASE_URL has). Variables the operator
-// allowed on purpose (an Allow entry naming them exactly) are left out.
+// allowed on purpose (an Allow entry naming them exactly, or a variable
+// passed with its value redacted) are left out.
 func secretLookingKept(environ map[string]string, removals []spawnpolicy.Removal, allow []string) []string {
 	removed := make(map[string]bool, len(removals))
 	for _, rm := range removals {

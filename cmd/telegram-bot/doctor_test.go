@@ -56,10 +56,15 @@ func onlineFakes(t *testing.T, e Env) Env {
 
 func runDoctorWith(t *testing.T, e Env, probe func(context.Context, *spawnpolicy.Policy) error) (string, int) {
 	t.Helper()
+	return runDoctorIn(t, e, doctorEnviron(), probe)
+}
+
+// runDoctorIn runs the doctor with environ as the process environment.
+func runDoctorIn(t *testing.T, e Env, environ map[string]string, probe func(context.Context, *spawnpolicy.Policy) error) (string, int) {
+	t.Helper()
 	if e.BotToken != "" {
 		e = onlineFakes(t, e)
 	}
-	environ := doctorEnviron()
 	var out bytes.Buffer
 	code := doctor(context.Background(), &out, doctorDeps{
 		loadEnv: func() (Env, error) { return e, nil },
@@ -99,7 +104,8 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 	for _, want := range []string{
 		"Process environment: ",
 		"allow: GH_TOKEN",
-		"secret values: 3 distinct, from TELEGRAM_BOT_TOKEN, OPENAI_API_KEY, MY_INNOCENT",
+		"secret values: 5 distinct, from TELEGRAM_BOT_TOKEN, OPENAI_API_KEY, MY_INNOCENT, DATABASE_URL, GH_TOKEN",
+		"GH_TOKEN: passed to agent processes; its value is redacted",
 		"TELEGRAM_BOT_TOKEN (TELEGRAM_BOT_TOKEN)",
 		"DB_PASSWORD",
 		"(*_PASSWORD)",
@@ -111,8 +117,9 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 		"AGENT_DIR " + e.AgentDir + ": writable",
 		"Telegram: the token belongs to @",
 		"AWS_SECRET_ACCESS_KEY",
-		"(*_SECRET_*)",
-		"keep these variables although they look secret: DATABASE_URL, MY_APIKEY_PATH, STRIPE_KEY (",
+		"(*_KEY)",
+		"DATABASE_URL (DATABASE_URL)",
+		"keep these variables although they look secret: MY_APIKEY_PATH (",
 		"model provider: answers at 127.0.0.1",
 		"Ready",
 	} {
@@ -124,6 +131,33 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 		t.Errorf("GH_TOKEN is allowed but listed as removed; output:\n%s", out)
 	}
 	assertNoSecrets(t, out)
+}
+
+// TestDoctorUseNotSee checks the gh recipe, PROCESS_ENV_ALLOW=GH_TOKEN
+// alone: the doctor says GH_TOKEN is passed with its value redacted, warns
+// of nothing about it, and never prints the value.
+func TestDoctorUseNotSee(t *testing.T) {
+	const ghToken = "github_pat_fake_doctor_0034"
+	e := goodEnv()
+	e.AgentDir = filepath.Join(t.TempDir(), "data")
+	e.WorkspaceDir = filepath.Join(t.TempDir(), "workspace")
+	e.ProcessEnvAllow = "GH_TOKEN"
+	environ := map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/bot", "GH_TOKEN": ghToken}
+	out, code := runDoctorIn(t, e, environ, func(context.Context, *spawnpolicy.Policy) error { return nil })
+	if code != 0 {
+		t.Fatalf("doctor exit code = %d, want 0; output:\n%s", code, out)
+	}
+	if !strings.Contains(out, "  GH_TOKEN: passed to agent processes; its value is redacted\n") {
+		t.Errorf("output lacks the GH_TOKEN line; output:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "GH_TOKEN") && (strings.Contains(line, "warning") || strings.Contains(line, "PROBLEM")) {
+			t.Errorf("the doctor complains about GH_TOKEN: %q", line)
+		}
+	}
+	if strings.Contains(out, ghToken) {
+		t.Error("the doctor's output holds GH_TOKEN's value")
+	}
 }
 
 func TestDoctorBadConfiguration(t *testing.T) {

@@ -132,6 +132,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 1
 	}
 	logger.Info(policy.Summary())
+	for _, name := range cfg.Passed {
+		logger.Info("passed to agent processes; its value is redacted", "variable", name)
+	}
 
 	for _, dir := range []string{cfg.AgentDir, cfg.WorkspaceDir} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -11,7 +11,9 @@
 //
 // Precedence, for every inherited variable: an explicit name in Deny removes
 // it; else a name or glob in Allow keeps it; else a glob in Deny removes it;
-// else a value listed in SecretValues removes it; else it is kept. Names and
+// else a value that is a URL carrying a credential (a password, or a
+// token-like query parameter: see [URLCredentials]) removes it; else a value
+// listed in SecretValues removes it; else it is kept. Names and
 // globs match case-insensitively, and "*" is the only wildcard. Variables the
 // request sets explicitly are never filtered.
 //

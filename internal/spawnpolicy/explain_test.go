@@ -67,14 +67,14 @@ func TestSummary(t *testing.T) {
 		{
 			name:      "defaults",
 			opts:      DefaultOptions(),
-			want:      "Process environment: 15 deny rules, allow: none",
-			wantCount: 15,
+			want:      "Process environment: 31 deny rules, allow: none",
+			wantCount: 31,
 		},
 		{
 			name:      "with allow",
 			opts:      optionsWith(func(o *Options) { o.Allow = []string{"GH_TOKEN", "NPM_*"} }),
-			want:      "Process environment: 15 deny rules, allow: GH_TOKEN, NPM_*",
-			wantCount: 15,
+			want:      "Process environment: 31 deny rules, allow: GH_TOKEN, NPM_*",
+			wantCount: 31,
 			wantAllow: []string{"GH_TOKEN", "NPM_*"},
 		},
 	}

@@ -3,6 +3,7 @@ package spawnpolicy
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
@@ -12,11 +13,13 @@ import (
 // redactor's constant, so filtering and redaction can never disagree.
 const MinimumSecretLength = redactor.MinimumSecretLength
 
-// DefaultDeny is the default deny-list of the spec's §2, in its order: the
-// globs that catch API keys, tokens, secrets and passwords (with the "__"
-// forms of Section__Key configuration variables), then the host's and the
-// providers' own credentials by name, so that an Allow glob never re-admits
-// them.
+// DefaultDeny is the default deny-list: the spec's §2 in its order (the
+// globs that catch API keys, tokens, secrets and passwords, with the "__"
+// forms of Section__Key configuration variables), then the other common
+// carriers of credentials (keys, personal access tokens, passwords, data
+// source names, auth strings, credentials and webhook URLs, each with its
+// "__" form), then the host's and the providers' own credentials by name,
+// so that an Allow glob never re-admits them.
 //
 // DefaultDeny is a copy for reading: [DefaultOptions] builds its Deny list
 // from its own fresh copy, so changing this variable changes nothing.
@@ -29,6 +32,14 @@ func defaultDeny() []string {
 		"*_TOKEN", "*__*TOKEN",
 		"*_SECRET", "*__*SECRET",
 		"*_PASSWORD", "*__*PASSWORD",
+		"*_KEY", "*__*KEY",
+		"*_PAT", "*__*PAT",
+		"*_PASS", "*__*PASS",
+		"*_PASSWD", "*__*PASSWD",
+		"*_DSN", "*__*DSN",
+		"*_AUTH", "*__*AUTH",
+		"*_CREDENTIALS", "*__*CREDENTIALS",
+		"*_WEBHOOK_URL", "*__*WEBHOOKURL",
 		"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "GOOGLE_CLIENT_SECRET",
 		"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
 	}
@@ -39,7 +50,10 @@ type Options struct {
 	// Deny lists names and globs removed from the inherited environment.
 	// An explicit name (no "*") wins over Allow; a glob loses to it.
 	Deny []string
-	// Allow lists names and globs kept even when a Deny glob matches them.
+	// Allow lists names and globs kept even when a Deny glob, the
+	// credential URL rule or SecretValues would remove them. A variable
+	// kept that way reaches agent processes, and its value must be a known
+	// secret to the host (see [Options.Passed]).
 	Allow []string
 	// SecretValues removes any inherited variable whose value equals one of
 	// them, whatever its name. Values shorter than [MinimumSecretLength]
@@ -100,4 +114,21 @@ func validateEntries(list string, entries []string) []error {
 		}
 	}
 	return problems
+}
+
+// Passed returns, sorted, the variables of environ that a Deny glob, the
+// credential URL rule or a secret value would remove but Allow keeps: they
+// reach agent processes on purpose ("use, not see"), so the host must add
+// their values to the secrets it redacts. An explicit Deny name is never
+// passed. The options must be valid.
+func (o Options) Passed(environ map[string]string) []string {
+	r := compileRules(o)
+	var out []string
+	for name, value := range environ {
+		if r.passed(name, value) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

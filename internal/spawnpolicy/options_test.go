@@ -8,12 +8,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// TestDefaultDenyIsTheSpecTable checks the spec's table, with the carriers
+// issue 17 adds between its globs and its names.
 func TestDefaultDenyIsTheSpecTable(t *testing.T) {
 	want := []string{
 		"*_API_KEY", "*_APIKEY", "*__APIKEY",
 		"*_TOKEN", "*__*TOKEN",
 		"*_SECRET", "*__*SECRET",
 		"*_PASSWORD", "*__*PASSWORD",
+		"*_KEY", "*__*KEY",
+		"*_PAT", "*__*PAT",
+		"*_PASS", "*__*PASS",
+		"*_PASSWD", "*__*PASSWD",
+		"*_DSN", "*__*DSN",
+		"*_AUTH", "*__*AUTH",
+		"*_CREDENTIALS", "*__*CREDENTIALS",
+		"*_WEBHOOK_URL", "*__*WEBHOOKURL",
 		"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "GOOGLE_CLIENT_SECRET",
 		"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
 	}

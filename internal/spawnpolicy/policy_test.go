@@ -88,6 +88,22 @@ func TestDefaultDenyEntriesRemoveTheirExamples(t *testing.T) {
 		{"*__*SECRET", []string{"GoogleCalendar__ClientSecret", "A__B__SECRET"}},
 		{"*_PASSWORD", []string{"DB_PASSWORD", "Registry_Password"}},
 		{"*__*PASSWORD", []string{"Database__Password", "Registry__AdminPassword"}},
+		{"*_KEY", []string{"STRIPE_KEY", "AWS_SECRET_ACCESS_KEY", "SIGNING_KEY", "ssh_private_key"}},
+		{"*__*KEY", []string{"Jwt__SigningKey", "Stripe__Key", "App__Crypto__MasterKey"}},
+		{"*_PAT", []string{"GITHUB_PAT", "AZURE_DEVOPS_PAT", "gitlab_pat"}},
+		{"*__*PAT", []string{"GitHub__Pat", "Ci__DeployPat"}},
+		{"*_PASS", []string{"SMTP_PASS", "REDIS_PASS", "mysql_pass"}},
+		{"*__*PASS", []string{"Smtp__Pass", "Mail__UserPass"}},
+		{"*_PASSWD", []string{"DB_PASSWD", "ROOT_PASSWD"}},
+		{"*__*PASSWD", []string{"Database__Passwd", "Ldap__BindPasswd"}},
+		{"*_DSN", []string{"SENTRY_DSN", "DATABASE_DSN"}},
+		{"*__*DSN", []string{"Sentry__Dsn", "Db__ConnectionDsn"}},
+		{"*_AUTH", []string{"NPM_CONFIG__AUTH", "BASIC_AUTH", "REGISTRY_AUTH"}},
+		{"*__*AUTH", []string{"Proxy__BasicAuth", "Registry__Auth"}},
+		{"*_CREDENTIALS", []string{"GOOGLE_APPLICATION_CREDENTIALS", "AWS_CREDENTIALS"}},
+		{"*__*CREDENTIALS", []string{"Aws__Credentials", "Gcp__ServiceCredentials"}},
+		{"*_WEBHOOK_URL", []string{"SLACK_WEBHOOK_URL", "DISCORD_WEBHOOK_URL"}},
+		{"*__*WEBHOOKURL", []string{"Slack__WebhookUrl", "Alerts__TeamsWebhookUrl"}},
 		{"TELEGRAM_BOT_TOKEN", []string{"TELEGRAM_BOT_TOKEN", "telegram_bot_token"}},
 		{"OPENAI_API_KEY", []string{"OPENAI_API_KEY"}},
 		{"GOOGLE_CLIENT_SECRET", []string{"GOOGLE_CLIENT_SECRET"}},
@@ -118,6 +134,35 @@ func TestDefaultDenyEntriesRemoveTheirExamples(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDefaultDenyKeepsOrdinaryNames checks the names the default globs must
+// not catch: the system's, the shell's and the tools' usual variables, and
+// the ones whose names merely resemble a secret's (an ASKPASS helper, an
+// agent socket, a credentials directory).
+func TestDefaultDenyKeepsOrdinaryNames(t *testing.T) {
+	kept := []string{
+		"PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "TZ", "TERM", "SHELL", "USER", "LOGNAME", "PWD", "OLDPWD", "HOSTNAME",
+		"SSH_AUTH_SOCK", "SSH_AGENT_PID", "SSH_ASKPASS", "GIT_ASKPASS", "SUDO_ASKPASS", "XAUTHORITY", "GPG_TTY", "GNUPGHOME",
+		"LESSKEY", "KEYTIMEOUT", "CREDENTIALS_DIRECTORY", "PASSWORD_STORE_DIR", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+		"PLAYWRIGHT_BROWSERS_PATH", "TOKENIZERS_PARALLELISM", "TELEGRAM_ALLOWED_USER_IDS", "DEFAULT_TIMEZONE",
+		"GOPATH", "PYTHONPATH", "NODE_PATH", "LD_LIBRARY_PATH", "CLASSPATH", "JAVA_HOME", "KUBECONFIG", "DOCKER_HOST",
+		"XDG_RUNTIME_DIR", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "EDITOR", "PAGER", "NO_PROXY", "SSL_CERT_FILE",
+		"NODE_EXTRA_CA_CERTS", "KEY_PATH", "PAT_HOME", "AUTH_MODE", "DSN_TIMEOUT", "WEBHOOK_URL_PATH",
+		"Logging__LogLevel__Default", "Kestrel__Endpoints__Http__Url",
+	}
+	env := make(map[string]string, len(kept))
+	for _, name := range kept {
+		env[name] = "ordinary-value"
+	}
+	p := newTestPolicy(t, DefaultOptions(), nil, env)
+	got, err := p.Prepare(bashRequest())
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	if diff := cmp.Diff(sortedNames(env), sortedNames(got.Env)); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
 	}
 }
 

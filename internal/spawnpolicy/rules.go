@@ -1,5 +1,7 @@
 package spawnpolicy
 
+import "slices"
+
 // ruleSecretValue is the rule Explain names for a variable removed because
 // its value is a known secret.
 const ruleSecretValue = "secret value"
@@ -40,9 +42,11 @@ func compileRules(opts Options) rules {
 
 // removedBy applies the precedence of §2 to one inherited variable: an
 // explicit name in Deny removes it; else a name or glob in Allow keeps it;
-// else a glob in Deny removes it; else a secret value removes it; else it is
-// kept. It returns the rule that removes the variable (the Deny entry as
-// configured, or "secret value") and true, or "" and false when it is kept.
+// else a glob in Deny removes it; else a value that is a URL carrying a
+// credential removes it; else a secret value removes it; else it is kept. It
+// returns the rule that removes the variable (the Deny entry as configured,
+// "credential URL" or "secret value") and true, or "" and false when it is
+// kept.
 func (r *rules) removedBy(name, value string) (string, bool) {
 	for i := range r.denyNames {
 		if r.denyNames[i].match(name) {
@@ -54,13 +58,37 @@ func (r *rules) removedBy(name, value string) (string, bool) {
 			return "", false
 		}
 	}
+	return r.removedAfterAllow(name, value)
+}
+
+// removedAfterAllow applies the rules that Allow wins over: a glob in Deny,
+// the credential URL rule and the secret values.
+func (r *rules) removedAfterAllow(name, value string) (string, bool) {
 	for i := range r.denyGlobs {
 		if r.denyGlobs[i].match(name) {
 			return r.denyGlobs[i].source, true
 		}
 	}
+	if credentialURL(value) {
+		return ruleCredentialURL, true
+	}
 	if _, ok := r.secrets[value]; ok {
 		return ruleSecretValue, true
 	}
 	return "", false
+}
+
+// passed reports whether Allow keeps a variable that a rule it wins over
+// would otherwise remove.
+func (r *rules) passed(name, value string) bool {
+	for i := range r.denyNames {
+		if r.denyNames[i].match(name) {
+			return false
+		}
+	}
+	if !slices.ContainsFunc(r.allow, func(p pattern) bool { return p.match(name) }) {
+		return false
+	}
+	_, removed := r.removedAfterAllow(name, value)
+	return removed
 }
