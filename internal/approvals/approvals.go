@@ -1,0 +1,184 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
+// Name is the extension's name.
+const Name = "approvals"
+
+// readOnlyTools are the tools APPROVAL_MODE=all does not ask about: they
+// change nothing.
+var readOnlyTools = map[string]bool{"read": true, "list_jobs": true}
+
+// Extension asks the chat before the tool calls its mode and rules select,
+// through the tool_call event: a call runs only once it is allowed, and a
+// denied one gets a result that says so. Register it last, so that it sees
+// the arguments after every other extension's handlers.
+type Extension struct {
+	asker  Asker
+	store  DecisionStore
+	cfg    config
+	red    *redactor.Redactor
+	logger *slog.Logger
+}
+
+// New returns the extension; asker asks the chat and store keeps its
+// "Always in this chat" decisions.
+func New(asker Asker, store DecisionStore, opts ...Option) (*Extension, error) {
+	if asker == nil || store == nil {
+		return nil, errors.New("approvals: an asker and a decision store are required")
+	}
+	cfg := config{timeout: DefaultTimeout}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Extension{asker: asker, store: store, cfg: cfg}, nil
+}
+
+// Name returns "approvals".
+func (e *Extension) Name() string { return Name }
+
+// Mode returns the mode the extension runs in.
+func (e *Extension) Mode() Mode { return e.cfg.mode }
+
+// Activate adds the tool_call handler, unless the mode is off.
+func (e *Extension) Activate(_ context.Context, api *agent.API) error {
+	e.red = api.Redactor()
+	e.logger = api.Logger()
+	if e.cfg.mode == ModeOff {
+		return nil
+	}
+	api.OnToolCall(e.onToolCall)
+	return nil
+}
+
+// shownLength is how many characters of a command the chat is shown.
+const shownLength = 600
+
+// onToolCall decides one call: it runs when no rule matches or the chat
+// always allows every rule it matches, else it waits for the chat's answer.
+func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) error {
+	tc := ev.Context
+	var scope, session, workspace string
+	if tc != nil {
+		scope, session, workspace = tc.Scope, tc.SessionID, tc.Workspace
+	}
+	shown, ids := e.assess(ev.ToolName, ev.Arguments, workspace)
+	var rules []Rule
+	for _, id := range ids {
+		if !e.store.AlwaysAllowed(scope, id) {
+			rules = append(rules, Describe(id))
+		}
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	req := Request{
+		Scope: scope, SessionID: session, CallID: ev.CallID, Tool: ev.ToolName,
+		Command: shorten(e.red.Redact(shown), shownLength), Rules: rules,
+	}
+	log := e.logger.With("scope", scope, "session", session, "tool", ev.ToolName, "rules", ruleIDs(rules))
+	what := fmt.Sprintf("%s (%s)", req.Command, describeAll(rules))
+	if isUnattended(ctx) {
+		log.Info("approvals: denied without asking: nobody watches this turn")
+		ev.Block("Not run: " + what + " needs the user's approval, and this turn was started by a scheduled job, so there was nobody to ask. Say in your answer that it was not run and why; the user can ask for it in the chat.")
+		return nil
+	}
+	askCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+	defer cancel()
+	d, err := e.asker.Ask(askCtx, req)
+	switch {
+	case ctx.Err() != nil:
+		log.Info("approvals: the turn was stopped while waiting")
+		ev.Block("Not run: the turn was stopped while " + what + " waited for the user's approval.")
+	case errors.Is(askCtx.Err(), context.DeadlineExceeded):
+		log.Info("approvals: no answer in time, denied", "timeout", e.cfg.timeout)
+		ev.Block(fmt.Sprintf("Not run: the user did not answer the approval request for %s within %s, which counts as a denial. Do not try it another way; ask the user.", what, e.cfg.timeout))
+	case err != nil:
+		log.Warn("approvals: asking failed, denied", "err", err)
+		ev.Block(fmt.Sprintf("Not run: the approval request for %s could not be sent (%v), which counts as a denial.", what, err))
+	case d == AllowAlways:
+		for _, r := range rules {
+			if err := e.store.AllowAlways(scope, r.ID); err != nil {
+				log.Warn("approvals: keeping the decision failed; allowed this once", "rule", r.ID, "err", err)
+			}
+		}
+		log.Info("approvals: allowed, always in this chat")
+	case d == AllowOnce:
+		log.Info("approvals: allowed once")
+	default:
+		log.Info("approvals: denied by the user")
+		ev.Block("Not run: the user denied: " + what + ". Do not try it another way; ask the user what to do instead.")
+	}
+	return nil
+}
+
+// assess returns what the call does, as the chat is shown it, and the IDs
+// of the rules it matches.
+func (e *Extension) assess(tool string, raw json.RawMessage, workspace string) (string, []string) {
+	var ids []string
+	shown := tool + " " + string(raw)
+	switch tool {
+	case "bash":
+		var args struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(raw, &args) == nil {
+			shown = args.Command
+			ids = assessCommand(args.Command, e.cfg.custom)
+		} else {
+			ids = []string{RuleUnparsable}
+		}
+	case "write", "edit":
+		var args struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(raw, &args) != nil || outsideView(workspace, e.cfg.writable, args.Path) {
+			ids = []string{RuleWriteOutsideView}
+		}
+		shown = tool + " " + args.Path
+	}
+	if e.cfg.mode == ModeAll && !readOnlyTools[tool] {
+		ids = append(ids, toolPrefix+tool)
+	}
+	return shown, ids
+}
+
+// ruleIDs lists the rules' IDs, for logs.
+func ruleIDs(rules []Rule) []string {
+	ids := make([]string, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// describeAll joins the rules' descriptions.
+func describeAll(rules []Rule) string {
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = r.Description
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shorten cuts s to at most max characters, keeping its beginning and its
+// end (where a risky part often stands) around an ellipsis.
+func shorten(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	head := max * 2 / 3
+	tail := max - head - 1
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
