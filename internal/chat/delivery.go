@@ -3,12 +3,13 @@ package chat
 import (
 	"context"
 	"fmt"
-	"html"
 	"strings"
 	"time"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/chat/markup"
 )
 
 // finishTimeout bounds the delivery of a turn's final answer: long enough to
@@ -55,7 +56,7 @@ func (h *Host) deliver(ctx context.Context, t target, parts []string, mode model
 			if i == 0 {
 				return err
 			}
-			err = h.sendPart(ctx, t, htmlToPlain(part), "", 0, 0)
+			err = h.sendPart(ctx, t, markup.Visible(part), "", 0, 0)
 		}
 		if err == nil {
 			continue
@@ -85,7 +86,7 @@ func (h *Host) deliver(ctx context.Context, t target, parts []string, mode model
 		}
 		err := h.sendPart(ctx, t, escapeFor(mode, head)+part, mode, 0, 0)
 		if err != nil && isBadMarkup(err) {
-			err = h.sendPart(ctx, t, head+htmlToPlain(part), "", 0, 0)
+			err = h.sendPart(ctx, t, head+markup.Visible(part), "", 0, 0)
 		}
 		if err != nil {
 			h.logSendError("answer (late part)", t, err)
@@ -128,28 +129,7 @@ func nonBlank(parts []string) []string {
 // escapeFor escapes s for mode.
 func escapeFor(mode models.ParseMode, s string) string {
 	if mode == models.ParseModeHTML {
-		return escapeText(s)
+		return markup.EscapeText(s)
 	}
 	return s
-}
-
-// htmlToPlain returns the visible text of Telegram HTML: tags dropped,
-// entities decoded.
-func htmlToPlain(s string) string {
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '<')
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s[:i])
-		j := strings.IndexByte(s[i:], '>')
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		s = s[i+j+1:]
-	}
-	return html.UnescapeString(b.String())
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
+
+	"github.com/volcanic/telegram-agent/internal/chat/markup"
 )
 
 // assertNoSecret fails when any body holds value; it names, never prints.
@@ -188,8 +190,8 @@ func TestLongAnswerIsSplit(t *testing.T) {
 		t.Errorf("the answer did not arrive whole: got %d words, want %d", len(got), len(want))
 	}
 	for _, m := range msgs {
-		if UTF16Len(m.Text) > MaxMessageLength {
-			t.Errorf("a part is %d long", UTF16Len(m.Text))
+		if markup.UTF16Len(m.Text) > markup.MaxMessageLength {
+			t.Errorf("a part is %d long", markup.UTF16Len(m.Text))
 		}
 	}
 }

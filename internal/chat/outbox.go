@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/chat/markup"
 )
 
 // maxNotices bounds the notices waiting to be sent to one chat; beyond it
@@ -59,7 +61,7 @@ func (h *Host) notice(t target, text string, replyTo int) {
 // sendNotice sends text to t through the notice sender; a part that
 // fails ends it (logged).
 func (h *Host) sendNotice(ctx context.Context, t target, text string, replyTo int) {
-	for i, part := range nonBlank(SplitPlain(text, 0)) {
+	for i, part := range nonBlank(markup.SplitPlain(text, 0)) {
 		if i > 0 {
 			replyTo = 0
 		}

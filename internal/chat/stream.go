@@ -14,6 +14,8 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+
+	"github.com/volcanic/telegram-agent/internal/chat/markup"
 )
 
 // previewLimit bounds a streamed preview (drafts and edits), below
@@ -256,7 +258,7 @@ func (s *segment) prefix() string {
 // renderAnswer renders a (possibly partial) answer as Telegram HTML, with
 // the label in bold.
 func (s *segment) renderAnswer(text string) string {
-	out := RenderHTML(text)
+	out := markup.RenderHTML(text)
 	if s.label != "" {
 		out = "<b>" + html.EscapeString(s.label) + "</b>\n\n" + out
 	}
@@ -370,10 +372,10 @@ func draftsRefused(err error) bool {
 // previewHTML cuts rendered HTML to fit a streamed preview, keeping it
 // valid.
 func previewHTML(s string) string {
-	if UTF16Len(s) <= previewLimit {
+	if markup.UTF16Len(s) <= previewLimit {
 		return s
 	}
-	return SplitMessage(s, previewLimit-2)[0] + " …"
+	return markup.SplitMessage(s, previewLimit-2)[0] + " …"
 }
 
 // discard stops the throttle without sending anything more.
@@ -392,11 +394,11 @@ func (s *segment) finish(ctx context.Context, text string) {
 	// Redacted before rendering and splitting, which could otherwise cut
 	// or escape a secret past the sender's own pass.
 	text = h.cfg.Redactor.Redact(text)
-	if err := h.deliver(ctx, s.t, SplitMessage(s.renderAnswer(text), 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
+	if err := h.deliver(ctx, s.t, markup.SplitMessage(s.renderAnswer(text), 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
 		return
 	}
 	h.logger.Debug("telegram rejected the HTML; sending the answer as plain text")
-	_ = h.deliver(ctx, s.t, SplitPlain(s.prefix()+text, 0), "", msgID, s.replyTo)
+	_ = h.deliver(ctx, s.t, markup.SplitPlain(s.prefix()+text, 0), "", msgID, s.replyTo)
 }
 
 func classOf(err error) errorClass {
@@ -416,7 +418,7 @@ func (h *Host) messageParams(t target, text string, mode models.ParseMode, reply
 
 // sendText sends plain text to t, split when long.
 func (h *Host) sendText(ctx context.Context, t target, text string, replyTo int) error {
-	return h.deliver(ctx, t, SplitPlain(text, 0), "", 0, replyTo)
+	return h.deliver(ctx, t, markup.SplitPlain(text, 0), "", 0, replyTo)
 }
 
 // logSendError logs a failed send: a 403 (the user blocked the bot) drops
@@ -441,12 +443,12 @@ func (h *Host) logSkipped(what string, t target, err error) {
 
 // preview cuts text to fit a streamed preview.
 func preview(text string) string {
-	if UTF16Len(text) <= previewLimit {
+	if markup.UTF16Len(text) <= previewLimit {
 		return text
 	}
 	n := 0
 	for i, r := range text {
-		if n += utf16Units(r); n > previewLimit-2 {
+		if n += markup.UTF16Units(r); n > previewLimit-2 {
 			return text[:i] + " …"
 		}
 	}

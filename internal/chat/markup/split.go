@@ -1,4 +1,4 @@
-package chat
+package markup
 
 import (
 	"strings"

@@ -1,0 +1,39 @@
+package markup
+
+import (
+	"html"
+	"strings"
+)
+
+// Visible returns the text a user sees of Telegram HTML: tags dropped,
+// entities decoded. It is also the plain text to send when Telegram rejects
+// the markup.
+func Visible(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		s = s[i+j+1:]
+	}
+	return html.UnescapeString(b.String())
+}
+
+// EscapeText escapes &, < and > so that s shows as it is in Telegram HTML.
+func EscapeText(s string) string {
+	return escapeText(s)
+}
+
+// UTF16Units returns the length of r in UTF-16 code units: 2 beyond the
+// Basic Multilingual Plane, else 1.
+func UTF16Units(r rune) int {
+	return utf16Units(r)
+}
