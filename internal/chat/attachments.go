@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -13,15 +12,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
-
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
-
-// MaxDownload is the largest file the Bot API's getFile lets a bot
-// download (20 MB).
-const MaxDownload = 20 << 20
 
 // maxPhoto bounds the photo size sent to the model as an image.
 const maxPhoto = 5 << 20
@@ -114,47 +107,31 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 	return content, nil
 }
 
-// download fetches a file through getFile, within the 20 MB limit.
+// download fetches a file through getFile, within the Bot API's 20 MB
+// limit, and returns it with its path on Telegram's file server.
 func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte, string, error) {
-	tooBig := userErrorf("the file is too large: bots can download at most %d MB", MaxDownload>>20)
-	if size > MaxDownload {
+	tooBig := userErrorf("the file is too large: bots can download at most %d MB", botapi.MaxDownload>>20)
+	if size > botapi.MaxDownload {
 		return nil, "", tooBig
 	}
-	f, err := h.send.GetFile(ctx, &bot.GetFileParams{FileID: fileID})
+	f, err := h.api.GetFile(ctx, fileID)
 	if err != nil {
 		h.logger.Warn("getFile failed", "err", err)
-		if strings.Contains(err.Error(), "too big") {
+		if botapi.IsFileTooLarge(err) {
 			return nil, "", tooBig
 		}
 		return nil, "", userError("the file could not be fetched from Telegram")
 	}
-	return h.fetchFile(ctx, f, tooBig)
-}
-
-func (h *Host) fetchFile(ctx context.Context, f *models.File, tooBig error) ([]byte, string, error) {
-	if f.FileSize > MaxDownload {
+	if f.FileSize > botapi.MaxDownload {
 		return nil, "", tooBig
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.cfg.APIURL+"/file/bot"+h.cfg.Token+"/"+f.FilePath, nil)
-	if err != nil {
-		return nil, "", userError("the file could not be fetched from Telegram")
-	}
-	resp, err := h.http.Do(req)
-	if err != nil {
-		h.logger.Warn("file download failed", "err", h.scrub(err))
-		return nil, "", userError("the file could not be downloaded from Telegram")
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		h.logger.Warn("file download failed", "status", resp.StatusCode)
-		return nil, "", userError("the file could not be downloaded from Telegram")
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxDownload+1))
-	if err != nil {
-		return nil, "", userError("the file download broke off")
-	}
-	if len(data) > MaxDownload {
+	data, err := h.api.Download(ctx, f.FilePath, botapi.MaxDownload)
+	switch {
+	case botapi.IsFileTooLarge(err):
 		return nil, "", tooBig
+	case err != nil:
+		h.logger.Warn("file download failed", "err", err)
+		return nil, "", userError("the file could not be downloaded from Telegram")
 	}
 	return data, f.FilePath, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -53,7 +54,7 @@ func TestAttachmentFailuresAreReplied(t *testing.T) {
 			want: "⚠️ the photo is too large (the limit is 5 MB)"},
 		{name: "a document over the download limit",
 			send: func(tg *telegramtest.Server) models.Message {
-				return tg.SendDocument(userID, userID, "big.bin", []byte("body"), "", withDocumentSize(MaxDownload+1))
+				return tg.SendDocument(userID, userID, "big.bin", []byte("body"), "", withDocumentSize(botapi.MaxDownload+1))
 			},
 			want: "⚠️ the file is too large: bots can download at most 20 MB"},
 		{name: "getFile says the file is too big", fail: "getFile", failCode: 400, failText: "Bad Request: file is too big",

@@ -1,58 +1,64 @@
 package chat
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
-
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
-// memSender is an in-memory Bot API: it answers at once and signals every
-// sendMessage, so a benchmark measures the host and not the network.
-type memSender struct {
+// memAPI is an in-memory Bot API behind an http.RoundTripper: it answers
+// at once and signals every sendMessage's text, so a benchmark measures
+// the host (the Bot API client's encoding included) and not the network.
+type memAPI struct {
 	nextID atomic.Int64
 	sent   chan string
 }
 
-func (m *memSender) SendMessage(_ context.Context, p *bot.SendMessageParams) (*models.Message, error) {
-	m.sent <- p.Text
-	return &models.Message{ID: int(m.nextID.Add(1))}, nil
-}
-func (m *memSender) EditMessageText(_ context.Context, p *bot.EditMessageTextParams) (*models.Message, error) {
-	return &models.Message{ID: p.MessageID}, nil
-}
-func (m *memSender) EditMessageReplyMarkup(context.Context, *bot.EditMessageReplyMarkupParams) (*models.Message, error) {
-	return &models.Message{}, nil
-}
-func (m *memSender) SendMessageDraft(context.Context, *bot.SendMessageDraftParams) (bool, error) {
-	return true, nil
-}
-func (m *memSender) SendChatAction(context.Context, *bot.SendChatActionParams) (bool, error) {
-	return true, nil
-}
-func (m *memSender) SetMyCommands(context.Context, *bot.SetMyCommandsParams) (bool, error) {
-	return true, nil
-}
-func (m *memSender) GetFile(context.Context, *bot.GetFileParams) (*models.File, error) {
-	return &models.File{}, nil
-}
-func (m *memSender) AnswerCallbackQuery(context.Context, *bot.AnswerCallbackQueryParams) (bool, error) {
-	return true, nil
-}
-func (m *memSender) GetMe(context.Context) (*models.User, error) {
-	return &models.User{ID: 1, IsBot: true, Username: "bench_bot"}, nil
+// client returns an HTTP client whose requests memAPI answers.
+func (m *memAPI) client() *http.Client { return &http.Client{Transport: m} }
+
+// RoundTrip answers one Bot API call.
+func (m *memAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	var params struct {
+		Text      string `json:"text"`
+		MessageID int    `json:"message_id"`
+	}
+	if r.Body != nil {
+		_ = json.NewDecoder(r.Body).Decode(&params)
+		r.Body.Close()
+	}
+	var result any = true
+	switch path.Base(r.URL.Path) {
+	case "sendMessage":
+		m.sent <- params.Text
+		result = map[string]any{"message_id": m.nextID.Add(1), "date": 0, "chat": map[string]any{"id": 1, "type": "private"}}
+	case "editMessageText":
+		result = map[string]any{"message_id": params.MessageID, "date": 0, "chat": map[string]any{"id": 1, "type": "private"}}
+	case "getMe":
+		result = map[string]any{"id": 1, "is_bot": true, "first_name": "bench", "username": "bench_bot"}
+	case "getFile":
+		result = map[string]any{"file_id": "f", "file_unique_id": "u"}
+	}
+	body, err := json.Marshal(map[string]any{"ok": true, "result": result})
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: r}, nil
 }
 
 // BenchmarkTurn measures the host's overhead per turn: an update accepted
@@ -98,9 +104,9 @@ func benchmarkTurn(b *testing.B, dir string) {
 		b.Fatal(err)
 	}
 	defer ag.Close()
-	mem := &memSender{sent: make(chan string, 16)}
+	mem := &memAPI{sent: make(chan string, 16)}
 	h, err := New(Config{Token: secrets[0], AllowedUserIDs: []int64{userID}, Agent: ag, Redactor: red, AgentDir: dir, WorkspaceDir: dir},
-		WithSender(mem))
+		withHTTPClient(mem.client()))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +123,7 @@ func benchmarkTurn(b *testing.B, dir string) {
 			"message":   map[string]any{"message_id": i + 1, "date": 0, "chat": map[string]any{"id": chatID, "type": "private"}, "from": map[string]any{"id": userID, "first_name": "u"}, "text": fmt.Sprintf("ping %d", i)},
 		})
 		start := time.Now()
-		h.accept(ctx, []json.RawMessage{raw}, int64(i))
+		h.take(ctx, []json.RawMessage{raw})
 		if got := <-mem.sent; got != "pong" {
 			b.Fatalf("answer %q", got)
 		}

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
 // JobBoard is what /jobs shows and cancels: the scheduler's jobs of one
@@ -275,7 +276,7 @@ func (h *Host) listJobs(ctx context.Context, t target, replyTo int) {
 	}
 	text, markup := h.jobsMessage(t)
 	p := h.messageParams(t, text, "", replyTo)
-	p.ReplyMarkup = markup
+	p.Buttons = markup
 	if _, err := h.quick.SendMessage(ctx, p); err != nil {
 		h.logSendError("jobs", t, err)
 	}
@@ -353,7 +354,7 @@ func (h *Host) cancelJob(ctx context.Context, t target, msgID int, id string, an
 		h.sendNotice(ctx, t, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
 	}
 	text, markup := h.jobsMessage(t)
-	if _, err := h.quick.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
+	if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text, Buttons: markup}); err != nil {
 		h.logSendError("jobs edit", t, err)
 	}
 }
@@ -362,7 +363,7 @@ func (h *Host) cancelJob(ctx context.Context, t target, msgID int, id string, an
 // acts at once; the answers go out off the polling goroutine (see post).
 func (h *Host) handleCallback(q *models.CallbackQuery) {
 	answer := func(ctx context.Context, text string) {
-		if _, err := h.quick.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: q.ID, Text: text}); err != nil {
+		if err := h.quick.AnswerCallbackQuery(ctx, q.ID, text); err != nil {
 			h.logger.Debug("answerCallbackQuery", "err", err)
 		}
 	}

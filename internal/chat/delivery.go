@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 
 	"github.com/volcanic/telegram-agent/internal/chat/markup"
 )
@@ -52,7 +52,7 @@ func (h *Host) deliver(ctx context.Context, t target, parts []string, mode model
 			edit, reply = editID, replyTo
 		}
 		err := h.sendPart(ctx, t, part, mode, edit, reply)
-		if err != nil && isBadMarkup(err) {
+		if err != nil && botapi.IsBadMarkup(err) {
 			if i == 0 {
 				return err
 			}
@@ -62,7 +62,7 @@ func (h *Host) deliver(ctx context.Context, t target, parts []string, mode model
 			continue
 		}
 		h.logSendError("answer", t, err)
-		if classOf(err) == classForbidden || ctx.Err() != nil {
+		if botapi.ClassOf(err) == botapi.Forbidden || ctx.Err() != nil {
 			return err
 		}
 		last = err
@@ -85,13 +85,13 @@ func (h *Host) deliver(ctx context.Context, t target, parts []string, mode model
 			head = fmt.Sprintf("(part %d of %d, sent late)\n", i+1, len(parts))
 		}
 		err := h.sendPart(ctx, t, escapeFor(mode, head)+part, mode, 0, 0)
-		if err != nil && isBadMarkup(err) {
+		if err != nil && botapi.IsBadMarkup(err) {
 			err = h.sendPart(ctx, t, head+markup.Visible(part), "", 0, 0)
 		}
 		if err != nil {
 			h.logSendError("answer (late part)", t, err)
 			last = err
-			if classOf(err) == classForbidden || ctx.Err() != nil {
+			if botapi.ClassOf(err) == botapi.Forbidden || ctx.Err() != nil {
 				break
 			}
 		}
@@ -105,13 +105,13 @@ func (h *Host) deliver(ctx context.Context, t target, parts []string, mode model
 // are.
 func (h *Host) sendPart(ctx context.Context, t target, part string, mode models.ParseMode, editID, replyTo int) error {
 	if editID != 0 {
-		_, err := h.send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: t.chatID, MessageID: editID, Text: part, ParseMode: mode})
-		if err == nil || isBadMarkup(err) || classOf(err) == classForbidden || ctx.Err() != nil {
+		_, err := h.api.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: editID, Text: part, ParseMode: mode})
+		if err == nil || botapi.IsBadMarkup(err) || botapi.ClassOf(err) == botapi.Forbidden || ctx.Err() != nil {
 			return err
 		}
 		h.logger.Warn("the streamed message cannot be edited; sending the answer as a new message", "scope", t.String(), "err", err)
 	}
-	_, err := h.send.SendMessage(ctx, h.messageParams(t, part, mode, replyTo))
+	_, err := h.api.SendMessage(ctx, h.messageParams(t, part, mode, replyTo))
 	return err
 }
 

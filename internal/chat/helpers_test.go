@@ -13,6 +13,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -105,10 +106,10 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 	}
 	opts := append([]Option{
 		WithLogger(logger),
-		WithRetryPolicy(RetryPolicy{Attempts: 6, BaseDelay: 20 * time.Millisecond, MaxDelay: 5 * time.Second}),
-		WithEditInterval(50 * time.Millisecond),
-		WithPollTimeout(time.Second),
-		WithShutdownGrace(5 * time.Second),
+		withRetryPolicy(botapi.RetryPolicy{Attempts: 6, BaseDelay: 20 * time.Millisecond, MaxDelay: 5 * time.Second}),
+		withEditInterval(50 * time.Millisecond),
+		withPollTimeout(time.Second),
+		withShutdownGrace(5 * time.Second),
 	}, cfg.opts...)
 	host, err := New(Config{
 		Token: tg.Token(), APIURL: tg.URL(), AllowedUserIDs: []int64{userID},

@@ -17,10 +17,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -84,50 +84,30 @@ func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs = j } }
 // without one they get a reply saying transcription is not configured.
 func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.transcriber = t } }
 
-// WithHTTPClient sets the client for getUpdates, file downloads and, unless
-// WithSender replaces it, the Bot API methods.
-func WithHTTPClient(c *http.Client) Option { return func(h *Host) { h.http = c } }
-
-// WithSender replaces the go-telegram/bot client the host sends through
-// (tests). It is still wrapped by the redactor and the retry policy.
-func WithSender(s Sender) Option { return func(h *Host) { h.rawSender = s } }
-
-// WithRetryPolicy sets how failed Bot API calls are retried.
-func WithRetryPolicy(p RetryPolicy) Option { return func(h *Host) { h.retry = p } }
-
-// WithEditInterval sets the least time between two updates of a streamed
-// answer or of a status message (default 1s).
-func WithEditInterval(d time.Duration) Option { return func(h *Host) { h.editInterval = d } }
-
-// WithPollTimeout sets the long-poll timeout of getUpdates (default 50s).
-func WithPollTimeout(d time.Duration) Option { return func(h *Host) { h.pollTimeout = d } }
-
-// WithShutdownGrace sets how long Run waits for cancelled turns to end
-// at shutdown (default 5s).
-func WithShutdownGrace(d time.Duration) Option { return func(h *Host) { h.shutdownGrace = d } }
-
 // Host is the chat host: it polls Telegram and runs a worker per chat.
 // It provides the scheduler's Chats (Prompt, Notify, TimeZone).
 type Host struct {
-	cfg           Config
-	logger        *slog.Logger
-	jobs          JobBoard
-	transcriber   Transcriber
-	http          *http.Client
-	rawSender     Sender
-	retry         RetryPolicy
+	cfg         Config
+	logger      *slog.Logger
+	jobs        JobBoard
+	transcriber Transcriber
+	// httpClient and retry configure the Bot API client; tests set them.
+	httpClient    *http.Client
+	retry         botapi.RetryPolicy
 	editInterval  time.Duration
 	pollTimeout   time.Duration
 	shutdownGrace time.Duration
 
-	send Sender
+	// api is the Bot API under the retry policy: answers, status
+	// finalisation, setMyCommands, files.
+	api *botapi.Client
 	// quick sends transient notices: command replies, "queued", callback
-	// answers (see noticePolicy).
-	quick Sender
+	// answers; two tries, so that an outage does not keep them going.
+	quick *botapi.Client
 	// preview sends streamed previews and running status edits: one try
 	// each, since the next one follows soon and a retry_after must not
 	// hold the turn.
-	preview  Sender
+	preview  *botapi.Client
 	noDrafts atomic.Bool
 	allowed  map[int64]bool
 	settings *settingsStore
@@ -158,6 +138,9 @@ type Host struct {
 	// newSessionGap, when set (tests), runs between the two steps of /new:
 	// after the new session id is saved, before the old session is closed.
 	newSessionGap func()
+	// source delivers the updates (long polling unless a test or another
+	// mode replaces it).
+	source updateSource
 	// pollSleep waits out the back-off after a failed getUpdates and
 	// reports whether the whole delay passed (sleep, unless a test
 	// replaces it).
@@ -187,14 +170,10 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if cfg.APIURL == "" {
-		cfg.APIURL = "https://api.telegram.org"
-	}
-	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
 	h := &Host{
 		cfg:           cfg,
 		logger:        slog.New(slog.DiscardHandler),
-		retry:         DefaultRetryPolicy(),
+		retry:         botapi.DefaultRetryPolicy(),
 		editInterval:  time.Second,
 		pollTimeout:   50 * time.Second,
 		shutdownGrace: 5 * time.Second,
@@ -204,11 +183,9 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		outbox:        make(map[string][]func(context.Context)),
 		pollSleep:     sleep,
 	}
+	h.source = pollSource{h}
 	for _, o := range opts {
 		o(h)
-	}
-	if h.http == nil {
-		h.http = &http.Client{}
 	}
 	for _, id := range cfg.AllowedUserIDs {
 		h.allowed[id] = true
@@ -220,22 +197,12 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	if h.journal, err = openJournal(cfg.AgentDir, h.logger); err != nil {
 		return nil, err
 	}
-	if h.rawSender == nil {
-		b, err := bot.New(cfg.Token,
-			bot.WithServerURL(cfg.APIURL),
-			bot.WithSkipGetMe(),
-			bot.WithHTTPClient(time.Minute, &http.Client{Timeout: time.Minute, Transport: h.http.Transport}),
-			bot.WithErrorsHandler(func(err error) { h.logger.Warn("telegram client", "err", err) }),
-		)
-		if err != nil {
-			h.journal.close()
-			return nil, fmt.Errorf("chat: telegram client: %w", err)
-		}
-		h.rawSender = b
+	if h.api, err = botapi.New(cfg.Token, cfg.Redactor, botapi.WithBaseURL(cfg.APIURL), botapi.WithHTTPClient(h.httpClient),
+		botapi.WithLogger(h.logger), botapi.WithRetryPolicy(h.retry)); err != nil {
+		h.journal.close()
+		return nil, fmt.Errorf("chat: %w", err)
 	}
-	h.send = newSafeSender(h.rawSender, cfg.Redactor, h.retry, h.logger)
-	h.quick = newSafeSender(h.rawSender, cfg.Redactor, noticePolicy(h.retry), h.logger)
-	h.preview = newSafeSender(h.rawSender, cfg.Redactor, RetryPolicy{Attempts: 1}, h.logger)
+	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
 	return h, nil
@@ -249,13 +216,13 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // shutdown grace. It returns nil after a clean shutdown.
 func (h *Host) Run(ctx context.Context) error {
 	defer h.journal.close()
-	me, err := h.send.GetMe(ctx)
+	me, err := h.api.GetMe(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			h.shutdown()
 			return nil
 		}
-		if isUnauthorized(err) {
+		if botapi.CodeOf(err) == 401 {
 			return rejectedTokenError{}
 		}
 		return fmt.Errorf("chat: getMe: %w", err)
@@ -263,11 +230,11 @@ func (h *Host) Run(ctx context.Context) error {
 	h.mu.Lock()
 	h.botUser = *me
 	h.mu.Unlock()
-	if _, err := h.send.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: botCommands()}); err != nil && ctx.Err() == nil {
+	if err := h.api.SetMyCommands(ctx, botCommands()); err != nil && ctx.Err() == nil {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
 	h.reportInterrupted()
-	h.poll(ctx)
+	h.source.run(ctx, h.take)
 	h.shutdown()
 	return nil
 }

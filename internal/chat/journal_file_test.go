@@ -163,7 +163,7 @@ func TestHeartbeatOnlyWhenJournaled(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			host, err := New(Config{Token: h.tg.Token(), AllowedUserIDs: []int64{userID}, Agent: h.agent, Redactor: h.host.cfg.Redactor,
-				AgentDir: dir, WorkspaceDir: dir}, WithSender(&memSender{sent: make(chan string, 16)}))
+				AgentDir: dir, WorkspaceDir: dir}, withHTTPClient((&memAPI{sent: make(chan string, 16)}).client()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func TestHeartbeatOnlyWhenJournaled(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel() // no pause after a failed journal write
-			got := host.received(ctx, tt.raws, 40)
+			got := host.received(ctx, host.take, tt.raws, 40)
 			_, statErr := os.Stat(filepath.Join(dir, HeartbeatFile))
 			if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
 				t.Fatal(statErr)

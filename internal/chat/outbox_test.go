@@ -1,50 +1,55 @@
 package chat
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
-
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
-// gatedSender holds every sendMessage whose text contains match until
-// gate is closed (or the call's context ends), and says when one waits.
-type gatedSender struct {
-	Sender
+// gatedTransport holds every sendMessage whose body contains match until
+// gate is closed (or the request's context ends), and says when one waits.
+type gatedTransport struct {
 	match   string
 	gate    chan struct{}
 	waiting chan struct{}
 	once    sync.Once
 }
 
-func (g *gatedSender) SendMessage(ctx context.Context, p *bot.SendMessageParams) (*models.Message, error) {
-	if strings.Contains(p.Text, g.match) {
-		g.once.Do(func() { close(g.waiting) })
-		select {
-		case <-g.gate:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+// RoundTrip passes r on to the default transport, after the gate for a
+// sendMessage that matches.
+func (g *gatedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/sendMessage") && r.Body != nil {
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if strings.Contains(string(body), g.match) {
+			g.once.Do(func() { close(g.waiting) })
+			select {
+			case <-g.gate:
+			case <-r.Context().Done():
+				return nil, r.Context().Err()
+			}
 		}
 	}
-	return g.Sender.SendMessage(ctx, p)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // Polling never waits on a Telegram send: while the "queued" notice hangs,
 // a /stop is still fetched and stops the running turn.
 func TestPollingDoesNotWaitOnNotices(t *testing.T) {
 	tg := telegramtest.New(t)
-	b, err := bot.New(tg.Token(), bot.WithServerURL(tg.URL()), bot.WithSkipGetMe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gated := &gatedSender{Sender: b, match: "Queued", gate: make(chan struct{}), waiting: make(chan struct{})}
+	gated := &gatedTransport{match: "Queued", gate: make(chan struct{}), waiting: make(chan struct{})}
 	defer close(gated.gate)
 	stopped := make(chan struct{})
 	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
@@ -52,7 +57,7 @@ func TestPollingDoesNotWaitOnNotices(t *testing.T) {
 		close(stopped)
 		return agent.Response{}, ctx.Err()
 	}))
-	h := newHarness(t, harnessConfig{provider: faux, tg: tg, opts: []Option{WithSender(gated)}})
+	h := newHarness(t, harnessConfig{provider: faux, tg: tg, opts: []Option{withHTTPClient(&http.Client{Transport: gated})}})
 	h.tg.SendText(userID, userID, "one")
 	waitFor(t, "the first turn", func() bool { return len(faux.Requests()) == 1 })
 	h.tg.SendText(userID, userID, "two")

@@ -1,17 +1,15 @@
 package chat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
 // HeartbeatFile is the file in the agent dir that polling touches after
@@ -21,65 +19,12 @@ const HeartbeatFile = "heartbeat"
 // allowedUpdates returns the update types the host asks for.
 func allowedUpdates() []string { return []string{"message", "callback_query"} }
 
-// getUpdates asks for the updates from offset on, waiting up to timeout.
-// It returns each update's raw JSON, for the journal.
-func (h *Host) getUpdates(ctx context.Context, offset int64, timeout time.Duration) ([]json.RawMessage, error) {
-	body, _ := json.Marshal(map[string]any{
-		"offset":          offset,
-		"timeout":         int(timeout / time.Second),
-		"allowed_updates": allowedUpdates(),
-	})
-	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.cfg.APIURL+"/bot"+h.cfg.Token+"/getUpdates", bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("chat: getUpdates: %w", h.scrub(err))
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := h.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("chat: getUpdates: %w", h.scrub(err))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("chat: getUpdates: %w", h.scrub(err))
-	}
-	var r struct {
-		OK          bool              `json:"ok"`
-		Result      []json.RawMessage `json:"result"`
-		ErrorCode   int               `json:"error_code"`
-		Description string            `json:"description"`
-		Parameters  struct {
-			RetryAfter int `json:"retry_after"`
-		} `json:"parameters"`
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, &APIError{Method: "getUpdates", Code: resp.StatusCode, Description: "answer is not JSON"}
-	}
-	if !r.OK {
-		code := r.ErrorCode
-		if code == 0 {
-			code = resp.StatusCode
-		}
-		return nil, &APIError{Method: "getUpdates", Code: code, Description: r.Description, RetryAfter: time.Duration(r.Parameters.RetryAfter) * time.Second}
-	}
-	return r.Result, nil
-}
+// pollSource is the update source of long polling (getUpdates).
+type pollSource struct{ h *Host }
 
-// scrub removes the token from an error that carries the request URL.
-func (h *Host) scrub(err error) error {
-	return redactedError{msg: h.cfg.Redactor.Redact(replaceAll(err.Error(), h.cfg.Token, "<token>")), err: err}
+func (p pollSource) run(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
+	p.h.poll(ctx, take)
 }
-
-// redactedError shows a redacted message but keeps the chain for errors.Is.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e redactedError) Error() string { return e.msg }
-func (e redactedError) Unwrap() error { return e.err }
 
 // poll runs the getUpdates loop until ctx is done. Each batch is journaled
 // before its updates are acknowledged (by the next request's offset); the
@@ -89,27 +34,26 @@ func (e redactedError) Unwrap() error { return e.err }
 // but died before acknowledging is not delivered again. It never gives up
 // on an error: a 429 waits retry_after, a 409 (another instance polls the
 // same token) logs a clear error and backs off, anything else backs off.
-func (h *Host) poll(ctx context.Context) {
+func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
 	offset := h.journal.resumeOffset(time.Now())
 	if offset > 0 {
 		h.logger.Debug("polling from after the last journaled update", "offset", offset)
 	}
 	failures := 0
 	for ctx.Err() == nil {
-		raws, err := h.getUpdates(ctx, offset, h.pollTimeout)
+		raws, err := h.api.GetUpdates(ctx, offset, h.pollTimeout, allowedUpdates())
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			class, after := classify(err)
-			delay := h.retry.backoff(failures)
-			switch class {
-			case classRateLimited:
-				delay = max(after, time.Second)
+			delay := h.retry.Backoff(failures)
+			switch botapi.ClassOf(err) {
+			case botapi.RateLimited:
+				delay = max(botapi.RetryAfter(err), time.Second)
 				h.logger.Warn("getUpdates rate limited", "retry_after", delay)
-			case classConflict:
+			case botapi.Conflict:
 				h.logger.Error("getUpdates conflict: another instance is polling this bot token; stop it (or remove its webhook). Backing off", "err", err, "delay", delay)
-			case classFatal:
+			case botapi.Permanent:
 				h.logger.Error("getUpdates failed", "err", err, "delay", delay)
 			default:
 				h.logger.Warn("getUpdates failed", "err", err, "delay", delay)
@@ -119,24 +63,35 @@ func (h *Host) poll(ctx context.Context) {
 			continue
 		}
 		failures = 0
-		offset = h.received(ctx, raws, offset)
+		offset = h.received(ctx, take, raws, offset)
 	}
 }
 
-// received handles the answer of a successful getUpdates and returns the
-// next offset. The heartbeat is touched only when the batch was accepted
-// (journaled): while messages cannot be accepted, the healthcheck must go
-// unhealthy.
-func (h *Host) received(ctx context.Context, raws []json.RawMessage, offset int64) int64 {
-	if len(raws) == 0 {
-		h.touchHeartbeat()
+// received hands the answer of a successful getUpdates to take and
+// returns the next offset, which acknowledges the batch: the offset stays
+// when take refused it (the journal cannot be written), so Telegram sends
+// it again. The heartbeat is touched only when the batch was taken: while
+// messages cannot be, the healthcheck must go unhealthy.
+func (h *Host) received(ctx context.Context, take func(context.Context, []json.RawMessage) bool, raws []json.RawMessage, offset int64) int64 {
+	if !take(ctx, raws) {
 		return offset
 	}
-	next, ok := h.accept(ctx, raws, offset)
-	if ok {
-		h.touchHeartbeat()
+	h.touchHeartbeat()
+	return nextOffset(raws, offset)
+}
+
+// nextOffset returns the offset after the highest update_id of raws (those
+// that do not parse as updates included), or offset when it is higher.
+func nextOffset(raws []json.RawMessage, offset int64) int64 {
+	for _, raw := range raws {
+		var idOnly struct {
+			ID int64 `json:"update_id"`
+		}
+		if json.Unmarshal(raw, &idOnly) == nil && idOnly.ID >= offset {
+			offset = idOnly.ID + 1
+		}
 	}
-	return next
+	return offset
 }
 
 // touchHeartbeat sets the heartbeat file's time to now.
@@ -150,34 +105,27 @@ func (h *Host) touchHeartbeat() {
 	}
 }
 
-// accept decodes a batch, journals the messages that start turns, then
-// dispatches every update, and returns the next offset and true. When the
-// journal cannot be written, it returns the offset unchanged (so Telegram
-// sends the batch again) and false.
-func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64) (int64, bool) {
+// take journals the messages of a batch that start turns, then dispatches
+// every update, and reports whether it took the batch: false when the
+// journal cannot be written (nothing was dispatched; the source must not
+// acknowledge the batch). An empty batch is taken at once.
+func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 	type decoded struct {
 		raw json.RawMessage
 		upd *models.Update
 		in  *inbound
 	}
+	if len(raws) == 0 {
+		return true
+	}
 	batch := make([]decoded, 0, len(raws))
 	var entries []journalEntry
-	next := offset
 	now := time.Now().Unix()
 	for _, raw := range raws {
 		var u models.Update
 		if err := json.Unmarshal(raw, &u); err != nil {
 			h.logger.Warn("an update does not parse; skipped", "err", err)
-			var idOnly struct {
-				ID int64 `json:"update_id"`
-			}
-			if json.Unmarshal(raw, &idOnly) == nil && idOnly.ID >= next {
-				next = idOnly.ID + 1
-			}
 			continue
-		}
-		if u.ID >= next {
-			next = u.ID + 1
 		}
 		if h.journal.seen(u.ID) {
 			// Journaled before a restart that came before its
@@ -195,7 +143,7 @@ func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64)
 	if err := h.journal.write(entries...); err != nil {
 		h.logger.Error("inbound journal cannot be written; the updates stay unacknowledged", "err", err)
 		sleep(ctx, time.Second)
-		return offset, false
+		return false
 	}
 	for _, d := range batch {
 		if d.in != nil {
@@ -204,12 +152,5 @@ func (h *Host) accept(ctx context.Context, raws []json.RawMessage, offset int64)
 			h.handleCallback(d.upd.CallbackQuery)
 		}
 	}
-	return next, true
-}
-
-func replaceAll(s, old, repl string) string {
-	if old == "" {
-		return s
-	}
-	return string(bytes.ReplaceAll([]byte(s), []byte(old), []byte(repl)))
+	return true
 }

@@ -111,3 +111,36 @@ func TestToolArgumentRedactedBeforeItIsShortened(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownSplitSecretNeverShown has the model write a secret split by
+// Markdown markers (sk-har**ness-0pe**nAIkey): no single form of the
+// answer holds the secret, but its rendering shows it whole. Nothing the
+// user sees on Telegram (drafts, messages, edits, as telegramtest decodes
+// them) holds it: not in a short answer, not when it straddles the
+// 4096-unit split, not in a tool call's status line.
+func TestMarkdownSplitSecretNeverShown(t *testing.T) {
+	const secret = "sk-harness-0penAIkey-0031-fake"
+	split := secret[:6] + "**" + secret[6:14] + "**" + secret[14:]
+	tests := []struct {
+		name   string
+		script []agent.FauxResponse
+	}{
+		{"a short answer", []agent.FauxResponse{agent.FauxText("the key is " + split + " as asked")}},
+		{"across the split", []agent.FauxResponse{agent.FauxText(strings.Repeat("word ", 4086/5) + split + " tail")}},
+		{"in a tool call", []agent.FauxResponse{agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"echo `+split+`"}`)), agent.FauxText("done " + split)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(tt.script...), secrets: []string{secret}})
+			h.tg.SendText(userID, userID, "go")
+			h.waitText(userID, redactor.Token)
+			h.stop()
+			for _, s := range h.tg.Shown() {
+				if strings.Contains(s, secret) {
+					t.Errorf("the user sees the secret (in a text of %d bytes)", len(s))
+				}
+			}
+			assertNoSecret(t, "telegram", "the secret", secret, h.tg.AllBodies())
+		})
+	}
+}

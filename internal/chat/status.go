@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
 // CallbackStop begins the callback data of the Stop button under a tool
@@ -194,9 +194,9 @@ func (s *toolStatus) pushRunning(ctx context.Context) {
 	if err == nil {
 		return
 	}
-	if class, after := classify(err); class == classRateLimited {
+	if botapi.ClassOf(err) == botapi.RateLimited {
 		s.mu.Lock()
-		s.notBefore = time.Now().Add(after)
+		s.notBefore = time.Now().Add(botapi.RetryAfter(err))
 		s.mu.Unlock()
 	}
 	s.h.logSkipped("tool status", s.t, err)
@@ -204,9 +204,9 @@ func (s *toolStatus) pushRunning(ctx context.Context) {
 
 // push sends or edits the status message through send; running says
 // whether the Stop button is shown.
-func (s *toolStatus) push(ctx context.Context, send Sender, running bool) error {
+func (s *toolStatus) push(ctx context.Context, send *botapi.Client, running bool) error {
 	text := s.render(!running)
-	var markup models.ReplyMarkup = noButtons()
+	markup := noButtons()
 	if running {
 		markup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "⏹ Stop", CallbackData: CallbackStop + ":" + s.turnID}}}}
 	}
@@ -218,14 +218,14 @@ func (s *toolStatus) push(ctx context.Context, send Sender, running bool) error 
 	}
 	if msgID == 0 {
 		p := s.h.messageParams(s.t, text, "", 0)
-		p.ReplyMarkup = markup
-		p.DisableNotification = true
+		p.Buttons = markup
+		p.Silent = true
 		m, err := send.SendMessage(ctx, p)
 		if err != nil {
 			return err
 		}
 		msgID = m.ID
-	} else if _, err := send.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: text, ReplyMarkup: markup}); err != nil {
+	} else if _, err := send.EditMessageText(ctx, botapi.Edit{ChatID: s.t.chatID, MessageID: msgID, Text: text, Buttons: markup}); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -290,7 +290,7 @@ func (s *toolStatus) close(ctx context.Context) {
 	if msgID == 0 {
 		return
 	}
-	err := s.push(ctx, s.h.send, false)
+	err := s.push(ctx, s.h.api, false)
 	if err == nil {
 		return
 	}
@@ -321,8 +321,7 @@ func (h *Host) closeStatus(st *toolStatus) {
 
 // removeButtons removes the inline buttons of the message msgID: one try.
 func (h *Host) removeButtons(ctx context.Context, t target, msgID int) error {
-	_, err := h.preview.EditMessageReplyMarkup(ctx, &bot.EditMessageReplyMarkupParams{ChatID: t.chatID, MessageID: msgID, ReplyMarkup: noButtons()})
-	return err
+	return h.preview.EditMessageReplyMarkup(ctx, t.chatID, msgID, noButtons())
 }
 
 // summarizeArgs returns a tool call's command or main argument in short.

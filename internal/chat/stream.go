@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"html"
 	"math/rand/v2"
@@ -10,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 
 	"github.com/volcanic/telegram-agent/internal/chat/markup"
 )
@@ -136,8 +135,8 @@ func (o *turnOutput) emit(ev agent.Event) {
 			seg.finish(o.ctx, seg.text())
 		}
 		p := o.h.messageParams(o.t, compactedNote, "", 0)
-		p.DisableNotification = true
-		if _, err := o.h.send.SendMessage(o.ctx, p); err != nil {
+		p.Silent = true
+		if _, err := o.h.api.SendMessage(o.ctx, p); err != nil {
 			o.h.logSendError("compaction note", o.t, err)
 		}
 	case agent.EventToolUpdate:
@@ -286,11 +285,11 @@ func (s *segment) push(ctx context.Context) {
 	htmlText, plain := previewHTML(s.renderAnswer(raw)), preview(s.prefix()+raw)
 	h := s.h
 	if useDraft {
-		p := &bot.SendMessageDraftParams{ChatID: s.t.chatID, MessageThreadID: s.t.threadID, DraftID: itoa64(draftID), Text: htmlText, ParseMode: models.ParseModeHTML}
-		_, err := h.preview.SendMessageDraft(ctx, p)
-		if err != nil && isBadMarkup(err) {
+		p := botapi.Draft{ChatID: s.t.chatID, ThreadID: s.t.threadID, ID: draftID, Text: htmlText, ParseMode: models.ParseModeHTML}
+		err := h.preview.SendMessageDraft(ctx, p)
+		if err != nil && botapi.IsBadMarkup(err) {
 			p.Text, p.ParseMode = plain, ""
-			_, err = h.preview.SendMessageDraft(ctx, p)
+			err = h.preview.SendMessageDraft(ctx, p)
 		}
 		if err == nil || ctx.Err() != nil {
 			return
@@ -300,7 +299,7 @@ func (s *segment) push(ctx context.Context) {
 			return
 		}
 		h.logger.Debug("sendMessageDraft refused; streaming by edits", "err", err)
-		if isNotFound(err) {
+		if botapi.CodeOf(err) == 404 {
 			h.markDraftsUnsupported()
 		}
 		s.mu.Lock()
@@ -308,9 +307,12 @@ func (s *segment) push(ctx context.Context) {
 		s.mu.Unlock()
 	}
 	if msgID == 0 {
-		m, err := h.preview.SendMessage(ctx, h.messageParams(s.t, htmlText, models.ParseModeHTML, s.replyTo))
-		if err != nil && isBadMarkup(err) {
-			m, err = h.preview.SendMessage(ctx, h.messageParams(s.t, plain, "", s.replyTo))
+		p := h.messageParams(s.t, htmlText, models.ParseModeHTML, s.replyTo)
+		p.Partial = true
+		m, err := h.preview.SendMessage(ctx, p)
+		if err != nil && botapi.IsBadMarkup(err) {
+			p.Text, p.ParseMode = plain, ""
+			m, err = h.preview.SendMessage(ctx, p)
 		}
 		if err != nil {
 			if ctx.Err() == nil {
@@ -323,9 +325,9 @@ func (s *segment) push(ctx context.Context) {
 		s.mu.Unlock()
 		return
 	}
-	p := &bot.EditMessageTextParams{ChatID: s.t.chatID, MessageID: msgID, Text: htmlText, ParseMode: models.ParseModeHTML}
+	p := botapi.Edit{ChatID: s.t.chatID, MessageID: msgID, Text: htmlText, ParseMode: models.ParseModeHTML, Partial: true}
 	_, err := h.preview.EditMessageText(ctx, p)
-	if err != nil && isBadMarkup(err) {
+	if err != nil && botapi.IsBadMarkup(err) {
 		p.Text, p.ParseMode = plain, ""
 		_, err = h.preview.EditMessageText(ctx, p)
 	}
@@ -337,10 +339,9 @@ func (s *segment) push(ctx context.Context) {
 // failedPreview notes a preview Telegram did not take: after a 429 the
 // next one waits for retry_after.
 func (s *segment) failedPreview(method string, err error) {
-	class, after := classify(err)
-	if class == classRateLimited {
+	if botapi.ClassOf(err) == botapi.RateLimited {
 		s.mu.Lock()
-		s.notBefore = time.Now().Add(after)
+		s.notBefore = time.Now().Add(botapi.RetryAfter(err))
 		s.mu.Unlock()
 	}
 	s.h.logger.Debug("a streamed preview failed; the next one follows", "method", method, "scope", s.t.String(), "err", err)
@@ -363,10 +364,13 @@ func (s *segment) worthAFirstMessage(raw string) bool {
 // or the chat does not take drafts (404, or a 400 other than rejected
 // markup), rather than for a passing reason.
 func draftsRefused(err error) bool {
-	if isNotFound(err) {
+	switch botapi.CodeOf(err) {
+	case 404:
 		return true
+	case 400:
+		return !botapi.IsBadMarkup(err)
 	}
-	return isBadRequest(err) && !isBadMarkup(err)
+	return false
 }
 
 // previewHTML cuts rendered HTML to fit a streamed preview, keeping it
@@ -394,26 +398,26 @@ func (s *segment) finish(ctx context.Context, text string) {
 	// Redacted before rendering and splitting, which could otherwise cut
 	// or escape a secret past the sender's own pass.
 	text = h.cfg.Redactor.Redact(text)
-	if err := h.deliver(ctx, s.t, markup.SplitMessage(s.renderAnswer(text), 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !isBadMarkup(err) {
+	rendered := s.renderAnswer(text)
+	if visible := markup.Visible(rendered); h.cfg.Redactor.Redact(visible) != visible {
+		// The Markdown split a secret that its source does not show whole
+		// (sk-ab**cd**ef). The Bot API client rebuilds such a message, but
+		// the secret could also straddle two parts: the whole answer goes
+		// out as its visible text, redacted, plain.
+		h.logger.Warn("the rendered answer shows a secret its Markdown hid; sending it as redacted plain text", "scope", s.t.String())
+		_ = h.deliver(ctx, s.t, markup.SplitPlain(h.cfg.Redactor.Redact(visible), 0), "", msgID, s.replyTo)
+		return
+	}
+	if err := h.deliver(ctx, s.t, markup.SplitMessage(rendered, 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !botapi.IsBadMarkup(err) {
 		return
 	}
 	h.logger.Debug("telegram rejected the HTML; sending the answer as plain text")
 	_ = h.deliver(ctx, s.t, markup.SplitPlain(s.prefix()+text, 0), "", msgID, s.replyTo)
 }
 
-func classOf(err error) errorClass {
-	c, _ := classify(err)
-	return c
-}
-
 // messageParams builds a sendMessage for t.
-func (h *Host) messageParams(t target, text string, mode models.ParseMode, replyTo int) *bot.SendMessageParams {
-	p := &bot.SendMessageParams{ChatID: t.chatID, MessageThreadID: t.threadID, Text: text, ParseMode: mode,
-		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: bot.True()}}
-	if replyTo != 0 {
-		p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
-	}
-	return p
+func (h *Host) messageParams(t target, text string, mode models.ParseMode, replyTo int) botapi.Message {
+	return botapi.Message{ChatID: t.chatID, ThreadID: t.threadID, Text: text, ParseMode: mode, ReplyTo: replyTo}
 }
 
 // sendText sends plain text to t, split when long.
@@ -424,7 +428,7 @@ func (h *Host) sendText(ctx context.Context, t target, text string, replyTo int)
 // logSendError logs a failed send: a 403 (the user blocked the bot) drops
 // the message.
 func (h *Host) logSendError(what string, t target, err error) {
-	if classOf(err) == classForbidden {
+	if botapi.ClassOf(err) == botapi.Forbidden {
 		h.logger.Warn("telegram refused the message (the user blocked the bot or left); dropped", "what", what, "scope", t.String(), "err", err)
 		return
 	}
@@ -435,8 +439,8 @@ func (h *Host) logSendError(what string, t target, err error) {
 // one or the final state replaces: at Warn, with the retry_after of a 429.
 func (h *Host) logSkipped(what string, t target, err error) {
 	attrs := []any{"what", what, "scope", t.String(), "err", err}
-	if class, after := classify(err); class == classRateLimited {
-		attrs = append(attrs, "retry_after", after)
+	if botapi.ClassOf(err) == botapi.RateLimited {
+		attrs = append(attrs, "retry_after", botapi.RetryAfter(err))
 	}
 	h.logger.Warn("telegram did not take a status update; a later one replaces it", attrs...)
 }
@@ -453,9 +457,4 @@ func preview(text string) string {
 		}
 	}
 	return text
-}
-
-func itoa64(n int64) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 )
 
@@ -16,7 +15,7 @@ func (h *Host) startTyping(ctx context.Context, t target) func() {
 	go func() {
 		defer close(done)
 		for {
-			h.send.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: t.chatID, MessageThreadID: t.threadID, Action: models.ChatActionTyping})
+			_ = h.api.SendChatAction(ctx, t.chatID, t.threadID, models.ChatActionTyping)
 			if !sleep(ctx, 4*time.Second) {
 				return
 			}

@@ -37,3 +37,29 @@ func EscapeText(s string) string {
 func UTF16Units(r rune) int {
 	return utf16Units(r)
 }
+
+// CutVisible returns the start of the Telegram HTML s whose visible text
+// is the first n bytes of Visible(s), with the tags still open there
+// closed, so the result is valid HTML that shows no more than that. A cut
+// never falls inside a tag, an entity or a character: it ends before the
+// one that would cross n.
+func CutVisible(s string, n int) string {
+	atoms := tokenize(s, true)
+	var stack []tagRef
+	shown, end := 0, 0
+	for ; end < len(atoms); end++ {
+		a := atoms[end]
+		if a.kind == textAtom {
+			w := len(a.raw)
+			if a.raw[0] == '&' && len(a.raw) > 1 {
+				w = len(html.UnescapeString(a.raw))
+			}
+			if shown+w > n {
+				break
+			}
+			shown += w
+		}
+		stack = applyAtom(stack, a)
+	}
+	return assemble(atoms[:end], nil, stack)
+}

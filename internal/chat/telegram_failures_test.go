@@ -13,11 +13,6 @@ import (
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
-// withPollSleep replaces how polling waits out its back-off.
-func withPollSleep(f func(ctx context.Context, d time.Duration) bool) Option {
-	return func(h *Host) { h.pollSleep = f }
-}
-
 // echoAnswers answers every turn with "answer to " and the user's text.
 func echoAnswers() *agent.FauxProvider {
 	faux := agent.NewFauxProvider()
