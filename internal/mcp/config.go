@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,18 +56,24 @@ type Config struct {
 // redactor's own minimum, so that the two never disagree.
 const MinimumSecretLength = redactor.MinimumSecretLength
 
-// ServerConfig is one stdio MCP server, with its ${VAR} references already
-// expanded.
+// ServerConfig is one MCP server, a stdio command or a Streamable HTTP
+// url, with its ${VAR} references already expanded.
 type ServerConfig struct {
 	// Name is the server's key in the configuration file.
 	Name string
-	// Command is the executable to run.
+	// Command is the executable to run ("" for a Streamable HTTP server).
 	Command string
 	// Args are its arguments.
 	Args []string
 	// Env is the server's explicit environment: applied after the spawn
 	// policy's filter and never filtered (spec §2).
 	Env map[string]string
+	// URL is the endpoint of a Streamable HTTP server ("" for a stdio
+	// server).
+	URL string
+	// Headers are sent with every request to URL, and only to its origin;
+	// names are in canonical form.
+	Headers map[string]string
 	// Disabled servers are neither discovered nor started.
 	Disabled bool
 }
@@ -76,6 +83,8 @@ type fileServer struct {
 	Command  *string           `json:"command"`
 	Args     []string          `json:"args"`
 	Env      map[string]string `json:"env"`
+	URL      *string           `json:"url"`
+	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
 }
 
@@ -93,7 +102,8 @@ type trustCheck func(path string) ([]string, error)
 // Load reads the MCP configuration in the common {"mcpServers": {...}}
 // shape from source: inline JSON when source starts with "{" (leading
 // blanks aside), otherwise the path of a file. It expands every ${VAR} in
-// the servers' args and env values with lookup (nil means os.LookupEnv).
+// the servers' args and env values, and in the url and headers values of a
+// Streamable HTTP server, with lookup (nil means os.LookupEnv).
 //
 // An empty source or a missing file is an empty configuration. A file the
 // current process's user could modify or replace (the file itself or any
@@ -104,12 +114,13 @@ type trustCheck func(path string) ([]string, error)
 // A ${VAR} whose value holds one of secrets (the host's own secret values;
 // values shorter than MinimumSecretLength are ignored, and each is compared
 // as it is and trimmed) is an error: the host's credentials are never
-// handed to an MCP server. An unknown key, a server without a command, a
-// variable that is not set or malformed JSON is an error too. Errors name
-// the file (or InlineSource), the server and the problem, never a value.
-// Config.Secrets lists the values expansion filled in, and Config.Warnings
-// names every argument that expands a variable (arguments are readable by
-// every process of the same user).
+// handed to an MCP server. An unknown key, a server with neither a command
+// nor a url or with both, a variable that is not set or malformed JSON is an
+// error too. Errors name the file (or InlineSource), the server and the
+// problem, never a value. Config.Secrets lists the values expansion filled
+// in and the credentials headers hold, and Config.Warnings names every
+// argument that expands a variable (arguments are readable by every process
+// of the same user).
 func Load(source string, lookup func(string) (string, bool), secrets []string) (Config, error) {
 	return load(source, lookup, secrets, checkTrust)
 }
@@ -204,8 +215,14 @@ func parseServer(name string, raw json.RawMessage, x *expander) (ServerConfig, [
 	if err := decodeStrict(raw, &fsrv); err != nil {
 		return ServerConfig{}, nil, err
 	}
+	if err := checkTransport(fsrv); err != nil {
+		return ServerConfig{}, nil, err
+	}
+	if fsrv.URL != nil {
+		return parseRemote(name, fsrv, x)
+	}
 	if fsrv.Command == nil || strings.TrimSpace(*fsrv.Command) == "" {
-		return ServerConfig{}, nil, errors.New("no command")
+		return ServerConfig{}, nil, errors.New(`no command: set "command" (a stdio server) or "url" (a Streamable HTTP server)`)
 	}
 	sc := ServerConfig{Name: name, Command: *fsrv.Command, Disabled: fsrv.Disabled}
 	var errs, refused []error
@@ -223,11 +240,7 @@ func parseServer(name string, raw json.RawMessage, x *expander) (ServerConfig, [
 		}
 		sc.Args = append(sc.Args, v)
 	}
-	envNames := make([]string, 0, len(fsrv.Env))
-	for k := range fsrv.Env {
-		envNames = append(envNames, k)
-	}
-	slices.Sort(envNames)
+	envNames := slices.Sorted(maps.Keys(fsrv.Env))
 	if len(envNames) > 0 {
 		sc.Env = make(map[string]string, len(envNames))
 	}

@@ -122,39 +122,12 @@ func TestLoad(t *testing.T) {
 				}
 			}
 			cfg, err := load(source, hostLookup, hostSecrets, noTrustCheck)
+			want := loadWant{servers: tt.want, secrets: tt.wantSecrets, warnHas: tt.warnHas}
 			if len(tt.errHas) > 0 {
-				if err == nil {
-					t.Fatal("no error")
-				}
-				msg := err.Error()
-				checkNoValue(t, "the error", msg)
-				for _, want := range append([]string{where}, tt.errHas...) {
-					if !strings.Contains(msg, want) {
-						t.Errorf("the error lacks %q: %s", want, msg)
-					}
-				}
+				want.errHas = append([]string{where}, tt.errHas...)
+			}
+			if !checkLoaded(t, cfg, err, want) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("Load: %v", err)
-			}
-			// The expected values are fake; safe to print.
-			if diff := cmp.Diff(tt.want, cfg.Servers); diff != "" {
-				t.Errorf("servers (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.wantSecrets, cfg.Secrets); diff != "" {
-				t.Errorf("secrets (-want +got):\n%s", diff)
-			}
-			if len(cfg.Warnings) != len(tt.warnHas) {
-				t.Fatalf("warnings = %q, want %d", cfg.Warnings, len(tt.warnHas))
-			}
-			for i, w := range cfg.Warnings {
-				checkNoValue(t, "a warning", w)
-				for _, want := range tt.warnHas[i] {
-					if !strings.Contains(w, want) {
-						t.Errorf("warning %d lacks %q: %s", i, want, w)
-					}
-				}
 			}
 			wantPath := path
 			if tt.inline || tt.body == "" {
@@ -167,6 +140,56 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// loadWant is what a test of Load expects: the servers, the secrets and
+// what each warning names, or what the error names.
+type loadWant struct {
+	servers []ServerConfig
+	secrets []string
+	warnHas [][]string
+	errHas  []string
+}
+
+// checkLoaded compares what load returned with want, and reports whether
+// the configuration loaded and matched, so that the caller checks more.
+func checkLoaded(t *testing.T, cfg Config, err error, want loadWant) bool {
+	t.Helper()
+	if len(want.errHas) > 0 {
+		if err == nil {
+			t.Fatal("no error")
+		}
+		msg := err.Error()
+		checkNoValue(t, "the error", msg)
+		for _, w := range want.errHas {
+			if !strings.Contains(msg, w) {
+				t.Errorf("the error lacks %q: %s", w, msg)
+			}
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	// The expected values are fake; safe to print.
+	if diff := cmp.Diff(want.servers, cfg.Servers); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.secrets, cfg.Secrets); diff != "" {
+		t.Errorf("secrets (-want +got):\n%s", diff)
+	}
+	if len(cfg.Warnings) != len(want.warnHas) {
+		t.Fatalf("warnings = %q, want %d", cfg.Warnings, len(want.warnHas))
+	}
+	for i, w := range cfg.Warnings {
+		checkNoValue(t, "a warning", w)
+		for _, name := range want.warnHas[i] {
+			if !strings.Contains(w, name) {
+				t.Errorf("warning %d lacks %q: %s", i, name, w)
+			}
+		}
+	}
+	return !t.Failed()
+}
+
 // checkNoValue fails the test when text holds any fake value the tests
 // expand.
 func checkNoValue(t *testing.T, where, text string) {
@@ -175,6 +198,8 @@ func checkNoValue(t *testing.T, where, text string) {
 	checkAbsent(t, where, "the configured secret", text, configuredSecret)
 	checkAbsent(t, where, "the host's bot token", text, hostToken)
 	checkAbsent(t, where, "the host's key", text, strings.TrimSpace(hostKeyPadded))
+	checkAbsent(t, where, "the literal credential", text, literalCredential)
+	checkAbsent(t, where, "the injected header", text, "Injected")
 }
 
 func TestLoadEmptySource(t *testing.T) {

@@ -37,10 +37,14 @@ func (e *Extension) discoverAll(ctx context.Context, preparer agent.ProcessPrepa
 	return out
 }
 
-// discover starts one server through the process-wide policy (only the host
-// hooks run: no session exists yet), in a temporary working directory,
-// lists its tools and stops it (spec §5, McpCatalogCache).
+// discover starts one stdio server through the process-wide policy (only
+// the host hooks run: no session exists yet), in a temporary working
+// directory, lists its tools and stops it (spec §5, McpCatalogCache); a
+// Streamable HTTP server is connected to instead.
 func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer, sc ServerConfig) ([]*mcp.Tool, error) {
+	if sc.Remote() {
+		return e.discoverRemote(ctx, sc)
+	}
 	dir, err := os.MkdirTemp(e.opts.tempDir, "mcp-discovery-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating a working directory: %w", err)
@@ -77,6 +81,26 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 		tools = append(tools, t)
 	}
 	p.stop()
+	return tools, nil
+}
+
+// discoverRemote connects to a Streamable HTTP server, lists its tools and
+// closes the session, all within the discovery timeout.
+func (e *Extension) discoverRemote(ctx context.Context, sc ServerConfig) ([]*mcp.Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.opts.discoveryTimeout)
+	defer cancel()
+	r, err := connectRemote(ctx, sc, e.transport)
+	if err != nil {
+		return nil, e.timeoutError(ctx, err)
+	}
+	defer r.stop()
+	var tools []*mcp.Tool
+	for t, err := range r.cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, e.timeoutError(ctx, fmt.Errorf("listing tools: %w", err))
+		}
+		tools = append(tools, t)
+	}
 	return tools, nil
 }
 

@@ -75,6 +75,10 @@ func (x *expander) expand(s string) (string, []string, error) {
 	return out, names, nil
 }
 
+// remember records v as a value handed to a server on purpose, so that
+// filledIn lists it with the expanded ones.
+func (x *expander) remember(v string) { x.filled = append(x.filled, v) }
+
 // isHostSecret reports whether v holds one of the host's secrets.
 func (x *expander) isHostSecret(v string) bool {
 	for _, s := range x.secrets {

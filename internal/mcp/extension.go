@@ -1,6 +1,7 @@
-// Package mcp lets the agent use the tools of stdio MCP servers (Playwright,
-// GitHub, filesystem, anything with a stdio server) through the official
-// SDK, without giving them the host's secrets.
+// Package mcp lets the agent use the tools of MCP servers (Playwright,
+// GitHub, filesystem, anything with a stdio server, and hosted servers over
+// Streamable HTTP) through the official SDK, without giving them the host's
+// secrets.
 //
 // Every server process gets its environment from the spawn policy: the
 // inherited variables are filtered, and the variables the server's
@@ -9,15 +10,19 @@
 // process-wide policy in a temporary directory, lists its tools and stops
 // it. A session starts its own server process at the first call of one of
 // its tools, through the session's PrepareProcess, and keeps it until the
-// session closes, the server idles out or the agent shuts down.
+// session closes, the server idles out or the agent shuts down. A
+// Streamable HTTP server is no process: discovery and each session open a
+// client session with it instead, sending the configured headers.
 package mcp
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/redactor"
@@ -49,6 +54,8 @@ type Extension struct {
 	opts   options
 	logger *slog.Logger
 	red    *redactor.Redactor
+	// transport carries the requests to every Streamable HTTP server.
+	transport *http.Transport
 
 	mu       sync.Mutex
 	statuses []ServerStatus
@@ -67,6 +74,9 @@ func New(cfg Config, opts ...Option) *Extension {
 		idleTimeout:      DefaultIdleTimeout,
 		stopGrace:        DefaultStopGrace,
 		callTimeout:      DefaultCallTimeout,
+		reconnectFirst:   DefaultReconnectFirst,
+		reconnectMax:     DefaultReconnectMax,
+		now:              time.Now,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -81,6 +91,10 @@ func New(cfg Config, opts ...Option) *Extension {
 		logger: logger,
 		red:    redactor.New(nil),
 		conns:  make(map[string]map[string]*connection),
+		// Its own pool, closed with the extension; the proxy settings
+		// are the bot's own environment's, as for every other request
+		// the bot makes.
+		transport: http.DefaultTransport.(*http.Transport).Clone(),
 	}
 	for _, sc := range cfg.Servers {
 		e.statuses = append(e.statuses, ServerStatus{Name: sc.Name, Disabled: sc.Disabled})
@@ -173,6 +187,7 @@ func (e *Extension) Close() error {
 	clear(e.conns)
 	e.mu.Unlock()
 	closeAll(conns)
+	e.transport.CloseIdleConnections()
 	return nil
 }
 

@@ -18,6 +18,14 @@ const (
 	DefaultStopGrace = 2 * time.Second
 	// DefaultCallTimeout bounds one tool call of a session's server.
 	DefaultCallTimeout = 5 * time.Minute
+	// DefaultReconnectFirst is how long a session waits before trying a
+	// Streamable HTTP server again after a connection attempt failed; the
+	// wait doubles with every further failure, up to
+	// DefaultReconnectMax.
+	DefaultReconnectFirst = time.Second
+	// DefaultReconnectMax is the longest wait between connection attempts
+	// to a Streamable HTTP server.
+	DefaultReconnectMax = time.Minute
 )
 
 // options holds what the Options set.
@@ -28,6 +36,10 @@ type options struct {
 	callTimeout      time.Duration
 	logger           *slog.Logger
 	tempDir          string
+	reconnectFirst   time.Duration
+	reconnectMax     time.Duration
+	// now is the clock of the reconnection back-off.
+	now func() time.Time
 }
 
 // Option configures an Extension built by New.
@@ -85,4 +97,22 @@ func WithLogger(l *slog.Logger) Option {
 // directories (default: os.TempDir()).
 func WithTempDir(dir string) Option {
 	return func(o *options) { o.tempDir = dir }
+}
+
+// WithReconnectBackoff sets how long a session waits before trying a
+// Streamable HTTP server again after a failed connection attempt: first,
+// doubling with every further failure up to most (defaults
+// DefaultReconnectFirst and DefaultReconnectMax). Calls made meanwhile get
+// an error result at once. Values below 1ns are ignored; most is raised to
+// first when it is shorter.
+func WithReconnectBackoff(first, most time.Duration) Option {
+	return func(o *options) {
+		if first > 0 {
+			o.reconnectFirst = first
+		}
+		if most > 0 {
+			o.reconnectMax = most
+		}
+		o.reconnectMax = max(o.reconnectMax, o.reconnectFirst)
+	}
 }

@@ -94,14 +94,23 @@ func startServer(ctx context.Context, pc spawnpolicy.Context, name string, deps 
 	return p, nil
 }
 
+var _ link = (*serverProcess)(nil)
+
+// client returns the client session over the server's stdio.
+func (p *serverProcess) client() *mcp.ClientSession { return p.cs }
+
+// broken reports, after a call failed, whether the server exited under it
+// (waiting up to exitWait to learn it), and how.
+func (p *serverProcess) broken(error) error {
+	if p.exited(exitWait) {
+		return p.exitError()
+	}
+	return nil
+}
+
 // alive reports whether the connection to the server is still open.
 func (p *serverProcess) alive() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
+	return !isDone(p.done)
 }
 
 // exited waits up to d for the connection to end, and reports whether it

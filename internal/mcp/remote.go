@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// remoteSession is one client session with a Streamable HTTP server.
+type remoteSession struct {
+	cs *mcp.ClientSession
+	// done is closed once the session has ended (the connection failed or
+	// was closed); endErr then says how.
+	done   chan struct{}
+	endErr error
+
+	stopOnce sync.Once
+}
+
+var _ link = (*remoteSession)(nil)
+
+// connectRemote opens a client session with sc's endpoint through base,
+// sending sc's headers to that endpoint's origin only. ctx bounds the
+// connection and the initialize handshake; the session lives until stop.
+func connectRemote(ctx context.Context, sc ServerConfig, base http.RoundTripper) (*remoteSession, error) {
+	hc, err := remoteClient(sc, base)
+	if err != nil {
+		return nil, err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	// The agent only calls tools, so the standalone stream for messages the
+	// server starts is not opened: one hanging request less per chat.
+	transport := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: hc, DisableStandaloneSSE: true}
+	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = fmt.Errorf("%w (%w)", ctxErr, err)
+		}
+		return nil, fmt.Errorf("connecting: %w", err)
+	}
+	r := &remoteSession{cs: cs, done: make(chan struct{})}
+	go func() {
+		r.endErr = cs.Wait()
+		close(r.done)
+	}()
+	return r, nil
+}
+
+// remoteClient returns the HTTP client of one server: requests go through
+// base, the server's headers are added to those for its origin only, and a
+// redirect to another origin is refused (it would carry the call's
+// arguments elsewhere).
+func remoteClient(sc ServerConfig, base http.RoundTripper) (*http.Client, error) {
+	u, err := url.Parse(sc.URL)
+	if err != nil {
+		return nil, errors.New("the url is not valid")
+	}
+	headers := make(http.Header, len(sc.Headers))
+	for k, v := range sc.Headers {
+		headers.Set(k, v)
+	}
+	return &http.Client{
+		Transport: &headerTransport{base: base, scheme: u.Scheme, host: u.Host, headers: headers},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if !sameOrigin(req.URL, u) {
+				return errors.New("the server redirected to another origin; refused")
+			}
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
+		},
+	}, nil
+}
+
+// headerTransport adds a server's configured headers to every request for
+// the server's origin.
+type headerTransport struct {
+	base         http.RoundTripper
+	scheme, host string
+	headers      http.Header
+}
+
+// RoundTrip sends req through the base transport, with the headers when req
+// is for the server's origin.
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) == 0 || req.URL.Scheme != t.scheme || req.URL.Host != t.host {
+		return t.base.RoundTrip(req)
+	}
+	// A RoundTripper must not change the request it is given.
+	r := req.Clone(req.Context())
+	for k, v := range t.headers {
+		r.Header[k] = v
+	}
+	return t.base.RoundTrip(r)
+}
+
+// sameOrigin reports whether a and b have the same scheme and host (port
+// included).
+func sameOrigin(a, b *url.URL) bool { return a.Scheme == b.Scheme && a.Host == b.Host }
+
+// client returns the session.
+func (r *remoteSession) client() *mcp.ClientSession { return r.cs }
+
+// alive reports whether the session is still open.
+func (r *remoteSession) alive() bool {
+	return !isDone(r.done)
+}
+
+// broken reports, after a call failed with err, whether the session is
+// unusable: it ended, or the server did not answer with a JSON-RPC error
+// (the request did not reach it, or the HTTP answer was not MCP). A
+// JSON-RPC error (an unknown tool, invalid arguments) leaves it usable.
+func (r *remoteSession) broken(err error) error {
+	if !r.alive() {
+		return r.exitError()
+	}
+	if _, ok := errors.AsType[*jsonrpc.Error](err); ok {
+		return nil
+	}
+	return fmt.Errorf("the connection to the server failed: %w", err)
+}
+
+// exitError describes how a session that is no longer alive ended.
+func (r *remoteSession) exitError() error {
+	<-r.done
+	if r.endErr != nil {
+		return fmt.Errorf("the connection to the server ended: %w", r.endErr)
+	}
+	return errors.New("the connection to the server ended")
+}
+
+// stop closes the session (the SDK bounds the DELETE that ends it on the
+// server). It is idempotent and safe for concurrent use.
+func (r *remoteSession) stop() {
+	r.stopOnce.Do(func() {
+		_ = r.cs.Close()
+		<-r.done
+	})
+}
+
+// kill stops the session; a remote server has no process to kill.
+func (r *remoteSession) kill() { r.stop() }
+
+// backoff returns how long to wait before the next connection attempt after
+// failures attempts failed in a row: first, doubling, at most most.
+func backoff(failures int, first, most time.Duration) time.Duration {
+	d := first
+	for i := 1; i < failures && d < most; i++ {
+		d *= 2
+	}
+	return min(d, most)
+}
