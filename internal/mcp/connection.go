@@ -128,14 +128,27 @@ func (c *connection) kill(l link) {
 	c.forget(l)
 	c.ext.logger.Warn("mcp: a server did not answer a call in time; stopped it", "server", c.server.Name,
 		"session", c.sessionID, "timeout", c.ext.opts.callTimeout)
-	l.kill()
+	c.discard(l.kill)
 }
 
 // drop stops l, which is broken, so the next call starts (connects to) the
 // server again.
 func (c *connection) drop(l link) {
 	c.forget(l)
-	l.stop()
+	c.discard(l.stop)
+}
+
+// discard runs stop, which ends a link that is no longer c's. Ending a
+// Streamable HTTP session asks the server to forget it, a request the SDK
+// bounds at a few seconds that a server that stopped answering may take in
+// full: it runs in the background (Extension.Close waits for it) so that
+// the call that gave up is not delayed.
+func (c *connection) discard(stop func()) {
+	if c.server.Remote() {
+		c.ext.inBackground(stop)
+		return
+	}
+	stop()
 }
 
 // forget detaches l from the connection, if it is still the current link.

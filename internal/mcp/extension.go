@@ -56,6 +56,8 @@ type Extension struct {
 	red    *redactor.Redactor
 	// transport carries the requests to every Streamable HTTP server.
 	transport *http.Transport
+	// background runs the ends of the links calls gave up on.
+	background sync.WaitGroup
 
 	mu       sync.Mutex
 	statuses []ServerStatus
@@ -187,6 +189,7 @@ func (e *Extension) Close() error {
 	clear(e.conns)
 	e.mu.Unlock()
 	closeAll(conns)
+	e.background.Wait()
 	e.transport.CloseIdleConnections()
 	return nil
 }
@@ -224,6 +227,25 @@ func (e *Extension) connection(sessionID string, sc ServerConfig) (*connection, 
 		byServer[sc.Name] = c
 	}
 	return c, nil
+}
+
+// inBackground runs f on its own goroutine, which Close waits for; once
+// Close has begun, f runs at once instead.
+func (e *Extension) inBackground(f func()) {
+	e.mu.Lock()
+	closed := e.closed
+	if !closed {
+		e.background.Add(1)
+	}
+	e.mu.Unlock()
+	if closed {
+		f()
+		return
+	}
+	go func() {
+		defer e.background.Done()
+		f()
+	}()
 }
 
 // processDeps returns what starting a server needs.

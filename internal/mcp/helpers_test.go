@@ -88,21 +88,40 @@ func fakeServer(t *testing.T, name string, flags ...string) ServerConfig {
 type harness struct {
 	agent *agent.Agent
 	ext   *Extension
-	faux  *agent.FauxProvider
-	logs  *logRecorder
+	// faux is the provider, when it is a faux one.
+	faux *agent.FauxProvider
+	logs *logRecorder
 	// workspace is the agent's working directory.
 	workspace string
 }
 
-// newHarness builds and starts an agent with the extension for cfg.
+// newHarness builds and starts an agent with the extension for cfg, over a
+// faux provider. Its redactor knows only the configured secret.
 func newHarness(t *testing.T, cfg Config, opts ...Option) *harness {
+	t.Helper()
+	return newFauxHarness(t, cfg, nil, opts...)
+}
+
+// newFauxHarness is newHarness with secrets added to the redactor.
+func newFauxHarness(t *testing.T, cfg Config, secrets []string, opts ...Option) *harness {
+	t.Helper()
+	faux := agent.NewFauxProvider()
+	h := startHarness(t, cfg, faux, secrets, opts...)
+	h.faux = faux
+	return h
+}
+
+// startHarness builds and starts an agent over provider with the extension
+// for cfg. Its redactor knows the configured secret and secrets (the bot's
+// adds the configuration's Secrets).
+func startHarness(t *testing.T, cfg Config, provider agent.Provider, secrets []string, opts ...Option) *harness {
 	t.Helper()
 	logs := &logRecorder{}
 	logger := slog.New(logs)
 	ext := New(cfg, append([]Option{WithLogger(logger), WithTempDir(t.TempDir())}, opts...)...)
-	faux := agent.NewFauxProvider()
 	ws := t.TempDir()
-	a, err := agent.New(faux, newPolicy(t), redactor.New([]string{configuredSecret}),
+	red := redactor.New(append([]string{configuredSecret}, secrets...))
+	a, err := agent.New(provider, newPolicy(t), red,
 		agent.WithWorkspace(ws), agent.WithExtensions(ext), agent.WithLogger(logger))
 	if err != nil {
 		t.Fatalf("agent.New: %v", err)
@@ -116,7 +135,7 @@ func newHarness(t *testing.T, cfg Config, opts ...Option) *harness {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return &harness{agent: a, ext: ext, faux: faux, logs: logs, workspace: ws}
+	return &harness{agent: a, ext: ext, logs: logs, workspace: ws}
 }
 
 // session opens the session id.

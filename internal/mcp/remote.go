@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -123,10 +124,36 @@ func (r *remoteSession) broken(err error) error {
 	if !r.alive() {
 		return r.exitError()
 	}
-	if _, ok := errors.AsType[*jsonrpc.Error](err); ok {
+	if serverAnswered(err) {
 		return nil
 	}
 	return fmt.Errorf("the connection to the server failed: %w", err)
+}
+
+// transportCodes are the JSON-RPC codes the SDK itself uses for a request
+// that never got an answer: rejected by the transport (the request did not
+// reach the server, or the HTTP answer was an error), the client or the
+// server closing.
+var transportCodes = []int64{-32005, -32004, -32003}
+
+// serverAnswered reports whether err, anywhere in its tree, holds a JSON-RPC
+// error the server sent (an unknown tool, invalid arguments).
+func serverAnswered(err error) bool {
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *jsonrpc.Error:
+		if !slices.Contains(transportCodes, e.Code) {
+			return true
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return serverAnswered(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(u.Unwrap(), serverAnswered)
+	}
+	return false
 }
 
 // exitError describes how a session that is no longer alive ended.
