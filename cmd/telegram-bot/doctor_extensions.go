@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"time"
@@ -21,8 +22,9 @@ import (
 const doctorMCPTimeout = 30 * time.Second
 
 // doctorMCP loads the MCP configuration exactly as run does and discovers
-// every enabled server through the same spawn policy, so the operator sees
-// which servers answer and how many tools each brings.
+// every enabled server (a stdio one through the same spawn policy, a
+// Streamable HTTP one with its headers), so the operator sees which servers
+// answer and how many tools each brings.
 func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (string, bool), policy *spawnpolicy.Policy) {
 	r.line("\nMCP servers")
 	mcpCfg, err := loadMCP(cfg, lookup)
@@ -67,16 +69,32 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 		r.problem("MCP discovery: %v", err)
 		return
 	}
+	where := make(map[string]string, len(mcpCfg.Servers))
+	for _, sc := range mcpCfg.Servers {
+		if sc.Remote() {
+			where[sc.Name] = " over Streamable HTTP at " + red.Redact(mcpOrigin(sc.URL))
+		}
+	}
 	for _, s := range ext.Servers() {
 		switch {
 		case s.Disabled:
 			r.line("  %s: disabled", s.Name)
 		case s.Err != nil:
-			r.problem("MCP server %s does not work: %v", s.Name, s.Err)
+			r.problem("MCP server %s%s does not work: %v", s.Name, where[s.Name], s.Err)
 		default:
-			r.line("  %s: ok, %d tool(s)", s.Name, s.Tools)
+			r.line("  %s: ok, %d tool(s)%s", s.Name, s.Tools, where[s.Name])
 		}
 	}
+}
+
+// mcpOrigin returns the scheme and host of a Streamable HTTP server's url:
+// its path and query may hold a token.
+func mcpOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an invalid url)"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // doctorJobs lists the scheduled jobs in jobs.json; a file that does not

@@ -10,7 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
@@ -244,4 +247,50 @@ func TestDoctorCorruptJobsFile(t *testing.T) {
 	if err != nil || !bytes.Equal(got, corrupt) {
 		t.Errorf("the doctor changed the corrupt jobs file (err %v)", err)
 	}
+}
+
+func TestDoctorRemoteMCP(t *testing.T) {
+	const token = "ghp_fake_allowed_token_0007" // GH_TOKEN in doctorEnviron
+	var mu sync.Mutex
+	var auth []string
+	server := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "v1.0.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "ping", Description: "Answers pong."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	e := goodEnv()
+	e.AgentDir = t.TempDir()
+	e.WorkspaceDir = t.TempDir()
+	e.MCPConfig = fmt.Sprintf(`{"mcpServers": {
+		"remote": {"url": %q, "headers": {"Authorization": "Bearer ${GH_TOKEN}"}},
+		"gone": {"url": "http://127.0.0.1:1/mcp"}
+	}}`, srv.URL+"/mcp/"+token)
+	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
+	if code != 1 {
+		t.Fatalf("doctor exit code = %d, want 1 (an unreachable MCP server); output:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"remote: ok, 1 tool(s) over Streamable HTTP at " + srv.URL,
+		"MCP server gone over Streamable HTTP at http://127.0.0.1:1 does not work",
+		"value(s) passed to servers on purpose",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q; output:\n%s", want, out)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auth) == 0 || auth[0] != "Bearer "+token {
+		t.Errorf("the server got no Authorization header with the token (%d request(s); value not printed)", len(auth))
+	}
+	assertNoSecrets(t, out)
 }

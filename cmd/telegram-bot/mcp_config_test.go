@@ -93,3 +93,43 @@ func TestAgentWrittenDefaultMCPConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadMCPRemoteHeaders loads Streamable HTTP servers through the host's
+// real secret set: a header expanding an ordinary variable hands over its
+// value and makes it a secret; a header naming one of the host's own
+// secrets is refused, as an env entry is.
+func TestLoadMCPRemoteHeaders(t *testing.T) {
+	cfg := goodEnvConfig(t)
+	lookup := func(name string) (string, bool) {
+		v, ok := map[string]string{
+			"TELEGRAM_BOT_TOKEN": testBotToken,
+			"OPENAI_API_KEY":     testOpenAI,
+			"GITHUB_MCP_TOKEN":   "github_pat_fake_header_token_0031",
+		}[name]
+		return v, ok
+	}
+	cfg.MCPConfig = `{"mcpServers":{"github":{"url":"https://api.githubcopilot.com/mcp/","headers":{"Authorization":"Bearer ${GITHUB_MCP_TOKEN}"}}}}`
+	got, err := loadMCP(cfg, lookup)
+	if err != nil {
+		t.Fatalf("loadMCP: %v", err)
+	}
+	if !slices.Contains(got.Secrets, "github_pat_fake_header_token_0031") {
+		t.Error("the value a header expanded is not a secret")
+	}
+	for _, name := range []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY"} {
+		cfg.MCPConfig = `{"mcpServers":{"github":{"url":"https://api.githubcopilot.com/mcp/","headers":{"X-Key":"${` + name + `}"}}}}`
+		_, err := loadMCP(cfg, lookup)
+		if err == nil {
+			t.Errorf("a header expanding %s was accepted", name)
+			continue
+		}
+		msg := err.Error()
+		if strings.Contains(msg, testBotToken) || strings.Contains(msg, testOpenAI) {
+			t.Errorf("the refusal of %s holds a host secret's value (not printed)", name)
+			continue
+		}
+		if !strings.Contains(msg, "headers X-Key") || !strings.Contains(msg, name) || !strings.Contains(msg, "never handed to an MCP server") {
+			t.Errorf("the refusal does not name the header and %s: %s", name, msg)
+		}
+	}
+}
