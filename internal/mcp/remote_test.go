@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 )
 
@@ -213,7 +214,7 @@ func TestRemoteHeadersNeverReachTheModel(t *testing.T) {
 		openaitest.ToolCalls(openaitest.ToolCall{Name: "mcp__remote__whoami", Arguments: `{}`}),
 		openaitest.Text("done"),
 	))
-	h := startHarness(t, cfg, agent.NewOpenAI(agent.OpenAIConfig{APIKey: "sk-test-key", BaseURL: ai.URL()}), cfg.Secrets)
+	h := startHarness(t, cfg, openai.NewProvider(openai.Config{APIKey: "sk-test-key", BaseURL: ai.URL()}), cfg.Secrets)
 	s := h.session(t, "remote")
 	if _, err := s.Prompt(context.WithoutCancel(t.Context()), []agent.Content{agent.Text("who am I?")}, nil); err != nil {
 		t.Fatalf("Prompt: %v", err)
