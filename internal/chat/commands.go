@@ -8,61 +8,7 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
-
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
-
-// JobBoard is what /jobs shows and cancels: the scheduler's jobs of one
-// target, adapted by main.
-type JobBoard interface {
-	ListJobs(target string) []JobView
-	CancelJob(target, id string) error
-}
-
-// JobView is one scheduled job as /jobs lists it.
-type JobView struct {
-	ID, Name, Schedule string
-	// Next is the job's next run; zero when it has none.
-	Next time.Time
-}
-
-// callbackCancelJob prefixes the callback data of a job's cancel button.
-const callbackCancelJob = "cancel:"
-
-// botCommands are the commands registered with setMyCommands.
-func botCommands() []models.BotCommand {
-	return []models.BotCommand{
-		{Command: "start", Description: "what this bot is"},
-		{Command: "help", Description: "the commands"},
-		{Command: "new", Description: "start a fresh session (the old one is kept)"},
-		{Command: "stop", Description: "stop the running turn, drop queued messages"},
-		{Command: "status", Description: "model, context use, what is running, time zone"},
-		{Command: "compact", Description: "summarise older messages now to free context"},
-		{Command: "model", Description: "show or switch this chat's model: /model <name>"},
-		{Command: "tz", Description: "set this chat's time zone: /tz Europe/Berlin"},
-		{Command: "jobs", Description: "scheduled jobs, with cancel buttons"},
-		{Command: "retry", Description: "run the message a restart interrupted again"},
-	}
-}
-
-const helpText = `I am an AI agent: I answer your messages and can run commands, read and write files in my workspace, and schedule jobs.
-
-Send text, voice notes, photos or files.
-
-/new — start a fresh session (the old conversation is kept on disk)
-/stop — stop the running turn and its processes, drop queued messages
-/status — model, session size, context use, what is running and queued, time zone
-/compact — summarise the older messages now, to free context
-/model [name] — show the models, or switch this chat to one
-/tz <zone> — set this chat's time zone, e.g. /tz Europe/Berlin
-/jobs — scheduled jobs, with cancel buttons
-/retry — run the message a restart interrupted again`
-
-const startText = `Hi! I'm your agent: an AI that answers your messages and can run commands, read and write files in its workspace, and schedule jobs for you.
-
-Just write what you need, in your own words; you can also send voice notes, photos and files. While I work you see what I run, with a Stop button.
-
-/new starts a fresh conversation, /stop stops me, /status shows what I'm doing, and /help lists every command.`
 
 // dispatch acts on an accepted message: a command at once, a turn queued on
 // its chat's worker, a message the bot cannot read with a reply saying so.
@@ -96,56 +42,152 @@ func (h *Host) queueTurn(in *inbound, journalID int64) {
 	}
 }
 
-// handleCommand runs a known command.
-func (h *Host) handleCommand(ctx context.Context, in *inbound) {
-	t, scope := in.target, in.target.String()
-	// Replies go out off the polling goroutine (see post).
-	reply := func(text string) { h.notice(t, text, in.msg.ID) }
-	switch in.command {
-	case "start":
-		reply(startText)
-	case "help":
-		reply(helpText)
-	case "new":
-		h.queueCommand(t, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
-	case "stop":
-		msg, _ := h.stopChat(t, "")
-		reply(msg)
-	case "status":
-		reply(h.status(ctx, t))
-	case "compact":
-		h.queueCommand(t, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
-	case "model":
-		reply(h.setModel(ctx, t, in.args))
-	case "tz":
-		reply(h.setTimeZone(ctx, t, in.args))
-	case "jobs":
-		h.post(t, func(ctx context.Context) { h.listJobs(ctx, t, in.msg.ID) })
-	case "retry":
-		e, ok := h.journal.takeInterrupted(scope)
-		if !ok {
-			reply("Nothing to retry: no message of this chat was interrupted by a restart.")
-			return
-		}
-		var u models.Update
-		if err := json.Unmarshal(e.Update, &u); err != nil || u.Message == nil {
-			reply("The interrupted message cannot be read back; please send it again.")
-			return
-		}
-		again := h.classifyUpdate(&u)
-		if again == nil || !again.startsTurn {
-			reply("The interrupted message cannot be replayed; please send it again.")
-			return
-		}
-		e.State = statePending
-		if err := h.journal.write(e); err != nil {
-			h.logger.Error("journal", "err", err)
-		}
-		reply("🔁 Running your interrupted message again.")
-		h.queueTurn(again, e.ID)
-	default:
-		reply("Unknown command. /help lists what I understand.")
+// command is one bot command. The table of commands (commands) is the one
+// source of the menu registered with setMyCommands, of /help and of the
+// dispatch; docs/docs_test.go holds the operator guide's Commands table
+// against it.
+type command struct {
+	// name is the command without its slash.
+	name string
+	// args is its argument as /help and the guide show it ("[name]",
+	// "<zone>"); "" for none.
+	args string
+	// menu is the description in Telegram's command menu.
+	menu string
+	// help is the command's line in /help; "" keeps it out of /help.
+	help string
+	// run carries the command out; reply answers the command's message.
+	run func(h *Host, ctx context.Context, in *inbound, reply func(string))
+}
+
+// commands returns the table of commands, in menu order.
+func commands() []command {
+	return []command{
+		{name: "start", menu: "what this bot is", run: func(_ *Host, _ context.Context, _ *inbound, reply func(string)) { reply(startText) }},
+		{name: "help", menu: "the commands", run: func(_ *Host, _ context.Context, _ *inbound, reply func(string)) { reply(helpText()) }},
+		{name: "new", menu: "start a fresh session (the old one is kept)",
+			help: "start a fresh session (the old conversation is kept on disk)", run: (*Host).newCommand},
+		{name: "stop", menu: "stop the running turn, drop queued messages",
+			help: "stop the running turn and its processes, drop queued messages", run: (*Host).stopCommand},
+		{name: "status", menu: "model, context use, what is running, time zone",
+			help: "model, session size, context use, what is running and queued, time zone", run: (*Host).statusCommand},
+		{name: "compact", menu: "summarise older messages now to free context",
+			help: "summarise the older messages now, to free context", run: (*Host).compactCommand},
+		{name: "model", args: "[name]", menu: "show or switch this chat's model: /model <name>",
+			help: "show the models, or switch this chat to one", run: (*Host).modelCommand},
+		{name: "tz", args: "<zone>", menu: "set this chat's time zone: /tz Europe/Berlin",
+			help: "set this chat's time zone, e.g. /tz Europe/Berlin", run: (*Host).tzCommand},
+		{name: "jobs", menu: "scheduled jobs, with cancel buttons",
+			help: "scheduled jobs, with cancel buttons", run: (*Host).jobsCommand},
+		{name: "retry", menu: "run the message a restart interrupted again",
+			help: "run the message a restart interrupted again", run: (*Host).retryCommand},
 	}
+}
+
+// botCommands returns the menu registered with setMyCommands.
+func botCommands() []models.BotCommand {
+	var out []models.BotCommand
+	for _, c := range commands() {
+		out = append(out, models.BotCommand{Command: c.name, Description: c.menu})
+	}
+	return out
+}
+
+// helpIntro opens /help; the commands' lines follow.
+const helpIntro = `I am an AI agent: I answer your messages and can run commands, read and write files in my workspace, and schedule jobs.
+
+Send text, voice notes, photos or files.
+`
+
+// helpText is the answer to /help: what the bot is, and a line per command.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString(helpIntro)
+	for _, c := range commands() {
+		if c.help == "" {
+			continue
+		}
+		b.WriteString("\n/" + c.name)
+		if c.args != "" {
+			b.WriteString(" " + c.args)
+		}
+		b.WriteString(" — " + c.help)
+	}
+	return b.String()
+}
+
+const startText = `Hi! I'm your agent: an AI that answers your messages and can run commands, read and write files in its workspace, and schedule jobs for you.
+
+Just write what you need, in your own words; you can also send voice notes, photos and files. While I work you see what I run, with a Stop button.
+
+/new starts a fresh conversation, /stop stops me, /status shows what I'm doing, and /help lists every command.`
+
+// handleCommand runs a command from the table; any other gets "Unknown
+// command". Replies go out off the polling goroutine (see post).
+func (h *Host) handleCommand(ctx context.Context, in *inbound) {
+	reply := func(text string) { h.notice(in.target, text, in.msg.ID) }
+	for _, c := range commands() {
+		if c.name == in.command {
+			c.run(h, ctx, in, reply)
+			return
+		}
+	}
+	reply("Unknown command. /help lists what I understand.")
+}
+
+func (h *Host) newCommand(_ context.Context, in *inbound, reply func(string)) {
+	h.queueCommand(in.target, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
+}
+
+func (h *Host) stopCommand(_ context.Context, in *inbound, reply func(string)) {
+	msg, _ := h.stopChat(in.target, "")
+	reply(msg)
+}
+
+func (h *Host) statusCommand(ctx context.Context, in *inbound, reply func(string)) {
+	reply(h.status(ctx, in.target))
+}
+
+func (h *Host) compactCommand(_ context.Context, in *inbound, reply func(string)) {
+	h.queueCommand(in.target, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
+}
+
+func (h *Host) modelCommand(ctx context.Context, in *inbound, reply func(string)) {
+	reply(h.setModel(ctx, in.target, in.args))
+}
+
+func (h *Host) tzCommand(ctx context.Context, in *inbound, reply func(string)) {
+	reply(h.setTimeZone(ctx, in.target, in.args))
+}
+
+func (h *Host) jobsCommand(_ context.Context, in *inbound, _ func(string)) {
+	t := in.target
+	h.post(t, func(ctx context.Context) { h.listJobs(ctx, t, in.msg.ID) })
+}
+
+// retryCommand runs the chat's message that a restart interrupted again.
+func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) {
+	e, ok := h.journal.takeInterrupted(in.target.String())
+	if !ok {
+		reply("Nothing to retry: no message of this chat was interrupted by a restart.")
+		return
+	}
+	var u models.Update
+	if err := json.Unmarshal(e.Update, &u); err != nil || u.Message == nil {
+		reply("The interrupted message cannot be read back; please send it again.")
+		return
+	}
+	again := h.classifyUpdate(&u)
+	if again == nil || !again.startsTurn {
+		reply("The interrupted message cannot be replayed; please send it again.")
+		return
+	}
+	e.State = statePending
+	if err := h.journal.write(e); err != nil {
+		h.logger.Error("journal", "err", err)
+	}
+	reply("🔁 Running your interrupted message again.")
+	h.queueTurn(again, e.ID)
 }
 
 // queueCommand queues a command that runs in order with t's turns; the
@@ -266,147 +308,4 @@ func (h *Host) setTimeZone(ctx context.Context, t target, arg string) string {
 		}
 	}
 	return "🕒 Time zone set to " + arg + "."
-}
-
-// listJobs handles /jobs.
-func (h *Host) listJobs(ctx context.Context, t target, replyTo int) {
-	if h.jobs == nil {
-		h.sendNotice(ctx, t, "Scheduling is not enabled.", replyTo)
-		return
-	}
-	text, markup := h.jobsMessage(t)
-	p := h.messageParams(t, text, "", replyTo)
-	p.Buttons = markup
-	if _, err := h.quick.SendMessage(ctx, p); err != nil {
-		h.logSendError("jobs", t, err)
-	}
-}
-
-// jobsMessage renders t's jobs, each with its schedule in words where it
-// is a common one and its next run in the chat's zone, and a cancel button
-// per job.
-func (h *Host) jobsMessage(t target) (string, *models.InlineKeyboardMarkup) {
-	jobs := h.jobs.ListJobs(t.String())
-	rows := [][]models.InlineKeyboardButton{}
-	if len(jobs) == 0 {
-		return "No scheduled jobs.", &models.InlineKeyboardMarkup{InlineKeyboard: rows}
-	}
-	loc := h.location(t.String())
-	var b strings.Builder
-	for _, j := range jobs {
-		b.WriteString(jobLine(j, loc) + "\n")
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + shorten(jobName(j), 30), CallbackData: callbackCancelJob + j.ID}})
-	}
-	return strings.TrimRight(b.String(), "\n"), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
-}
-
-// jobLine is a job's line in /jobs: its name, its schedule in words and
-// its next run in loc; a one-shot job reads "once, <when>".
-func jobLine(j JobView, loc *time.Location) string {
-	const layout = "Mon 2 Jan 15:04 MST"
-	if isOneShot(j.Schedule) {
-		when := strings.TrimSpace(j.Schedule)
-		if !j.Next.IsZero() {
-			when = j.Next.In(loc).Format(layout)
-		}
-		return "• " + jobName(j) + ": once, " + when
-	}
-	next := "no next run"
-	if !j.Next.IsZero() {
-		next = "next " + j.Next.In(loc).Format(layout)
-	}
-	return "• " + jobName(j) + ": " + describeSchedule(j.Schedule) + ", " + next
-}
-
-// jobName is what a job is called in the chat: its name, else its id.
-func jobName(j JobView) string {
-	if j.Name != "" {
-		return j.Name
-	}
-	return j.ID
-}
-
-// cancelJob handles a job's cancel button on the /jobs message msgID: it
-// cancels the job, says so by its name, and re-renders the list in place
-// (a job that is already gone gets a toast, never the scheduler's error).
-func (h *Host) cancelJob(ctx context.Context, t target, msgID int, id string, answer func(string)) {
-	if h.jobs == nil {
-		answer("Scheduling is not enabled.")
-		return
-	}
-	var job *JobView
-	for _, j := range h.jobs.ListJobs(t.String()) {
-		if j.ID == id {
-			job = &j
-			break
-		}
-	}
-	switch {
-	case job == nil:
-		answer("That job is already gone.")
-	default:
-		if err := h.jobs.CancelJob(t.String(), id); err != nil {
-			h.logger.Warn("cancelling a job failed", "scope", t.String(), "job", id, "err", err)
-			answer("Could not cancel that job; it may be gone already.")
-			break
-		}
-		answer("Cancelled.")
-		h.sendNotice(ctx, t, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
-	}
-	text, markup := h.jobsMessage(t)
-	if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text, Buttons: markup}); err != nil {
-		h.logSendError("jobs edit", t, err)
-	}
-}
-
-// handleCallback answers an inline button: Stop, or a job's cancel. A stop
-// acts at once; the answers go out off the polling goroutine (see post).
-func (h *Host) handleCallback(q *models.CallbackQuery) {
-	answer := func(ctx context.Context, text string) {
-		if err := h.quick.AnswerCallbackQuery(ctx, q.ID, text); err != nil {
-			h.logger.Debug("answerCallbackQuery", "err", err)
-		}
-	}
-	if !h.allowed[q.From.ID] {
-		h.logger.Debug("ignored a button press from a user who is not allowed", "user_id", q.From.ID)
-		return
-	}
-	if q.Message.Message == nil {
-		h.notices.Go(func() {
-			ctx, cancel := context.WithTimeout(h.noticeCtx, noticeTimeout)
-			defer cancel()
-			answer(ctx, "")
-		})
-		return
-	}
-	t := targetOf(q.Message.Message)
-	switch {
-	case q.Data == CallbackStop || strings.HasPrefix(q.Data, CallbackStop+":"):
-		// A button without a turn id is from before turns had ids: stale.
-		turnID, _ := strings.CutPrefix(q.Data, CallbackStop)
-		turnID, _ = strings.CutPrefix(turnID, ":")
-		msg, acted := staleStop, false
-		if turnID != "" {
-			msg, acted = h.stopChat(t, turnID)
-		}
-		msgID := q.Message.Message.ID
-		h.post(t, func(ctx context.Context) {
-			answer(ctx, msg)
-			switch {
-			case acted:
-				h.sendNotice(ctx, t, "⏹ Stopped.", 0)
-			case msg == staleStop:
-				if err := h.removeButtons(ctx, t, msgID); err != nil {
-					h.logger.Debug("removing a stale Stop button failed", "scope", t.String(), "err", err)
-				}
-			}
-		})
-	case strings.HasPrefix(q.Data, callbackCancelJob):
-		msgID, id := q.Message.Message.ID, strings.TrimPrefix(q.Data, callbackCancelJob)
-		h.post(t, func(ctx context.Context) {
-			h.cancelJob(ctx, t, msgID, id, func(text string) { answer(ctx, text) })
-		})
-	default:
-		h.post(t, func(ctx context.Context) { answer(ctx, "") })
-	}
 }

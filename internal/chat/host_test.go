@@ -152,7 +152,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 		return pgid > 0 && sleepPID > 0
 	})
 	status := h.waitText(userID, "bash: echo")
-	if !strings.Contains(status.ReplyMarkup, CallbackStop) {
+	if !strings.Contains(status.ReplyMarkup, callbackStop) {
 		t.Errorf("the status message has no Stop button: %s", status.ReplyMarkup)
 	}
 	h.tg.SendText(userID, userID, "/stop")
@@ -162,7 +162,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 	h.waitMessages(userID, "the Stop button removed", func(msgs []telegramtest.Message) bool {
 		for _, m := range msgs {
 			if strings.Contains(m.Visible, "bash: echo") {
-				return !strings.Contains(m.ReplyMarkup, CallbackStop)
+				return !strings.Contains(m.ReplyMarkup, callbackStop)
 			}
 		}
 		return false

@@ -14,11 +14,6 @@ import (
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
-// CallbackStop begins the callback data of the Stop button under a tool
-// status message: "stop:<turn id>". A button whose turn has ended, or one
-// from before turns had ids (the bare "stop"), stops nothing.
-const CallbackStop = "stop"
-
 // toolStatus is a turn's tool progress message: one line per tool call
 // (the tool, its command or argument in short, how it ended), the running
 // call's output tail, and a Stop button that names the turn; edited at
@@ -208,7 +203,7 @@ func (s *toolStatus) push(ctx context.Context, send *botapi.Client, running bool
 	text := s.render(!running)
 	markup := noButtons()
 	if running {
-		markup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "⏹ Stop", CallbackData: CallbackStop + ":" + s.turnID}}}}
+		markup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "⏹ Stop", CallbackData: callbackStop + ":" + s.turnID}}}}
 	}
 	s.mu.Lock()
 	msgID, shown := s.msgID, s.shown

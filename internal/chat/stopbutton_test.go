@@ -33,7 +33,7 @@ func stopData(t *testing.T, markup string) string {
 	}
 	for _, row := range kb.InlineKeyboard {
 		for _, b := range row {
-			if b.CallbackData == CallbackStop || strings.HasPrefix(b.CallbackData, CallbackStop+":") {
+			if b.CallbackData == callbackStop || strings.HasPrefix(b.CallbackData, callbackStop+":") {
 				return b.CallbackData
 			}
 		}
@@ -94,7 +94,7 @@ func TestStaleStopButtonStopsNothing(t *testing.T) {
 		t.Fatalf("two turns' Stop buttons carry the same data %q", firstData)
 	}
 	w := h.host.existingWorker(target{chatID: userID})
-	for _, data := range []string{firstData, CallbackStop, CallbackStop + ":"} {
+	for _, data := range []string{firstData, callbackStop, callbackStop + ":"} {
 		id := h.tg.SendCallback(userID, userID, first.ID, data)
 		if diff := cmp.Diff("That turn already ended.", h.waitCallbackAnswer(id)); diff != "" {
 			t.Errorf("the answer to %q (-want +got):\n%s", data, diff)

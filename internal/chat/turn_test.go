@@ -141,7 +141,7 @@ func TestStopButtonShowsStopped(t *testing.T) {
 	h.waitMessages(userID, "the status to show the stop", func(msgs []telegramtest.Message) bool {
 		for _, m := range msgs {
 			if m.ID == status.ID {
-				return strings.HasPrefix(m.Visible, "⏹ bash: sleep 1000") && !strings.Contains(m.ReplyMarkup, CallbackStop)
+				return strings.HasPrefix(m.Visible, "⏹ bash: sleep 1000") && !strings.Contains(m.ReplyMarkup, callbackStop)
 			}
 		}
 		return false
