@@ -19,8 +19,8 @@ import (
 // maxPhoto bounds the photo size sent to the model as an image.
 const maxPhoto = 5 << 20
 
-// InboxDir is the workspace folder received documents are saved in.
-const InboxDir = "inbox"
+// inboxDir is the workspace folder received documents are saved in.
+const inboxDir = "inbox"
 
 // buildContent turns a message into the user content of a turn: its text,
 // a voice note's transcript (shown to the user too), a photo as an image,
@@ -139,7 +139,7 @@ func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte,
 // saveToInbox writes data under <workspace>/inbox/ with a sanitised name,
 // never overwriting a file, and returns the path relative to the workspace.
 func (h *Host) saveToInbox(name string, data []byte) (string, error) {
-	dir := filepath.Join(h.cfg.WorkspaceDir, InboxDir)
+	dir := filepath.Join(h.cfg.WorkspaceDir, inboxDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -166,7 +166,7 @@ func (h *Host) saveToInbox(name string, data []byte) (string, error) {
 			os.Remove(f.Name())
 			return "", werr
 		}
-		return InboxDir + "/" + candidate, nil
+		return inboxDir + "/" + candidate, nil
 	}
 	return "", errors.New("chat: too many files with that name")
 }

@@ -102,7 +102,7 @@ func TestAttachmentFailuresAreReplied(t *testing.T) {
 				GetFile, Downloads   int
 				ModelRequests, Inbox int
 			}
-			inbox, _ := os.ReadDir(filepath.Join(h.workspace, InboxDir))
+			inbox, _ := os.ReadDir(filepath.Join(h.workspace, inboxDir))
 			want := answer{Reply: tt.want, ReplyTo: sent.ID, GetFile: tt.wantGetFile, Downloads: tt.wantDownloads}
 			got := answer{Reply: reply.Visible, ReplyTo: reply.ReplyTo, GetFile: len(h.tg.RequestsFor("getFile")),
 				Downloads: len(h.tg.RequestsFor(telegramtest.FileDownload)), ModelRequests: len(faux.Requests()), Inbox: len(inbox)}

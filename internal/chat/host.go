@@ -1,8 +1,11 @@
-// Package chat is the Telegram front end of the agent: it polls updates,
-// answers only the allowed users, runs one agent session per chat (per forum
-// topic in forum groups) one turn at a time, streams the answers, shows tool
-// progress, handles the commands and the attachments, and passes everything
-// it sends through the redactor once more.
+// Package chat is the Telegram host of the agent: it takes the updates
+// (long polling), answers only the allowed users, runs one agent session
+// per chat (per forum topic in forum groups) one turn at a time on a
+// worker with its queue, streams the answers, shows tool progress with a
+// Stop button, handles the commands, the buttons and the attachments, and
+// keeps the inbound journal and the chat settings. Every Bot API call goes
+// through a botapi.Client, which redacts everything sent; rendering and
+// splitting are the markup package's.
 package chat
 
 import (

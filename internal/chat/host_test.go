@@ -268,7 +268,7 @@ func TestPhotoAndDocument(t *testing.T) {
 	h.tg.SendDocument(userID, userID, "../../etc/Report 2026.pdf", []byte("pdf body 2"), "")
 	h.waitText(userID, "got it again")
 	for _, name := range []string{"Report_2026.pdf", "Report_2026-1.pdf"} {
-		if _, err := os.Stat(filepath.Join(h.workspace, InboxDir, name)); err != nil {
+		if _, err := os.Stat(filepath.Join(h.workspace, inboxDir, name)); err != nil {
 			t.Errorf("inbox: %v", err)
 		}
 	}

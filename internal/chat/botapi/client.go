@@ -115,9 +115,6 @@ func (c *Client) WithAttempts(n int) *Client {
 	return &Client{s: c.s, policy: p}
 }
 
-// Policy returns the client's retry policy.
-func (c *Client) Policy() RetryPolicy { return c.policy }
-
 // call runs method with params (JSON-encoded; nil for none) under the
 // client's retry policy and decodes the result into out (nil: ignored).
 func (c *Client) call(ctx context.Context, method string, params, out any) error {

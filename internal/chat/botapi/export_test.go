@@ -12,3 +12,6 @@ func (c *Client) SetWait(wait func(ctx context.Context, d time.Duration) bool) {
 func (c *Client) Retry(ctx context.Context, method string, call func(context.Context) error) error {
 	return c.retry(ctx, method, call)
 }
+
+// Policy returns c's retry policy.
+func (c *Client) Policy() RetryPolicy { return c.policy }
