@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -141,9 +142,9 @@ func TestSecurityExtensionExec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		faux := agent.NewFauxProvider(
-			agent.FauxToolCalls(agent.FauxCall(execToolName, string(args))),
-			agent.FauxText("done"),
+		faux := agenttest.NewFauxProvider(
+			agenttest.FauxToolCalls(agenttest.FauxCall(execToolName, string(args))),
+			agenttest.FauxText("done"),
 		)
 		a, err := agent.New(faux, policy, red,
 			agent.WithExtensions(execExtension{explicit: set.byName(envGitHubToken).value}),

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -16,9 +18,9 @@ type orderLog = recorder[string]
 
 // spawnExtension returns an extension whose process_spawn handler records
 // its name, sets a variable, and tries to change what it may not.
-func spawnExtension(name string, order *orderLog, activated func(api *API) error) *funcExtension {
-	return &funcExtension{name: name, activate: func(ctx context.Context, api *API) error {
-		api.OnProcessSpawn(func(ctx context.Context, ev *ProcessSpawnEvent) error {
+func spawnExtension(name string, order *orderLog, activated func(api *agent.API) error) *funcExtension {
+	return &funcExtension{name: name, activate: func(ctx context.Context, api *agent.API) error {
+		api.OnProcessSpawn(func(ctx context.Context, ev *agent.ProcessSpawnEvent) error {
 			order.add(name)
 			if ev.Session.Origin() != name {
 				return errors.New("handler context has origin " + ev.Session.Origin())
@@ -44,14 +46,14 @@ func TestPrepareProcessBinding(t *testing.T) {
 		return c, nil
 	}
 	var activationEnv map[string]string
-	extA := spawnExtension("ext-a", order, func(api *API) error {
+	extA := spawnExtension("ext-a", order, func(api *agent.API) error {
 		pc, err := api.Processes().Prepare(spawnpolicy.Request{Purpose: spawnpolicy.MCPServer, Command: "server", Cwd: t.TempDir(), Origin: "catalogue"})
 		activationEnv = pc.Env
 		return err
 	})
 	extB := spawnExtension("ext-b", order, nil)
-	a, err := New(NewFauxProvider(), newPolicy(t, hook), redactor.New([]string{testSecret}),
-		WithWorkspace("/work/space"), WithExtensions(extA, extB), WithDefaultTimeZone("Asia/Tokyo"))
+	a, err := agent.New(agenttest.NewFauxProvider(), newPolicy(t, hook), redactor.New([]string{testSecret}),
+		agent.WithWorkspace("/work/space"), agent.WithExtensions(extA, extB), agent.WithDefaultTimeZone("Asia/Tokyo"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,17 +73,17 @@ func TestPrepareProcessBinding(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		opts     SessionOptions
+		opts     agent.SessionOptions
 		req      spawnpolicy.Request
 		wantTZ   string
 		wantCwd  string
 		wantOrig string
 	}{
-		{"session zone", SessionOptions{ID: "s1", Scope: "chat:42", TimeZone: "Europe/Berlin"},
+		{"session zone", agent.SessionOptions{ID: "s1", Scope: "chat:42", TimeZone: "Europe/Berlin"},
 			spawnpolicy.Request{Purpose: spawnpolicy.BashTool, Command: "date"}, "Europe/Berlin", "/work/space", ""},
-		{"default zone", SessionOptions{ID: "s2", Scope: "chat:43"},
+		{"default zone", agent.SessionOptions{ID: "s2", Scope: "chat:43"},
 			spawnpolicy.Request{Purpose: spawnpolicy.BashTool, Command: "date", Cwd: "/tmp"}, "Asia/Tokyo", "/tmp", ""},
-		{"request zone wins", SessionOptions{ID: "s3", Scope: "chat:44", TimeZone: "Europe/Berlin"},
+		{"request zone wins", agent.SessionOptions{ID: "s3", Scope: "chat:44", TimeZone: "Europe/Berlin"},
 			spawnpolicy.Request{Purpose: spawnpolicy.MCPServer, Command: "srv", TimeZoneID: "America/New_York", Origin: "github"}, "America/New_York", "/work/space", "github"},
 	}
 	for _, tt := range tests {
@@ -121,18 +123,18 @@ func TestPrepareProcessBinding(t *testing.T) {
 // context with the extension's origin.
 func TestPrepareProcessThroughATool(t *testing.T) {
 	var got spawnpolicy.Context
-	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *API) error {
-		api.RegisterTool(newTool("mcp__srv__x", "", func(ctx context.Context, call *Call) (Result, error) {
+	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *agent.API) error {
+		api.RegisterTool(newTool("mcp__srv__x", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 			pc, err := call.Context.PrepareProcess(ctx, spawnpolicy.Request{Purpose: spawnpolicy.MCPServer, Command: "srv"})
 			got = pc
-			return TextResult("ok"), err
+			return agent.TextResult("ok"), err
 		}))
 		return nil
 	}}
-	faux := NewFauxProvider(FauxToolCalls(FauxCall("mcp__srv__x", "{}")), FauxText("done"))
-	a := newTestAgent(t, faux, WithExtensions(ext))
-	s := openSession(t, a, SessionOptions{ID: "t1", Scope: "chat:1", TimeZone: "UTC"})
-	if _, err := s.Prompt(context.Background(), []Content{Text("go")}, nil); err != nil {
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("mcp__srv__x", "{}")), agenttest.FauxText("done"))
+	a := newTestAgent(t, faux, agent.WithExtensions(ext))
+	s := openSession(t, a, agent.SessionOptions{ID: "t1", Scope: "chat:1", TimeZone: "UTC"})
+	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got.Origin != "mcp" || got.SessionID != "t1" || got.Env["TZ"] != "UTC" {
@@ -148,31 +150,31 @@ func TestPrepareProcessThroughATool(t *testing.T) {
 func TestProcessSpawnHandlerFailures(t *testing.T) {
 	tests := []struct {
 		name    string
-		handler func(ctx context.Context, ev *ProcessSpawnEvent) error
+		handler func(ctx context.Context, ev *agent.ProcessSpawnEvent) error
 	}{
-		{"error", func(ctx context.Context, ev *ProcessSpawnEvent) error { return errors.New("no " + testSecret) }},
-		{"panic", func(ctx context.Context, ev *ProcessSpawnEvent) error { panic("bad handler") }},
-		{"nil env", func(ctx context.Context, ev *ProcessSpawnEvent) error { ev.Context.Env = nil; return nil }},
-		{"no command", func(ctx context.Context, ev *ProcessSpawnEvent) error { ev.Context.Command = ""; return nil }},
-		{"no cwd", func(ctx context.Context, ev *ProcessSpawnEvent) error { ev.Context.Cwd = ""; return nil }},
+		{"error", func(ctx context.Context, ev *agent.ProcessSpawnEvent) error { return errors.New("no " + testSecret) }},
+		{"panic", func(ctx context.Context, ev *agent.ProcessSpawnEvent) error { panic("bad handler") }},
+		{"nil env", func(ctx context.Context, ev *agent.ProcessSpawnEvent) error { ev.Context.Env = nil; return nil }},
+		{"no command", func(ctx context.Context, ev *agent.ProcessSpawnEvent) error { ev.Context.Command = ""; return nil }},
+		{"no cwd", func(ctx context.Context, ev *agent.ProcessSpawnEvent) error { ev.Context.Cwd = ""; return nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var events eventLog
-			ext := &funcExtension{name: "guard", activate: func(ctx context.Context, api *API) error {
+			ext := &funcExtension{name: "guard", activate: func(ctx context.Context, api *agent.API) error {
 				api.OnProcessSpawn(tt.handler)
 				api.OnEvent(events.add)
 				return nil
 			}}
-			a := newTestAgent(t, NewFauxProvider(), WithExtensions(ext))
-			s := openSession(t, a, SessionOptions{})
+			a := newTestAgent(t, agenttest.NewFauxProvider(), agent.WithExtensions(ext))
+			s := openSession(t, a, agent.SessionOptions{})
 			_, err := s.ToolContext().PrepareProcess(context.Background(), spawnpolicy.Request{Purpose: spawnpolicy.BashTool, Command: "true"})
 			if err == nil {
 				t.Fatal("PrepareProcess succeeded, want an error")
 			}
-			var reported []Event
+			var reported []agent.Event
 			for _, ev := range events.all() {
-				if ev.Kind == EventExtensionError {
+				if ev.Kind == agent.EventExtensionError {
 					reported = append(reported, ev)
 				}
 			}
@@ -192,19 +194,19 @@ func TestProcessSpawnHandlerFailures(t *testing.T) {
 func TestActivationError(t *testing.T) {
 	tests := []struct {
 		name     string
-		activate func(ctx context.Context, api *API) error
+		activate func(ctx context.Context, api *agent.API) error
 		want     string
 	}{
-		{"error", func(ctx context.Context, api *API) error { return errors.New("no config") }, `"broken"`},
-		{"duplicate tool", func(ctx context.Context, api *API) error {
+		{"error", func(ctx context.Context, api *agent.API) error { return errors.New("no config") }, `"broken"`},
+		{"duplicate tool", func(ctx context.Context, api *agent.API) error {
 			api.RegisterTool(newTool("host", "", nil))
 			return nil
 		}, `tool "host" is registered twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := New(NewFauxProvider(), newPolicy(t), nil, WithTools(newTool("host", "", nil)),
-				WithExtensions(&funcExtension{name: "broken", activate: tt.activate}))
+			a, err := agent.New(agenttest.NewFauxProvider(), newPolicy(t), nil, agent.WithTools(newTool("host", "", nil)),
+				agent.WithExtensions(&funcExtension{name: "broken", activate: tt.activate}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +214,7 @@ func TestActivationError(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Start = %v, want an error containing %s", err, tt.want)
 			}
-			if _, err := a.Session(context.Background(), SessionOptions{ID: "x"}); err == nil {
+			if _, err := a.Session(context.Background(), agent.SessionOptions{ID: "x"}); err == nil {
 				t.Error("Session worked on an agent that failed to start")
 			}
 		})

@@ -1,10 +1,12 @@
-package agent
+package agent_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // TestContextUsageCountsSystemPromptAndTools checks the estimate of a
@@ -15,24 +17,24 @@ func TestContextUsageCountsSystemPromptAndTools(t *testing.T) {
 	system := strings.Repeat("s", 4000)
 	tool := newTool("lookup", `{"type":"object","properties":{"q":{"type":"string","description":"`+strings.Repeat("d", 1000)+`"}}}`, nil)
 	spec := tool.Spec()
-	overhead := (len(system) + messageTokens*charsPerToken + len(spec.Name) + len(spec.Description) + len(spec.Parameters) + toolSpecOverhead) / charsPerToken
+	overhead := (len(system) + agent.MessageTokens*agent.CharsPerToken + len(spec.Name) + len(spec.Description) + len(spec.Parameters) + agent.ToolSpecOverhead) / agent.CharsPerToken
 	tests := []struct {
 		name      string
-		responses []FauxResponse
+		responses []agenttest.FauxResponse
 		prompts   []string
 		want      int
 	}{
 		{"before any turn", nil, nil, overhead},
-		{"no usage reported", []FauxResponse{FauxText("12345678")}, []string{"abcdefgh"},
-			overhead + 2*messageTokens + 2 + 2},
-		{"reported prompt tokens win", []FauxResponse{answer("12345678", 5000)}, []string{"abcdefgh"},
-			5000 + messageTokens + 2},
+		{"no usage reported", []agenttest.FauxResponse{agenttest.FauxText("12345678")}, []string{"abcdefgh"},
+			overhead + 2*agent.MessageTokens + 2 + 2},
+		{"reported prompt tokens win", []agenttest.FauxResponse{answer("12345678", 5000)}, []string{"abcdefgh"},
+			5000 + agent.MessageTokens + 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newTestAgent(t, NewFauxProvider(tt.responses...),
-				WithSystemPrompt(func(SessionInfo) string { return system }), WithTools(tool))
-			s := openSession(t, a, SessionOptions{})
+			a := newTestAgent(t, agenttest.NewFauxProvider(tt.responses...),
+				agent.WithSystemPrompt(func(agent.SessionInfo) string { return system }), agent.WithTools(tool))
+			s := openSession(t, a, agent.SessionOptions{})
 			for _, p := range tt.prompts {
 				prompt(t, s, p)
 			}
@@ -48,13 +50,13 @@ func TestContextUsageCountsSystemPromptAndTools(t *testing.T) {
 // conversation the context grows, and the numbers say so.
 func TestCompactionEstimateIsConsistent(t *testing.T) {
 	system := strings.Repeat("s", 4000)
-	faux := NewFauxProvider(FauxText("a"), FauxText("b"), FauxText(strings.Repeat("summary ", 400)))
-	a := newTestAgent(t, faux, WithSystemPrompt(func(SessionInfo) string { return system }), WithCompactionKeepTurns(1))
-	s := openSession(t, a, SessionOptions{})
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("a"), agenttest.FauxText("b"), agenttest.FauxText(strings.Repeat("summary ", 400)))
+	a := newTestAgent(t, faux, agent.WithSystemPrompt(func(agent.SessionInfo) string { return system }), agent.WithCompactionKeepTurns(1))
+	s := openSession(t, a, agent.SessionOptions{})
 	prompt(t, s, "one")
 	prompt(t, s, "two")
 	before := s.ContextUsage().Tokens
-	if before < len(system)/charsPerToken {
+	if before < len(system)/agent.CharsPerToken {
 		t.Fatalf("before = %d tokens, less than the system prompt alone", before)
 	}
 	if err := s.Compact(t.Context()); err != nil {

@@ -1,29 +1,31 @@
-package agent
+package agent_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 func TestContextLimits(t *testing.T) {
 	tests := []struct {
 		name          string
-		opts          []Option
+		opts          []agent.Option
 		wantWindow    int
 		wantThreshold int
 	}{
-		{"defaults", nil, DefaultContextWindow, DefaultContextWindow - DefaultContextReserve},
-		{"small window: a quarter reserved", []Option{WithContextWindow(8000)}, 8000, 6000},
-		{"explicit reserve", []Option{WithContextWindow(8000), WithContextReserve(1000)}, 8000, 7000},
-		{"no reserve", []Option{WithContextWindow(8000), WithContextReserve(0)}, 8000, 8000},
-		{"reserve capped at half", []Option{WithContextWindow(8000), WithContextReserve(7000)}, 8000, 4000},
-		{"invalid values ignored", []Option{WithContextWindow(0), WithContextReserve(-5)}, DefaultContextWindow, DefaultContextWindow - DefaultContextReserve},
+		{"defaults", nil, agent.DefaultContextWindow, agent.DefaultContextWindow - agent.DefaultContextReserve},
+		{"small window: a quarter reserved", []agent.Option{agent.WithContextWindow(8000)}, 8000, 6000},
+		{"explicit reserve", []agent.Option{agent.WithContextWindow(8000), agent.WithContextReserve(1000)}, 8000, 7000},
+		{"no reserve", []agent.Option{agent.WithContextWindow(8000), agent.WithContextReserve(0)}, 8000, 8000},
+		{"reserve capped at half", []agent.Option{agent.WithContextWindow(8000), agent.WithContextReserve(7000)}, 8000, 4000},
+		{"invalid values ignored", []agent.Option{agent.WithContextWindow(0), agent.WithContextReserve(-5)}, agent.DefaultContextWindow, agent.DefaultContextWindow - agent.DefaultContextReserve},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newTestAgent(t, NewFauxProvider(), tt.opts...)
-			window, threshold := a.cfg.contextLimits()
+			a := newTestAgent(t, agenttest.NewFauxProvider(), tt.opts...)
+			window, threshold := a.ContextLimits()
 			if window != tt.wantWindow || threshold != tt.wantThreshold {
 				t.Errorf("limits = %d, %d; want %d, %d", window, threshold, tt.wantWindow, tt.wantThreshold)
 			}
@@ -34,16 +36,16 @@ func TestContextLimits(t *testing.T) {
 // TestContextUsage checks that the usage counts the provider's prompt
 // tokens of the last request plus an estimate of what came after.
 func TestContextUsage(t *testing.T) {
-	faux := NewFauxProvider(answer("12345678", 500))
-	a := newTestAgent(t, faux, WithContextWindow(1000), WithContextReserve(100))
-	s := openSession(t, a, SessionOptions{})
+	faux := agenttest.NewFauxProvider(answer("12345678", 500))
+	a := newTestAgent(t, faux, agent.WithContextWindow(1000), agent.WithContextReserve(100))
+	s := openSession(t, a, agent.SessionOptions{})
 	if got := s.ContextUsage(); got.Tokens != 0 || got.Percent != 0 {
 		t.Errorf("usage of an empty session = %+v, want 0 tokens", got)
 	}
 	prompt(t, s, "hello")
 	// 500 reported tokens, then the answer: 4 for the message, 2 for its
 	// 8 bytes.
-	want := ContextUsage{Tokens: 506, Window: 1000, Threshold: 900, Percent: 50}
+	want := agent.ContextUsage{Tokens: 506, Window: 1000, Threshold: 900, Percent: 50}
 	if diff := cmp.Diff(want, s.ContextUsage()); diff != "" {
 		t.Errorf("ContextUsage (-want +got):\n%s", diff)
 	}
@@ -52,17 +54,17 @@ func TestContextUsage(t *testing.T) {
 func TestEstimateMessages(t *testing.T) {
 	tests := []struct {
 		name string
-		msgs []Message
+		msgs []agent.Message
 		want int
 	}{
 		{"none", nil, 0},
-		{"text", []Message{{Role: RoleUser, Content: []Content{Text("abcdefgh")}}}, messageTokens + 2},
-		{"image", []Message{{Role: RoleUser, Content: []Content{Image("image/png", []byte{1, 2, 3})}}}, messageTokens + imageTokens},
-		{"tool call", []Message{{Role: RoleAssistant, ToolCalls: []ToolCall{{Name: "bash", Arguments: `{"c":"x"}`}}}}, messageTokens + 3},
+		{"text", []agent.Message{{Role: agent.RoleUser, Content: []agent.Content{agent.Text("abcdefgh")}}}, agent.MessageTokens + 2},
+		{"image", []agent.Message{{Role: agent.RoleUser, Content: []agent.Content{agent.Image("image/png", []byte{1, 2, 3})}}}, agent.MessageTokens + agent.ImageTokens},
+		{"tool call", []agent.Message{{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{Name: "bash", Arguments: `{"c":"x"}`}}}}, agent.MessageTokens + 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := estimateMessages(tt.msgs); got != tt.want {
+			if got := agent.EstimateMessages(tt.msgs); got != tt.want {
 				t.Errorf("estimateMessages = %d, want %d", got, tt.want)
 			}
 		})

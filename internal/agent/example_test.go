@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -74,9 +75,9 @@ func Example_extension() {
 		return
 	}
 
-	provider := agent.NewFauxProvider(
-		agent.FauxToolCalls(agent.FauxCall("deploy_status", `{}`)),
-		agent.FauxText("done"),
+	provider := agenttest.NewFauxProvider(
+		agenttest.FauxToolCalls(agenttest.FauxCall("deploy_status", `{}`)),
+		agenttest.FauxText("done"),
 	)
 	a, err := agent.New(provider, policy, redactor.New(opts.SecretValues),
 		agent.WithExtensions(&deployExtension{token: secret}))

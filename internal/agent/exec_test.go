@@ -1,6 +1,6 @@
 //go:build unix
 
-package agent
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // TestExecEnv checks that ExecOptions.Env still sets and removes variables,
@@ -16,11 +18,11 @@ import (
 func TestExecEnv(t *testing.T) {
 	explicit := testSecret
 	value := "set-explicitly"
-	ext := &funcExtension{name: "runner", activate: func(ctx context.Context, api *API) error { return nil }}
-	a := newTestAgent(t, NewFauxProvider(), WithExtensions(ext))
-	s := openSession(t, a, SessionOptions{ID: "exec", TimeZone: "Europe/Berlin"})
+	ext := &funcExtension{name: "runner", activate: func(ctx context.Context, api *agent.API) error { return nil }}
+	a := newTestAgent(t, agenttest.NewFauxProvider(), agent.WithExtensions(ext))
+	s := openSession(t, a, agent.SessionOptions{ID: "exec", TimeZone: "Europe/Berlin"})
 	tc := s.ToolContext().WithOrigin("runner")
-	res, err := tc.Exec(context.Background(), "env", nil, ExecOptions{Env: map[string]*string{
+	res, err := tc.Exec(context.Background(), "env", nil, agent.ExecOptions{Env: map[string]*string{
 		"EXTRA":          &value,
 		"REMOVE_ME":      nil,
 		"GITHUB_TOKEN":   &explicit, // denied when inherited, passed on purpose
@@ -58,15 +60,15 @@ func TestExecEnv(t *testing.T) {
 // TestExecExitAndTimeout checks exit codes, stdin, the workspace default
 // and that a timeout kills the whole process group.
 func TestExecExitAndTimeout(t *testing.T) {
-	a := newTestAgent(t, NewFauxProvider())
-	s := openSession(t, a, SessionOptions{})
+	a := newTestAgent(t, agenttest.NewFauxProvider())
+	s := openSession(t, a, agent.SessionOptions{})
 	tc := s.ToolContext()
 
-	res, err := tc.Exec(context.Background(), "sh", []string{"-c", "cat; pwd; exit 3"}, ExecOptions{Stdin: strings.NewReader("in\n")})
+	res, err := tc.Exec(context.Background(), "sh", []string{"-c", "cat; pwd; exit 3"}, agent.ExecOptions{Stdin: strings.NewReader("in\n")})
 	if err != nil {
 		t.Fatalf("Exec: %v", err)
 	}
-	want := ExecResult{Stdout: "in\n" + tc.Workspace + "\n", ExitCode: 3}
+	want := agent.ExecResult{Stdout: "in\n" + tc.Workspace + "\n", ExitCode: 3}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
@@ -76,7 +78,7 @@ func TestExecExitAndTimeout(t *testing.T) {
 	// end the call long before it.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err = tc.Exec(ctx, "sh", []string{"-c", "sleep 30 & sleep 30; wait"}, ExecOptions{Timeout: 200 * time.Millisecond})
+	_, err = tc.Exec(ctx, "sh", []string{"-c", "sleep 30 & sleep 30; wait"}, agent.ExecOptions{Timeout: 200 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "timed out") || ctx.Err() != nil {
 		t.Errorf("Exec with timeout = %v, want a timed out error", err)
 	}

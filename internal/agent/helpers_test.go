@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -52,10 +53,10 @@ func newPolicy(t *testing.T, hooks ...spawnpolicy.Hook) *spawnpolicy.Policy {
 
 // newTestAgent builds and starts an agent over provider with the test
 // policy and a redactor that knows testSecret.
-func newTestAgent(t *testing.T, provider Provider, opts ...Option) *Agent {
+func newTestAgent(t *testing.T, provider agent.Provider, opts ...agent.Option) *agent.Agent {
 	t.Helper()
-	base := []Option{WithWorkspace(t.TempDir()), WithModel("test-model")}
-	a, err := New(provider, newPolicy(t), redactor.New([]string{testSecret}), append(base, opts...)...)
+	base := []agent.Option{agent.WithWorkspace(t.TempDir()), agent.WithModel("test-model")}
+	a, err := agent.New(provider, newPolicy(t), redactor.New([]string{testSecret}), append(base, opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -67,7 +68,7 @@ func newTestAgent(t *testing.T, provider Provider, opts ...Option) *Agent {
 }
 
 // openSession opens a session or fails the test.
-func openSession(t *testing.T, a *Agent, opts SessionOptions) *Session {
+func openSession(t *testing.T, a *agent.Agent, opts agent.SessionOptions) *agent.Session {
 	t.Helper()
 	if opts.ID == "" {
 		opts.ID = "chat-1"
@@ -98,11 +99,11 @@ func (r *recorder[T]) all() []T {
 }
 
 // eventLog records events.
-type eventLog = recorder[Event]
+type eventLog = recorder[agent.Event]
 
 // kindsOf lists the kinds of events.
-func kindsOf(events []Event) []EventKind {
-	var out []EventKind
+func kindsOf(events []agent.Event) []agent.EventKind {
+	var out []agent.EventKind
 	for _, ev := range events {
 		out = append(out, ev.Kind)
 	}
@@ -111,32 +112,32 @@ func kindsOf(events []Event) []EventKind {
 
 // funcTool is a scripted tool.
 type funcTool struct {
-	spec ToolSpec
-	run  func(ctx context.Context, call *Call) (Result, error)
+	spec agent.ToolSpec
+	run  func(ctx context.Context, call *agent.Call) (agent.Result, error)
 }
 
-func (f *funcTool) Spec() ToolSpec { return f.spec }
-func (f *funcTool) Execute(ctx context.Context, call *Call) (Result, error) {
+func (f *funcTool) Spec() agent.ToolSpec { return f.spec }
+func (f *funcTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
 	return f.run(ctx, call)
 }
 
 // newTool returns a scripted tool named name with schema params ("" for an
 // empty object schema).
-func newTool(name, params string, run func(ctx context.Context, call *Call) (Result, error)) *funcTool {
+func newTool(name, params string, run func(ctx context.Context, call *agent.Call) (agent.Result, error)) *funcTool {
 	if params == "" {
 		params = `{"type":"object","properties":{}}`
 	}
-	return &funcTool{spec: ToolSpec{Name: name, Description: "test tool " + name, Parameters: json.RawMessage(params)}, run: run}
+	return &funcTool{spec: agent.ToolSpec{Name: name, Description: "test tool " + name, Parameters: json.RawMessage(params)}, run: run}
 }
 
 // funcExtension is a scripted extension.
 type funcExtension struct {
 	name     string
-	activate func(ctx context.Context, api *API) error
+	activate func(ctx context.Context, api *agent.API) error
 }
 
 func (e *funcExtension) Name() string { return e.name }
-func (e *funcExtension) Activate(ctx context.Context, api *API) error {
+func (e *funcExtension) Activate(ctx context.Context, api *agent.API) error {
 	return e.activate(ctx, api)
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package agent
+package agent_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // TestExecChildPath checks that Exec looks a bare command name up on the
@@ -36,12 +39,12 @@ func TestExecChildPath(t *testing.T) {
 		{name: "no child PATH: the host's", path: nil, wantNotHas: "child-date"},
 		{name: "not on the child PATH", path: &empty, notFound: true},
 	}
-	ext := &funcExtension{name: "runner", activate: func(ctx context.Context, api *API) error { return nil }}
-	a := newTestAgent(t, NewFauxProvider(), WithExtensions(ext))
-	tc := openSession(t, a, SessionOptions{ID: "path"}).ToolContext().WithOrigin("runner")
+	ext := &funcExtension{name: "runner", activate: func(ctx context.Context, api *agent.API) error { return nil }}
+	a := newTestAgent(t, agenttest.NewFauxProvider(), agent.WithExtensions(ext))
+	tc := openSession(t, a, agent.SessionOptions{ID: "path"}).ToolContext().WithOrigin("runner")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := tc.Exec(context.Background(), "date", nil, ExecOptions{Env: map[string]*string{"PATH": tt.path}})
+			res, err := tc.Exec(context.Background(), "date", nil, agent.ExecOptions{Env: map[string]*string{"PATH": tt.path}})
 			if tt.notFound {
 				if !errors.Is(err, exec.ErrNotFound) {
 					t.Errorf("Exec = %v, want exec.ErrNotFound", err)

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -11,43 +11,45 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // ignoreTime drops message times from comparisons.
-var ignoreTime = cmpopts.IgnoreFields(Message{}, "Time")
+var ignoreTime = cmpopts.IgnoreFields(agent.Message{}, "Time")
 
 // TestTurnWithTools runs text, a tool call and an answer, checking the
 // events, the history and what the model was sent.
 func TestTurnWithTools(t *testing.T) {
 	echo := newTool("echo", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
-		func(ctx context.Context, call *Call) (Result, error) {
-			return TextResult("echo: " + string(call.Arguments)), nil
+		func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+			return agent.TextResult("echo: " + string(call.Arguments)), nil
 		})
-	faux := NewFauxProvider(
-		FauxResponse{Text: "let me check", ToolCalls: []ToolCall{{ID: "c1", Name: "echo", Arguments: `{"text":"hi"}`}}, Usage: Usage{TotalTokens: 10}},
-		FauxResponse{Text: "all done", Usage: Usage{TotalTokens: 20}},
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxResponse{Text: "let me check", ToolCalls: []agent.ToolCall{{ID: "c1", Name: "echo", Arguments: `{"text":"hi"}`}}, Usage: agent.Usage{TotalTokens: 10}},
+		agenttest.FauxResponse{Text: "all done", Usage: agent.Usage{TotalTokens: 20}},
 	)
-	a := newTestAgent(t, faux, WithTools(echo), WithSystemPrompt(func(info SessionInfo) string {
+	a := newTestAgent(t, faux, agent.WithTools(echo), agent.WithSystemPrompt(func(info agent.SessionInfo) string {
 		return "you are " + info.ID + " in " + info.TimeZone + " on " + info.Model
 	}))
-	s := openSession(t, a, SessionOptions{TimeZone: "Europe/Paris"})
+	s := openSession(t, a, agent.SessionOptions{TimeZone: "Europe/Paris"})
 	var log eventLog
-	res, err := s.Prompt(context.Background(), []Content{Text("hello")}, log.add)
+	res, err := s.Prompt(context.Background(), []agent.Content{agent.Text("hello")}, log.add)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(TurnResult{Text: "all done", Steps: 2, Usage: Usage{TotalTokens: 20}}, res); diff != "" {
+	if diff := cmp.Diff(agent.TurnResult{Text: "all done", Steps: 2, Usage: agent.Usage{TotalTokens: 20}}, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
-	wantKinds := []EventKind{EventTurnStart, EventTextDelta, EventTextDelta, EventTextDelta, EventToolStart, EventToolEnd, EventTextDelta, EventTextDelta, EventTurnEnd}
+	wantKinds := []agent.EventKind{agent.EventTurnStart, agent.EventTextDelta, agent.EventTextDelta, agent.EventTextDelta, agent.EventToolStart, agent.EventToolEnd, agent.EventTextDelta, agent.EventTextDelta, agent.EventTurnEnd}
 	if diff := cmp.Diff(wantKinds, kindsOf(log.all())); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	want := []Message{
-		{Role: RoleUser, Content: []Content{Text("hello")}},
-		{Role: RoleAssistant, Content: []Content{Text("let me check")}, ToolCalls: []ToolCall{{ID: "c1", Name: "echo", Arguments: `{"text":"hi"}`}}},
-		{Role: RoleTool, ToolCallID: "c1", ToolName: "echo", Content: []Content{Text(`echo: {"text":"hi"}`)}},
-		{Role: RoleAssistant, Content: []Content{Text("all done")}},
+	want := []agent.Message{
+		{Role: agent.RoleUser, Content: []agent.Content{agent.Text("hello")}},
+		{Role: agent.RoleAssistant, Content: []agent.Content{agent.Text("let me check")}, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "echo", Arguments: `{"text":"hi"}`}}},
+		{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "echo", Content: []agent.Content{agent.Text(`echo: {"text":"hi"}`)}},
+		{Role: agent.RoleAssistant, Content: []agent.Content{agent.Text("all done")}},
 	}
 	if diff := cmp.Diff(want, s.Messages(), ignoreTime); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
@@ -67,32 +69,32 @@ func TestTurnWithTools(t *testing.T) {
 // TestToolErrorResults checks the error paths that become results.
 func TestToolErrorResults(t *testing.T) {
 	schema := `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`
-	tool := newTool("count", schema, func(ctx context.Context, call *Call) (Result, error) { return TextResult("ok"), nil })
+	tool := newTool("count", schema, func(ctx context.Context, call *agent.Call) (agent.Result, error) { return agent.TextResult("ok"), nil })
 	tests := []struct {
 		name string
-		call ToolCall
+		call agent.ToolCall
 		want string
 	}{
-		{"valid", FauxCall("count", `{"n":3}`), "ok"},
-		{"empty arguments", FauxCall("count", ``), `missing required property "n"`},
-		{"bad json", FauxCall("count", `{"n":`), "not valid JSON"},
-		{"wrong type", FauxCall("count", `{"n":"3"}`), "expected integer, got string"},
-		{"fraction", FauxCall("count", `{"n":1.5}`), "expected integer"},
-		{"extra", FauxCall("count", `{"n":1,"m":2}`), `unknown property "m"`},
-		{"not an object", FauxCall("count", `[1]`), "must be a JSON object"},
-		{"unknown tool", FauxCall("nope", `{}`), `Tool "nope" not found`},
+		{"valid", agenttest.FauxCall("count", `{"n":3}`), "ok"},
+		{"empty arguments", agenttest.FauxCall("count", ``), `missing required property "n"`},
+		{"bad json", agenttest.FauxCall("count", `{"n":`), "not valid JSON"},
+		{"wrong type", agenttest.FauxCall("count", `{"n":"3"}`), "expected integer, got string"},
+		{"fraction", agenttest.FauxCall("count", `{"n":1.5}`), "expected integer"},
+		{"extra", agenttest.FauxCall("count", `{"n":1,"m":2}`), `unknown property "m"`},
+		{"not an object", agenttest.FauxCall("count", `[1]`), "must be a JSON object"},
+		{"unknown tool", agenttest.FauxCall("nope", `{}`), `Tool "nope" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newTestAgent(t, NewFauxProvider(FauxToolCalls(tt.call), FauxText("end")), WithTools(tool))
-			s := openSession(t, a, SessionOptions{})
-			if _, err := s.Prompt(context.Background(), []Content{Text("go")}, nil); err != nil {
+			a := newTestAgent(t, agenttest.NewFauxProvider(agenttest.FauxToolCalls(tt.call), agenttest.FauxText("end")), agent.WithTools(tool))
+			s := openSession(t, a, agent.SessionOptions{})
+			if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil); err != nil {
 				t.Fatal(err)
 			}
 			msgs := s.Messages()
 			got := msgs[2]
-			if !strings.Contains(TextOf(got.Content), tt.want) {
-				t.Errorf("result %q does not contain %q", TextOf(got.Content), tt.want)
+			if !strings.Contains(agent.TextOf(got.Content), tt.want) {
+				t.Errorf("result %q does not contain %q", agent.TextOf(got.Content), tt.want)
 			}
 			if got.IsError != (tt.name != "valid") {
 				t.Errorf("IsError = %v", got.IsError)
@@ -104,14 +106,16 @@ func TestToolErrorResults(t *testing.T) {
 // TestStepLimit checks that a model that keeps calling tools is stopped
 // with a clear message and a consistent history.
 func TestStepLimit(t *testing.T) {
-	tool := newTool("loop", "", func(ctx context.Context, call *Call) (Result, error) { return TextResult("again"), nil })
-	faux := NewFauxProvider()
-	faux.Handle(func(ctx context.Context, req Request, onText func(string)) (Response, error) {
-		return Response{ToolCalls: []ToolCall{{ID: "x", Name: "loop", Arguments: "{}"}}}, nil
+	tool := newTool("loop", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+		return agent.TextResult("again"), nil
 	})
-	a := newTestAgent(t, faux, WithTools(tool), WithMaxSteps(3))
-	s := openSession(t, a, SessionOptions{})
-	res, err := s.Prompt(context.Background(), []Content{Text("go")}, nil)
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		return agent.Response{ToolCalls: []agent.ToolCall{{ID: "x", Name: "loop", Arguments: "{}"}}}, nil
+	})
+	a := newTestAgent(t, faux, agent.WithTools(tool), agent.WithMaxSteps(3))
+	s := openSession(t, a, agent.SessionOptions{})
+	res, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +124,7 @@ func TestStepLimit(t *testing.T) {
 	}
 	msgs := s.Messages()
 	last := msgs[len(msgs)-1]
-	if last.Role != RoleAssistant || TextOf(last.Content) != res.Text || len(msgs) != 1+3*2+1 {
+	if last.Role != agent.RoleAssistant || agent.TextOf(last.Content) != res.Text || len(msgs) != 1+3*2+1 {
 		t.Errorf("history has %d messages ending with a %s message", len(msgs), last.Role)
 	}
 	if len(faux.Requests()) != 3 {
@@ -132,36 +136,36 @@ func TestStepLimit(t *testing.T) {
 // result, the transcript reloads, and the next turn works.
 func TestCancelDuringTool(t *testing.T) {
 	started := make(chan struct{})
-	slow := newTool("slow", "", func(ctx context.Context, call *Call) (Result, error) {
+	slow := newTool("slow", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		close(started)
 		<-ctx.Done()
-		return Result{}, ctx.Err()
+		return agent.Result{}, ctx.Err()
 	})
-	never := newTool("never", "", func(ctx context.Context, call *Call) (Result, error) {
+	never := newTool("never", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		t.Error("a call after the cancelled one ran")
-		return Result{}, nil
+		return agent.Result{}, nil
 	})
-	faux := NewFauxProvider(FauxToolCalls(FauxCall("slow", "{}"), FauxCall("never", "{}")))
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("slow", "{}"), agenttest.FauxCall("never", "{}")))
 	dir := t.TempDir()
-	a := newTestAgent(t, faux, WithTools(slow, never), WithSessionDir(dir))
-	s := openSession(t, a, SessionOptions{ID: "cancel"})
+	a := newTestAgent(t, faux, agent.WithTools(slow, never), agent.WithSessionDir(dir))
+	s := openSession(t, a, agent.SessionOptions{ID: "cancel"})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-started
 		cancel()
 	}()
 	var log eventLog
-	_, err := s.Prompt(ctx, []Content{Text("go")}, log.add)
+	_, err := s.Prompt(ctx, []agent.Content{agent.Text("go")}, log.add)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Prompt = %v, want context.Canceled", err)
 	}
 	kinds := kindsOf(log.all())
-	if kinds[len(kinds)-1] != EventTurnEnd || kinds[len(kinds)-2] != EventError {
+	if kinds[len(kinds)-1] != agent.EventTurnEnd || kinds[len(kinds)-2] != agent.EventError {
 		t.Errorf("events end with %v, want error then turn_end", kinds[len(kinds)-2:])
 	}
 	msgs := s.Messages()
 	for _, m := range msgs[2:] {
-		if m.Role != RoleTool || TextOf(m.Content) != abortedText || !m.IsError {
+		if m.Role != agent.RoleTool || agent.TextOf(m.Content) != agent.AbortedText || !m.IsError {
 			t.Errorf("message %+v, want an aborted tool result", m)
 		}
 	}
@@ -170,13 +174,13 @@ func TestCancelDuringTool(t *testing.T) {
 	}
 	s.Close()
 
-	a2 := newTestAgent(t, faux, WithTools(slow, never), WithSessionDir(dir))
-	s2 := openSession(t, a2, SessionOptions{ID: "cancel"})
+	a2 := newTestAgent(t, faux, agent.WithTools(slow, never), agent.WithSessionDir(dir))
+	s2 := openSession(t, a2, agent.SessionOptions{ID: "cancel"})
 	if diff := cmp.Diff(msgs, s2.Messages(), ignoreTime); diff != "" {
 		t.Errorf("reloaded history (-want +got):\n%s", diff)
 	}
-	faux.Enqueue(FauxText("fine again"))
-	res, err := s2.Prompt(context.Background(), []Content{Text("again")}, nil)
+	faux.Enqueue(agenttest.FauxText("fine again"))
+	res, err := s2.Prompt(context.Background(), []agent.Content{agent.Text("again")}, nil)
 	if err != nil || res.Text != "fine again" {
 		t.Fatalf("next turn = %q, %v", res.Text, err)
 	}
@@ -192,35 +196,35 @@ func TestCancelIgnoredByTool(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	started := make(chan struct{})
-	stubborn := newTool("stubborn", "", func(ctx context.Context, call *Call) (Result, error) {
+	stubborn := newTool("stubborn", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		close(started)
 		<-release
-		return TextResult("late"), nil
+		return agent.TextResult("late"), nil
 	})
-	a := newTestAgent(t, NewFauxProvider(FauxToolCalls(FauxCall("stubborn", "{}"))), WithTools(stubborn), WithAbortGrace(50*time.Millisecond))
-	s := openSession(t, a, SessionOptions{})
+	a := newTestAgent(t, agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("stubborn", "{}"))), agent.WithTools(stubborn), agent.WithAbortGrace(50*time.Millisecond))
+	s := openSession(t, a, agent.SessionOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-started; cancel() }()
-	if _, err := s.Prompt(ctx, []Content{Text("go")}, nil); !errors.Is(err, context.Canceled) {
+	if _, err := s.Prompt(ctx, []agent.Content{agent.Text("go")}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Prompt = %v, want context.Canceled", err)
 	}
-	if got := TextOf(s.Messages()[2].Content); got != abortedText {
-		t.Errorf("result = %q, want %q", got, abortedText)
+	if got := agent.TextOf(s.Messages()[2].Content); got != agent.AbortedText {
+		t.Errorf("result = %q, want %q", got, agent.AbortedText)
 	}
 }
 
 // TestCancelDuringModel cancels while the model streams.
 func TestCancelDuringModel(t *testing.T) {
-	faux := NewFauxProvider(FauxFunc(func(ctx context.Context, req Request, onText func(string)) (Response, error) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		onText("partial")
 		<-ctx.Done()
-		return Response{}, ctx.Err()
+		return agent.Response{}, ctx.Err()
 	}))
 	a := newTestAgent(t, faux)
-	s := openSession(t, a, SessionOptions{})
+	s := openSession(t, a, agent.SessionOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := s.Prompt(ctx, []Content{Text("go")}, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.Prompt(ctx, []agent.Content{agent.Text("go")}, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Prompt = %v, want DeadlineExceeded", err)
 	}
 	if n := len(s.Messages()); n != 1 {
@@ -231,26 +235,26 @@ func TestCancelDuringModel(t *testing.T) {
 // TestTurnsAreSerialized checks that a second Prompt waits for the first.
 func TestTurnsAreSerialized(t *testing.T) {
 	gate := make(chan struct{})
-	faux := NewFauxProvider(
-		FauxFunc(func(ctx context.Context, req Request, onText func(string)) (Response, error) {
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 			<-gate
-			return Response{Text: "first"}, nil
+			return agent.Response{Text: "first"}, nil
 		}),
-		FauxText("second"),
+		agenttest.FauxText("second"),
 	)
 	a := newTestAgent(t, faux)
-	s := openSession(t, a, SessionOptions{})
+	s := openSession(t, a, agent.SessionOptions{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Prompt(context.Background(), []Content{Text("1")}, nil)
+		_, err := s.Prompt(context.Background(), []agent.Content{agent.Text("1")}, nil)
 		done <- err
 	}()
 	for len(faux.Requests()) == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	second := make(chan TurnResult, 1)
+	second := make(chan agent.TurnResult, 1)
 	go func() {
-		res, _ := s.Prompt(context.Background(), []Content{Text("2")}, nil)
+		res, _ := s.Prompt(context.Background(), []agent.Content{agent.Text("2")}, nil)
 		second <- res
 	}()
 	select {
@@ -269,14 +273,14 @@ func TestTurnsAreSerialized(t *testing.T) {
 
 // TestSessionIDs checks the id validation.
 func TestSessionIDs(t *testing.T) {
-	a := newTestAgent(t, NewFauxProvider(), WithSessionDir(t.TempDir()))
+	a := newTestAgent(t, agenttest.NewFauxProvider(), agent.WithSessionDir(t.TempDir()))
 	for _, id := range []string{"", ".", "..", "../x", "a/b", `a\b`, ".hidden", "a b", strings.Repeat("x", 129)} {
-		if _, err := a.Session(context.Background(), SessionOptions{ID: id}); err == nil {
+		if _, err := a.Session(context.Background(), agent.SessionOptions{ID: id}); err == nil {
 			t.Errorf("Session(%q) succeeded", id)
 		}
 	}
 	for _, id := range []string{"chat-100123", "-100123", "a.b_c"} {
-		if _, err := a.Session(context.Background(), SessionOptions{ID: id}); err != nil {
+		if _, err := a.Session(context.Background(), agent.SessionOptions{ID: id}); err != nil {
 			t.Errorf("Session(%q) = %v", id, err)
 		}
 	}
@@ -295,8 +299,8 @@ func TestTimeZones(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newTestAgent(t, NewFauxProvider(), WithDefaultTimeZone(tt.deflt))
-			s := openSession(t, a, SessionOptions{TimeZone: tt.session})
+			a := newTestAgent(t, agenttest.NewFauxProvider(), agent.WithDefaultTimeZone(tt.deflt))
+			s := openSession(t, a, agent.SessionOptions{TimeZone: tt.session})
 			if got := s.TimeZone(); got != tt.want {
 				t.Errorf("TimeZone = %q, want %q", got, tt.want)
 			}
@@ -309,8 +313,8 @@ func TestTimeZones(t *testing.T) {
 			}
 		})
 	}
-	a := newTestAgent(t, NewFauxProvider())
-	s := openSession(t, a, SessionOptions{})
+	a := newTestAgent(t, agenttest.NewFauxProvider())
+	s := openSession(t, a, agent.SessionOptions{})
 	if err := s.SetTimeZone("Nowhere/Special"); err == nil {
 		t.Error("SetTimeZone accepted an unknown zone")
 	}
@@ -322,14 +326,14 @@ func TestTimeZones(t *testing.T) {
 // TestCloseFiresHandlers checks session close handlers and ErrSessionClosed.
 func TestCloseFiresHandlers(t *testing.T) {
 	var closed []string
-	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *API) error {
+	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *agent.API) error {
 		api.OnSessionClose(func(id string) { closed = append(closed, id) })
 		return nil
 	}}
 	dir := t.TempDir()
-	a := newTestAgent(t, NewFauxProvider(FauxText("hi")), WithExtensions(ext), WithSessionDir(dir))
-	s := openSession(t, a, SessionOptions{ID: "c"})
-	if _, err := s.Prompt(context.Background(), []Content{Text("x")}, nil); err != nil {
+	a := newTestAgent(t, agenttest.NewFauxProvider(agenttest.FauxText("hi")), agent.WithExtensions(ext), agent.WithSessionDir(dir))
+	s := openSession(t, a, agent.SessionOptions{ID: "c"})
+	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("x")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -337,10 +341,10 @@ func TestCloseFiresHandlers(t *testing.T) {
 	if diff := cmp.Diff([]string{"c"}, closed); diff != "" {
 		t.Error(diff)
 	}
-	if _, err := s.Prompt(context.Background(), []Content{Text("x")}, nil); !errors.Is(err, ErrSessionClosed) {
+	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("x")}, nil); !errors.Is(err, agent.ErrSessionClosed) {
 		t.Errorf("Prompt after Close = %v", err)
 	}
-	s2 := openSession(t, a, SessionOptions{ID: "c"})
+	s2 := openSession(t, a, agent.SessionOptions{ID: "c"})
 	if s2 == s || len(s2.Messages()) != 2 {
 		t.Errorf("reopened session has %d messages", len(s2.Messages()))
 	}

@@ -1,9 +1,12 @@
-package agent
+package agent_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // TestProgressHidesGrowingSecretPrefix is the security suite's
@@ -12,38 +15,38 @@ import (
 // show the secret's beginning while its end has not been printed; the final
 // result shows the token.
 func TestProgressHidesGrowingSecretPrefix(t *testing.T) {
-	trickle := newTool("trickle", "", func(ctx context.Context, call *Call) (Result, error) {
+	trickle := newTool("trickle", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		out := "reading key: "
 		for i := 0; i < len(testSecret); i += 3 {
 			out += testSecret[i:min(i+3, len(testSecret))]
-			call.Progress(Result{Content: []Content{Text(out)}})
+			call.Progress(agent.Result{Content: []agent.Content{agent.Text(out)}})
 		}
-		return TextResult(out + "\ndone"), nil
+		return agent.TextResult(out + "\ndone"), nil
 	})
-	faux := NewFauxProvider(FauxToolCalls(FauxCall("trickle", `{}`)), FauxText("ok"))
-	a := newTestAgent(t, faux, WithTools(trickle))
-	s := openSession(t, a, SessionOptions{ID: "trickle"})
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("trickle", `{}`)), agenttest.FauxText("ok"))
+	a := newTestAgent(t, faux, agent.WithTools(trickle))
+	s := openSession(t, a, agent.SessionOptions{ID: "trickle"})
 
-	var events recorder[Event]
-	if _, err := s.Prompt(context.Background(), []Content{Text("go")}, events.add); err != nil {
+	var events recorder[agent.Event]
+	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, events.add); err != nil {
 		t.Fatalf("Prompt: %v", err)
 	}
 	updates := 0
 	for _, ev := range events.all() {
-		if ev.Kind != EventToolUpdate && ev.Kind != EventToolEnd {
+		if ev.Kind != agent.EventToolUpdate && ev.Kind != agent.EventToolEnd {
 			continue
 		}
-		for _, text := range []string{TextOf(ev.Result.Content)} {
+		for _, text := range []string{agent.TextOf(ev.Result.Content)} {
 			for k := 4; k <= len(testSecret); k++ {
 				if strings.Contains(text, testSecret[:k]) {
 					t.Fatalf("a %s event shows %d of the secret's %d bytes", ev.Kind, k, len(testSecret))
 				}
 			}
 		}
-		if ev.Kind == EventToolUpdate {
+		if ev.Kind == agent.EventToolUpdate {
 			updates++
 		}
-		if ev.Kind == EventToolEnd && !strings.Contains(TextOf(ev.Result.Content), "[REDACTED]") {
+		if ev.Kind == agent.EventToolEnd && !strings.Contains(agent.TextOf(ev.Result.Content), "[REDACTED]") {
 			t.Error("the final result does not show the token")
 		}
 	}
@@ -56,19 +59,19 @@ func TestProgressHidesGrowingSecretPrefix(t *testing.T) {
 // text does not touch Details: a key or value ending in a character that
 // begins a secret ("total_bytes" and the secret "sk-...") stays whole.
 func TestProgressDetailsKeepTheirNames(t *testing.T) {
-	tool := newTool("counter", "", func(ctx context.Context, call *Call) (Result, error) {
-		call.Progress(Result{Content: []Content{Text("working")}, Details: map[string]any{"total_bytes": 3, "status": "pass"}})
-		return TextResult("done"), nil
+	tool := newTool("counter", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+		call.Progress(agent.Result{Content: []agent.Content{agent.Text("working")}, Details: map[string]any{"total_bytes": 3, "status": "pass"}})
+		return agent.TextResult("done"), nil
 	})
-	faux := NewFauxProvider(FauxToolCalls(FauxCall("counter", `{}`)), FauxText("ok"))
-	a := newTestAgent(t, faux, WithTools(tool))
-	s := openSession(t, a, SessionOptions{ID: "details"})
-	var events recorder[Event]
-	if _, err := s.Prompt(context.Background(), []Content{Text("go")}, events.add); err != nil {
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("counter", `{}`)), agenttest.FauxText("ok"))
+	a := newTestAgent(t, faux, agent.WithTools(tool))
+	s := openSession(t, a, agent.SessionOptions{ID: "details"})
+	var events recorder[agent.Event]
+	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, events.add); err != nil {
 		t.Fatalf("Prompt: %v", err)
 	}
 	for _, ev := range events.all() {
-		if ev.Kind != EventToolUpdate {
+		if ev.Kind != agent.EventToolUpdate {
 			continue
 		}
 		if _, ok := ev.Result.Details["total_bytes"]; !ok {

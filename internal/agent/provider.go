@@ -17,6 +17,21 @@ type Request struct {
 	Tools    []ToolSpec
 }
 
+// Clone returns a deep copy of req: its messages, their content and the
+// tools' schemas share no memory with req's.
+func (req Request) Clone() Request {
+	req.Messages = cloneMessages(req.Messages)
+	tools := make([]ToolSpec, len(req.Tools))
+	for i, t := range req.Tools {
+		t.Parameters = cloneRaw(t.Parameters)
+		tools[i] = t
+	}
+	if req.Tools != nil {
+		req.Tools = tools
+	}
+	return req
+}
+
 // Response is the model's whole answer.
 type Response struct {
 	Text      string

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -24,11 +26,11 @@ type nestedDetail struct {
 // transcript or the next request; a handler that appends the secret is
 // redacted again.
 func TestRedactionThroughTheLoop(t *testing.T) {
-	leaky := newTool("leaky", "", func(ctx context.Context, call *Call) (Result, error) {
-		call.Progress(Result{Content: []Content{Text("partial " + testSecret)}, Details: map[string]any{"tail": testSecret}})
-		call.Progress(Result{Content: []Content{Text("more " + testSecret + " output")}})
-		return Result{
-			Content: []Content{Text("token=" + testSecret), Image("image/png", []byte{1, 2, 3})},
+	leaky := newTool("leaky", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+		call.Progress(agent.Result{Content: []agent.Content{agent.Text("partial " + testSecret)}, Details: map[string]any{"tail": testSecret}})
+		call.Progress(agent.Result{Content: []agent.Content{agent.Text("more " + testSecret + " output")}})
+		return agent.Result{
+			Content: []agent.Content{agent.Text("token=" + testSecret), agent.Image("image/png", []byte{1, 2, 3})},
 			Details: map[string]any{
 				"plain":    testSecret,
 				"nested":   map[string]any{"deeper": []any{"x" + testSecret, 42, map[string]any{"k": testSecret}}},
@@ -40,33 +42,33 @@ func TestRedactionThroughTheLoop(t *testing.T) {
 			},
 		}, nil
 	})
-	failing := newTool("failing", "", func(ctx context.Context, call *Call) (Result, error) {
-		return Result{}, errors.New("cannot use " + testSecret)
+	failing := newTool("failing", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+		return agent.Result{}, errors.New("cannot use " + testSecret)
 	})
-	panicky := newTool("panicky", "", func(ctx context.Context, call *Call) (Result, error) {
+	panicky := newTool("panicky", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		panic("boom " + testSecret)
 	})
 	strict := newTool("strict", `{"type":"object","properties":{"mode":{"type":"string","enum":["a","b"]}},"required":["mode"],"additionalProperties":false}`,
-		func(ctx context.Context, call *Call) (Result, error) { return TextResult("ran"), nil })
-	blocked := newTool("blocked", "", func(ctx context.Context, call *Call) (Result, error) {
+		func(ctx context.Context, call *agent.Call) (agent.Result, error) { return agent.TextResult("ran"), nil })
+	blocked := newTool("blocked", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		t.Error("a blocked tool ran")
-		return Result{}, nil
+		return agent.Result{}, nil
 	})
 
 	var mu sync.Mutex
-	var handlerInputs []Result
-	ext := &funcExtension{name: "auditor", activate: func(ctx context.Context, api *API) error {
-		api.OnToolCall(func(ctx context.Context, ev *ToolCallEvent) error {
+	var handlerInputs []agent.Result
+	ext := &funcExtension{name: "auditor", activate: func(ctx context.Context, api *agent.API) error {
+		api.OnToolCall(func(ctx context.Context, ev *agent.ToolCallEvent) error {
 			if ev.ToolName == "blocked" {
 				ev.Block("refused: " + testSecret)
 			}
 			return nil
 		})
-		api.OnToolResult(func(ctx context.Context, ev *ToolResultEvent) error {
+		api.OnToolResult(func(ctx context.Context, ev *agent.ToolResultEvent) error {
 			mu.Lock()
-			handlerInputs = append(handlerInputs, cloneResult(ev.Result))
+			handlerInputs = append(handlerInputs, agent.CloneResult(ev.Result))
 			mu.Unlock()
-			ev.Result.Content = append(ev.Result.Content, Text("handler says "+testSecret))
+			ev.Result.Content = append(ev.Result.Content, agent.Text("handler says "+testSecret))
 			if ev.Result.Details == nil {
 				ev.Result.Details = map[string]any{}
 			}
@@ -76,23 +78,23 @@ func TestRedactionThroughTheLoop(t *testing.T) {
 		return nil
 	}}
 
-	faux := NewFauxProvider(
-		FauxToolCalls(
-			FauxCall("leaky", `{}`),
-			FauxCall("failing", `{}`),
-			FauxCall("panicky", `{}`),
-			FauxCall("strict", `{"mode":"c"}`),
-			FauxCall("strict", `{"mode":"a","extra":1}`),
-			FauxCall("blocked", `{}`),
-			FauxCall("missing", `{}`),
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxToolCalls(
+			agenttest.FauxCall("leaky", `{}`),
+			agenttest.FauxCall("failing", `{}`),
+			agenttest.FauxCall("panicky", `{}`),
+			agenttest.FauxCall("strict", `{"mode":"c"}`),
+			agenttest.FauxCall("strict", `{"mode":"a","extra":1}`),
+			agenttest.FauxCall("blocked", `{}`),
+			agenttest.FauxCall("missing", `{}`),
 		),
-		FauxText("done"),
+		agenttest.FauxText("done"),
 	)
 	dir := t.TempDir()
-	a := newTestAgent(t, faux, WithSessionDir(dir), WithTools(leaky, failing, panicky, strict, blocked), WithExtensions(ext))
-	s := openSession(t, a, SessionOptions{ID: "redact"})
+	a := newTestAgent(t, faux, agent.WithSessionDir(dir), agent.WithTools(leaky, failing, panicky, strict, blocked), agent.WithExtensions(ext))
+	s := openSession(t, a, agent.SessionOptions{ID: "redact"})
 	var log eventLog
-	res, err := s.Prompt(context.Background(), []Content{Text("go")}, log.add)
+	res, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, log.add)
 	if err != nil {
 		t.Fatalf("Prompt: %v", err)
 	}
@@ -103,15 +105,15 @@ func TestRedactionThroughTheLoop(t *testing.T) {
 	updates, ends := 0, 0
 	for _, ev := range log.all() {
 		switch ev.Kind {
-		case EventToolUpdate:
+		case agent.EventToolUpdate:
 			updates++
-		case EventToolEnd:
+		case agent.EventToolEnd:
 			ends++
-			if !strings.Contains(TextOf(ev.Result.Content), redactor.Token) {
+			if !strings.Contains(agent.TextOf(ev.Result.Content), redactor.Token) {
 				t.Errorf("end event of %s holds no redaction token", ev.ToolName)
 			}
 		}
-		if ev.Kind == EventToolUpdate || ev.Kind == EventToolEnd {
+		if ev.Kind == agent.EventToolUpdate || ev.Kind == agent.EventToolEnd {
 			if jsonLeaks(t, ev.Result) {
 				t.Errorf("%s event of %s holds the secret", ev.Kind, ev.ToolName)
 			}
@@ -149,18 +151,18 @@ func TestRedactionThroughTheLoop(t *testing.T) {
 		t.Fatalf("provider got %d requests, want 2", len(reqs))
 	}
 	for i, m := range reqs[1].Messages {
-		if m.Role == RoleTool && jsonLeaks(t, m) {
+		if m.Role == agent.RoleTool && jsonLeaks(t, m) {
 			t.Errorf("next request: tool message %d (%s) holds the secret", i, m.ToolName)
 		}
 	}
 	// The image survived untouched.
 	toolMsg := reqs[1].Messages[2]
-	if len(toolMsg.Content) < 2 || toolMsg.Content[1].Type != ImageContent || len(toolMsg.Content[1].Data) != 3 {
+	if len(toolMsg.Content) < 2 || toolMsg.Content[1].Type != agent.ImageContent || len(toolMsg.Content[1].Data) != 3 {
 		t.Errorf("the leaky tool's image did not survive: %+v", toolMsg.Content)
 	}
 	wantErrors := map[string]bool{"failing": true, "panicky": true, "strict": true, "blocked": true, "missing": true}
 	for _, m := range reqs[1].Messages {
-		if m.Role == RoleTool && wantErrors[m.ToolName] && !m.IsError {
+		if m.Role == agent.RoleTool && wantErrors[m.ToolName] && !m.IsError {
 			t.Errorf("tool message of %s is not an error", m.ToolName)
 		}
 	}
@@ -184,7 +186,7 @@ func TestRedactValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := redactValue(red.Redact, tt.in)
+			got := agent.RedactValue(red.Redact, tt.in)
 			if jsonLeaks(t, got) {
 				t.Errorf("redactValue(%s) still holds the secret", tt.name)
 			}
@@ -196,27 +198,27 @@ func TestRedactValue(t *testing.T) {
 // reaches neither the error event nor the returned error, and that
 // errors.Is still sees through the redaction.
 func TestTurnErrorIsRedacted(t *testing.T) {
-	faux := NewFauxProvider(FauxError(&ProviderError{StatusCode: 400, Message: "bad input near " + testSecret, Code: "context_length_exceeded"}))
+	faux := agenttest.NewFauxProvider(agenttest.FauxError(&agent.ProviderError{StatusCode: 400, Message: "bad input near " + testSecret, Code: "context_length_exceeded"}))
 	a := newTestAgent(t, faux)
-	s := openSession(t, a, SessionOptions{})
+	s := openSession(t, a, agent.SessionOptions{})
 	var log eventLog
-	_, err := s.Prompt(context.Background(), []Content{Text("hi")}, log.add)
+	_, err := s.Prompt(context.Background(), []agent.Content{agent.Text("hi")}, log.add)
 	if err == nil {
 		t.Fatal("Prompt succeeded, want an error")
 	}
 	if leaks(err.Error()) {
 		t.Error("the returned error holds the secret")
 	}
-	if !errors.Is(err, ErrContextTooLong) {
+	if !errors.Is(err, agent.ErrContextTooLong) {
 		t.Error("errors.Is(err, ErrContextTooLong) = false")
 	}
-	var pe *ProviderError
+	var pe *agent.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 400 || leaks(pe.Message) {
 		t.Errorf("errors.As gave %v (status %d); want a redacted 400", pe != nil, statusOf(pe))
 	}
 	sawError := false
 	for _, ev := range log.all() {
-		if ev.Kind == EventError {
+		if ev.Kind == agent.EventError {
 			sawError = true
 			if leaks(ev.Err.Error()) {
 				t.Error("the error event holds the secret")
@@ -227,12 +229,12 @@ func TestTurnErrorIsRedacted(t *testing.T) {
 		t.Error("no error event")
 	}
 	kinds := kindsOf(log.all())
-	if kinds[0] != EventTurnStart || kinds[len(kinds)-1] != EventTurnEnd {
+	if kinds[0] != agent.EventTurnStart || kinds[len(kinds)-1] != agent.EventTurnEnd {
 		t.Errorf("events = %v, want turn_start first and turn_end last", kinds)
 	}
 }
 
-func statusOf(pe *ProviderError) int {
+func statusOf(pe *agent.ProviderError) int {
 	if pe == nil {
 		return 0
 	}

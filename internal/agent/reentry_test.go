@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -10,16 +10,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
 // promptWithGuard runs one turn of s, failing the test if it has not ended
 // after 30 s (a hang guard only: a self-deadlock never ends).
-func promptWithGuard(t *testing.T, s *Session, emit func(Event)) error {
+func promptWithGuard(t *testing.T, s *agent.Session, emit func(agent.Event)) error {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Prompt(context.Background(), []Content{Text("go")}, emit)
+		_, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, emit)
 		done <- err
 	}()
 	select {
@@ -41,39 +43,39 @@ func TestCloseAndPromptInsideTurn(t *testing.T) {
 		// where is "tool", "tool_call" or "tool_result".
 		where string
 		// act is what the code inside the turn does to s.
-		act func(ctx context.Context, s *Session) error
+		act func(ctx context.Context, s *agent.Session) error
 	}{
-		{"close from a tool", "tool", func(ctx context.Context, s *Session) error { return s.CloseContext(ctx) }},
-		{"close from a tool_call handler", "tool_call", func(ctx context.Context, s *Session) error { return s.CloseContext(ctx) }},
-		{"close from a tool_result handler", "tool_result", func(ctx context.Context, s *Session) error { return s.CloseContext(ctx) }},
-		{"prompt from a tool", "tool", func(ctx context.Context, s *Session) error {
-			_, err := s.Prompt(ctx, []Content{Text("again")}, nil)
+		{"close from a tool", "tool", func(ctx context.Context, s *agent.Session) error { return s.CloseContext(ctx) }},
+		{"close from a tool_call handler", "tool_call", func(ctx context.Context, s *agent.Session) error { return s.CloseContext(ctx) }},
+		{"close from a tool_result handler", "tool_result", func(ctx context.Context, s *agent.Session) error { return s.CloseContext(ctx) }},
+		{"prompt from a tool", "tool", func(ctx context.Context, s *agent.Session) error {
+			_, err := s.Prompt(ctx, []agent.Content{agent.Text("again")}, nil)
 			return err
 		}},
-		{"prompt from a tool_result handler", "tool_result", func(ctx context.Context, s *Session) error {
-			_, err := s.Prompt(ctx, []Content{Text("again")}, nil)
+		{"prompt from a tool_result handler", "tool_result", func(ctx context.Context, s *agent.Session) error {
+			_, err := s.Prompt(ctx, []agent.Content{agent.Text("again")}, nil)
 			return err
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var session atomic.Pointer[Session]
+			var session atomic.Pointer[agent.Session]
 			got := make(chan error, 1)
 			act := func(ctx context.Context) { got <- tt.act(ctx, session.Load()) }
-			tool := newTool("act", "", func(ctx context.Context, call *Call) (Result, error) {
+			tool := newTool("act", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 				if tt.where == "tool" {
 					act(ctx)
 				}
-				return TextResult("ok"), nil
+				return agent.TextResult("ok"), nil
 			})
-			ext := &funcExtension{name: "closer", activate: func(_ context.Context, api *API) error {
-				api.OnToolCall(func(ctx context.Context, ev *ToolCallEvent) error {
+			ext := &funcExtension{name: "closer", activate: func(_ context.Context, api *agent.API) error {
+				api.OnToolCall(func(ctx context.Context, ev *agent.ToolCallEvent) error {
 					if tt.where == "tool_call" {
 						act(ctx)
 					}
 					return nil
 				})
-				api.OnToolResult(func(ctx context.Context, ev *ToolResultEvent) error {
+				api.OnToolResult(func(ctx context.Context, ev *agent.ToolResultEvent) error {
 					if tt.where == "tool_result" {
 						act(ctx)
 					}
@@ -81,14 +83,14 @@ func TestCloseAndPromptInsideTurn(t *testing.T) {
 				})
 				return nil
 			}}
-			faux := NewFauxProvider(FauxToolCalls(FauxCall("act", `{}`)), FauxText("done"), FauxText("next"))
-			a := newTestAgent(t, faux, WithTools(tool), WithExtensions(ext))
-			s := openSession(t, a, SessionOptions{})
+			faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("act", `{}`)), agenttest.FauxText("done"), agenttest.FauxText("next"))
+			a := newTestAgent(t, faux, agent.WithTools(tool), agent.WithExtensions(ext))
+			s := openSession(t, a, agent.SessionOptions{})
 			session.Store(s)
 			if err := promptWithGuard(t, s, nil); err != nil {
 				t.Fatalf("the turn failed: %v", err)
 			}
-			if err := <-got; !errors.Is(err, ErrInsideTurn) {
+			if err := <-got; !errors.Is(err, agent.ErrInsideTurn) {
 				t.Errorf("inside the turn: %v, want ErrInsideTurn", err)
 			}
 			if err := promptWithGuard(t, s, nil); err != nil {
@@ -97,7 +99,7 @@ func TestCloseAndPromptInsideTurn(t *testing.T) {
 			if err := s.CloseContext(context.Background()); err != nil {
 				t.Fatalf("CloseContext outside a turn: %v", err)
 			}
-			if err := promptWithGuard(t, s, nil); !errors.Is(err, ErrSessionClosed) {
+			if err := promptWithGuard(t, s, nil); !errors.Is(err, agent.ErrSessionClosed) {
 				t.Errorf("Prompt after CloseContext: %v, want ErrSessionClosed", err)
 			}
 		})
@@ -109,12 +111,12 @@ func TestCloseAndPromptInsideTurn(t *testing.T) {
 // extension error while an event is being delivered, does not wait for
 // that delivery; the error is delivered right after the event.
 func TestPrepareProcessFromEventHandler(t *testing.T) {
-	var session atomic.Pointer[Session]
+	var session atomic.Pointer[agent.Session]
 	spawnErr := make(chan error, 1)
-	ext := &funcExtension{name: "watch", activate: func(_ context.Context, api *API) error {
-		api.OnProcessSpawn(func(context.Context, *ProcessSpawnEvent) error { return errors.New("refused") })
-		api.OnEvent(func(ev Event) {
-			if ev.Kind != EventToolStart {
+	ext := &funcExtension{name: "watch", activate: func(_ context.Context, api *agent.API) error {
+		api.OnProcessSpawn(func(context.Context, *agent.ProcessSpawnEvent) error { return errors.New("refused") })
+		api.OnEvent(func(ev agent.Event) {
+			if ev.Kind != agent.EventToolStart {
 				return
 			}
 			_, err := session.Load().ToolContext().PrepareProcess(context.Background(),
@@ -123,21 +125,21 @@ func TestPrepareProcessFromEventHandler(t *testing.T) {
 		})
 		return nil
 	}}
-	tool := newTool("noop", "", func(context.Context, *Call) (Result, error) { return TextResult("ok"), nil })
-	faux := NewFauxProvider(FauxToolCalls(FauxCall("noop", `{}`)), FauxText("done"))
-	a := newTestAgent(t, faux, WithTools(tool), WithExtensions(ext))
-	s := openSession(t, a, SessionOptions{})
+	tool := newTool("noop", "", func(context.Context, *agent.Call) (agent.Result, error) { return agent.TextResult("ok"), nil })
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("noop", `{}`)), agenttest.FauxText("done"))
+	a := newTestAgent(t, faux, agent.WithTools(tool), agent.WithExtensions(ext))
+	s := openSession(t, a, agent.SessionOptions{})
 	session.Store(s)
 	var log eventLog
 	if err := promptWithGuard(t, s, log.add); err != nil {
 		t.Fatalf("the turn failed: %v", err)
 	}
-	if err := <-spawnErr; !errors.Is(err, ErrSpawnRefused) {
+	if err := <-spawnErr; !errors.Is(err, agent.ErrSpawnRefused) {
 		t.Errorf("PrepareProcess: %v, want ErrSpawnRefused", err)
 	}
-	want := []EventKind{EventTurnStart, EventToolStart, EventExtensionError, EventToolEnd, EventTurnEnd}
+	want := []agent.EventKind{agent.EventTurnStart, agent.EventToolStart, agent.EventExtensionError, agent.EventToolEnd, agent.EventTurnEnd}
 	got := kindsOf(log.all())
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreSliceElements(func(k EventKind) bool { return k == EventTextDelta })); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreSliceElements(func(k agent.EventKind) bool { return k == agent.EventTextDelta })); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // mcpLikeSchema is a schema as MCP servers send them: boolean and $ref
@@ -70,7 +72,7 @@ func TestParseSchema(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, notes, err := parseSchema(json.RawMessage(tt.schema))
+			s, notes, err := agent.ParseSchema(json.RawMessage(tt.schema))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("parseSchema error = %v, want an error: %v", err, tt.wantErr)
 			}
@@ -89,10 +91,10 @@ func TestParseSchema(t *testing.T) {
 // checks what it understands and lets the rest through; a tool whose
 // schema is unusable is left out with a warning, and the others stay.
 func TestUnsupportedSchemaStarts(t *testing.T) {
-	ok := func(ctx context.Context, call *Call) (Result, error) {
-		return TextResult("ok:" + string(call.Arguments)), nil
+	ok := func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+		return agent.TextResult("ok:" + string(call.Arguments)), nil
 	}
-	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *API) error {
+	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *agent.API) error {
 		api.RegisterTool(newTool("mcp__srv__search", mcpLikeSchema, ok))
 		api.RegisterTool(newTool("mcp__srv__broken", `"not a schema"`, ok))
 		return nil
@@ -119,8 +121,8 @@ func TestUnsupportedSchemaStarts(t *testing.T) {
 			if strings.Contains(tt.name, "left out") {
 				name = "mcp__srv__broken"
 			}
-			a := newTestAgent(t, NewFauxProvider(FauxToolCalls(FauxCall(name, tt.args)), FauxText("end")),
-				WithExtensions(ext), WithLogger(logger))
+			a := newTestAgent(t, agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall(name, tt.args)), agenttest.FauxText("end")),
+				agent.WithExtensions(ext), agent.WithLogger(logger))
 			var names []string
 			for _, spec := range a.Tools() {
 				names = append(names, spec.Name)
@@ -128,12 +130,12 @@ func TestUnsupportedSchemaStarts(t *testing.T) {
 			if diff := cmp.Diff([]string{"mcp__srv__search"}, names); diff != "" {
 				t.Errorf("tools offered (-want +got):\n%s", diff)
 			}
-			s := openSession(t, a, SessionOptions{})
-			if _, err := s.Prompt(context.Background(), []Content{Text("go")}, nil); err != nil {
+			s := openSession(t, a, agent.SessionOptions{})
+			if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil); err != nil {
 				t.Fatal(err)
 			}
 			got := s.Messages()[2]
-			if text := TextOf(got.Content); !strings.Contains(text, tt.want) {
+			if text := agent.TextOf(got.Content); !strings.Contains(text, tt.want) {
 				t.Errorf("result %q does not contain %q", text, tt.want)
 			}
 			if got.IsError != tt.wantErr {

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // TestSlowTranscriptBlocksNoOtherSession checks that reading one session's
@@ -14,38 +17,38 @@ import (
 // twice meanwhile reads its transcript once and gives one session.
 func TestSlowTranscriptBlocksNoOtherSession(t *testing.T) {
 	dir := t.TempDir()
-	a := newTestAgent(t, NewFauxProvider(), WithSessionDir(dir))
+	a := newTestAgent(t, agenttest.NewFauxProvider(), agent.WithSessionDir(dir))
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	var slowReads atomic.Int32
-	a.openTranscript = func(path string, logger *slog.Logger) (*transcript, []Message, error) {
+	a.SetOpenTranscript(func(path string, logger *slog.Logger) (*agent.Transcript, []agent.Message, error) {
 		if filepath.Base(path) == "slow.jsonl" {
 			slowReads.Add(1)
 			close(entered)
 			<-release
 		}
-		return openTranscript(path, logger)
-	}
+		return agent.OpenTranscript(path, logger)
+	})
 
 	type opened struct {
-		s   *Session
+		s   *agent.Session
 		err error
 	}
 	first, second := make(chan opened, 1), make(chan opened, 1)
 	go func() {
-		s, err := a.Session(context.Background(), SessionOptions{ID: "slow"})
+		s, err := a.Session(context.Background(), agent.SessionOptions{ID: "slow"})
 		first <- opened{s, err}
 	}()
 	<-entered
 	go func() {
-		s, err := a.Session(context.Background(), SessionOptions{ID: "slow"})
+		s, err := a.Session(context.Background(), agent.SessionOptions{ID: "slow"})
 		second <- opened{s, err}
 	}()
 
 	// The slow transcript is still being read: another session opens.
 	fast := make(chan error, 1)
 	go func() {
-		_, err := a.Session(context.Background(), SessionOptions{ID: "fast"})
+		_, err := a.Session(context.Background(), agent.SessionOptions{ID: "fast"})
 		fast <- err
 	}()
 	select {

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -22,8 +24,8 @@ func TestSpawnRefused(t *testing.T) {
 		panic("hook exploded; key " + testSecret)
 	}
 	handler := func(err error, clear bool) *funcExtension {
-		return &funcExtension{name: "guard", activate: func(ctx context.Context, api *API) error {
-			api.OnProcessSpawn(func(ctx context.Context, ev *ProcessSpawnEvent) error {
+		return &funcExtension{name: "guard", activate: func(ctx context.Context, api *agent.API) error {
+			api.OnProcessSpawn(func(ctx context.Context, ev *agent.ProcessSpawnEvent) error {
 				if clear {
 					ev.Context.Command = ""
 				}
@@ -35,16 +37,16 @@ func TestSpawnRefused(t *testing.T) {
 	tests := []struct {
 		name    string
 		hooks   []spawnpolicy.Hook
-		opts    []Option
+		opts    []agent.Option
 		cancel  bool
 		want    string
 		refused bool
 	}{
 		{name: "host hook error", hooks: []spawnpolicy.Hook{hookErr}, want: "no profile", refused: true},
 		{name: "host hook panic", hooks: []spawnpolicy.Hook{hookPanic}, want: "hook exploded", refused: true},
-		{name: "handler error", opts: []Option{WithExtensions(handler(errors.New("refused by policy"), false))},
+		{name: "handler error", opts: []agent.Option{agent.WithExtensions(handler(errors.New("refused by policy"), false))},
 			want: `agent: extension "guard" process_spawn handler: refused by policy`, refused: true},
-		{name: "handler clears the command", opts: []Option{WithExtensions(handler(nil, true))},
+		{name: "handler clears the command", opts: []agent.Option{agent.WithExtensions(handler(nil, true))},
 			want: "the spawn context has no command", refused: true},
 		{name: "cancelled, not refused", cancel: true, want: "context canceled"},
 	}
@@ -52,7 +54,7 @@ func TestSpawnRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var prepErr, execErr error
-			tool := newTool("spawn", "", func(ctx context.Context, call *Call) (Result, error) {
+			tool := newTool("spawn", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 				pctx := ctx
 				if tt.cancel {
 					c, cancel := context.WithCancel(ctx)
@@ -60,14 +62,14 @@ func TestSpawnRefused(t *testing.T) {
 					pctx = c
 				}
 				_, prepErr = call.Context.PrepareProcess(pctx, spawnRequest())
-				_, execErr = call.Context.Exec(pctx, "true", nil, ExecOptions{})
+				_, execErr = call.Context.Exec(pctx, "true", nil, agent.ExecOptions{})
 				if prepErr != nil {
-					return ErrorResult(prepErr.Error()), nil
+					return agent.ErrorResult(prepErr.Error()), nil
 				}
-				return TextResult("started"), nil
+				return agent.TextResult("started"), nil
 			})
-			opts := append([]Option{WithWorkspace(t.TempDir()), WithTools(tool)}, tt.opts...)
-			a, err := New(NewFauxProvider(FauxToolCalls(FauxCall("spawn", `{}`)), FauxText("end")),
+			opts := append([]agent.Option{agent.WithWorkspace(t.TempDir()), agent.WithTools(tool)}, tt.opts...)
+			a, err := agent.New(agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("spawn", `{}`)), agenttest.FauxText("end")),
 				newPolicy(t, tt.hooks...), redactor.New([]string{testSecret}), opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -76,8 +78,8 @@ func TestSpawnRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(a.Close)
-			s := openSession(t, a, SessionOptions{})
-			if _, err := s.Prompt(context.Background(), []Content{Text("go")}, nil); err != nil {
+			s := openSession(t, a, agent.SessionOptions{})
+			if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil); err != nil {
 				t.Fatal(err)
 			}
 			for name, err := range map[string]error{"PrepareProcess": prepErr, "Exec": execErr} {
@@ -85,7 +87,7 @@ func TestSpawnRefused(t *testing.T) {
 					t.Fatalf("%s did not fail", name)
 				}
 				msg := err.Error()
-				if got := errors.Is(err, ErrSpawnRefused); got != tt.refused {
+				if got := errors.Is(err, agent.ErrSpawnRefused); got != tt.refused {
 					t.Errorf("%s: errors.Is(err, ErrSpawnRefused) = %v, want %v (%s)", name, got, tt.refused, safe(msg))
 				}
 				if !strings.Contains(msg, tt.want) {
@@ -95,7 +97,7 @@ func TestSpawnRefused(t *testing.T) {
 					t.Errorf("%s error %q carries the bash tool's wording", name, safe(msg))
 				}
 			}
-			result := TextOf(s.Messages()[2].Content)
+			result := agent.TextOf(s.Messages()[2].Content)
 			if leaks(result) {
 				t.Error("the tool result quoting the refusal holds the secret")
 			}

@@ -1,8 +1,10 @@
-package agent
+package agent_test
 
 import (
 	"testing"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -10,16 +12,16 @@ import (
 // for an extension, hand tools the agent's redactor, and that a context
 // without a session hands out nil, which redacts nothing.
 func TestToolContextRedactor(t *testing.T) {
-	a := newTestAgent(t, NewFauxProvider())
-	tc := openSession(t, a, SessionOptions{}).ToolContext()
+	a := newTestAgent(t, agenttest.NewFauxProvider())
+	tc := openSession(t, a, agent.SessionOptions{}).ToolContext()
 	tests := []struct {
 		name string
-		tc   *ToolContext
+		tc   *agent.ToolContext
 		want *redactor.Redactor
 	}{
 		{name: "session", tc: tc, want: a.Redactor()},
 		{name: "extension copy", tc: tc.WithOrigin("ext"), want: a.Redactor()},
-		{name: "no session", tc: &ToolContext{}, want: nil},
+		{name: "no session", tc: &agent.ToolContext{}, want: nil},
 		{name: "nil", tc: nil, want: nil},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -27,14 +29,14 @@ const (
 func TestToolSpecRedaction(t *testing.T) {
 	tests := []struct {
 		name   string
-		spec   ToolSpec
+		spec   agent.ToolSpec
 		offers bool
 		// wantRedacted says the offered spec must hold the redactor's token.
 		wantRedacted bool
 	}{
 		{
 			name: "description and schema",
-			spec: ToolSpec{
+			spec: agent.ToolSpec{
 				Name:        "mcp__srv__lookup",
 				Description: "Looks things up with the key " + testSecret + ".",
 				Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string",` +
@@ -44,33 +46,33 @@ func TestToolSpecRedaction(t *testing.T) {
 		},
 		{
 			name: "clean",
-			spec: ToolSpec{Name: "mcp__srv__clean", Description: "Nothing to hide.",
+			spec: agent.ToolSpec{Name: "mcp__srv__clean", Description: "Nothing to hide.",
 				Parameters: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","default":3}}}`)},
 			offers: true,
 		},
 		{
 			name: "secret as a bare number",
-			spec: ToolSpec{Name: "mcp__srv__number", Description: "A number.",
+			spec: agent.ToolSpec{Name: "mcp__srv__number", Description: "A number.",
 				Parameters: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","default":` + numericSecret + `}}}`)},
 		},
 		{
 			name: "secret in the name",
-			spec: ToolSpec{Name: "mcp__srv__" + nameSecret, Description: "Named after a secret.",
+			spec: agent.ToolSpec{Name: "mcp__srv__" + nameSecret, Description: "Named after a secret.",
 				Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs lockedBuffer
-			faux := NewFauxProvider(FauxText("done"))
-			tool := &funcTool{spec: tt.spec, run: func(context.Context, *Call) (Result, error) { return Result{}, nil }}
-			ext := &funcExtension{name: "srv", activate: func(_ context.Context, api *API) error {
+			faux := agenttest.NewFauxProvider(agenttest.FauxText("done"))
+			tool := &funcTool{spec: tt.spec, run: func(context.Context, *agent.Call) (agent.Result, error) { return agent.Result{}, nil }}
+			ext := &funcExtension{name: "srv", activate: func(_ context.Context, api *agent.API) error {
 				api.RegisterTool(tool)
 				return nil
 			}}
-			a, err := New(faux, newPolicy(t), redactor.New([]string{testSecret, numericSecret, nameSecret}),
-				WithWorkspace(t.TempDir()), WithModel("test-model"), WithExtensions(ext),
-				WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+			a, err := agent.New(faux, newPolicy(t), redactor.New([]string{testSecret, numericSecret, nameSecret}),
+				agent.WithWorkspace(t.TempDir()), agent.WithModel("test-model"), agent.WithExtensions(ext),
+				agent.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
@@ -78,15 +80,15 @@ func TestToolSpecRedaction(t *testing.T) {
 				t.Fatalf("Start: %v", err)
 			}
 			t.Cleanup(a.Close)
-			s := openSession(t, a, SessionOptions{})
-			if _, err := s.Prompt(context.Background(), []Content{Text("go")}, nil); err != nil {
+			s := openSession(t, a, agent.SessionOptions{})
+			if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil); err != nil {
 				t.Fatalf("Prompt: %v", err)
 			}
 			reqs := faux.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("the provider got %d requests, want 1", len(reqs))
 			}
-			var offered *ToolSpec
+			var offered *agent.ToolSpec
 			for i, spec := range reqs[0].Tools {
 				if strings.HasPrefix(spec.Name, "mcp__srv__") {
 					offered = &reqs[0].Tools[i]

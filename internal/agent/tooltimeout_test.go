@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // TestToolTimeout checks WithToolTimeout: a tool that runs out of time gets
@@ -17,41 +19,41 @@ func TestToolTimeout(t *testing.T) {
 	tests := []struct {
 		name    string
 		timeout time.Duration
-		run     func(ctx context.Context, call *Call) (Result, error)
-		want    Message
+		run     func(ctx context.Context, call *agent.Call) (agent.Result, error)
+		want    agent.Message
 	}{
 		{
 			name:    "in time",
 			timeout: time.Hour,
-			run:     func(context.Context, *Call) (Result, error) { return TextResult("done"), nil },
-			want:    Message{Role: RoleTool, ToolCallID: "c1", ToolName: "slow", Content: []Content{Text("done")}},
+			run:     func(context.Context, *agent.Call) (agent.Result, error) { return agent.TextResult("done"), nil },
+			want:    agent.Message{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "slow", Content: []agent.Content{agent.Text("done")}},
 		},
 		{
 			name:    "returns on its context",
 			timeout: 10 * time.Millisecond,
-			run: func(ctx context.Context, _ *Call) (Result, error) {
+			run: func(ctx context.Context, _ *agent.Call) (agent.Result, error) {
 				<-ctx.Done()
-				return Result{}, ctx.Err()
+				return agent.Result{}, ctx.Err()
 			},
-			want: Message{Role: RoleTool, ToolCallID: "c1", ToolName: "slow", IsError: true, Content: []Content{Text(`Tool "slow" timed out after 10ms`)}},
+			want: agent.Message{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "slow", IsError: true, Content: []agent.Content{agent.Text(`Tool "slow" timed out after 10ms`)}},
 		},
 		{
 			name:    "ignores its context",
 			timeout: 10 * time.Millisecond,
-			run: func(context.Context, *Call) (Result, error) {
+			run: func(context.Context, *agent.Call) (agent.Result, error) {
 				<-release
-				return TextResult("too late"), nil
+				return agent.TextResult("too late"), nil
 			},
-			want: Message{Role: RoleTool, ToolCallID: "c1", ToolName: "slow", IsError: true, Content: []Content{Text(`Tool "slow" timed out after 10ms`)}},
+			want: agent.Message{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "slow", IsError: true, Content: []agent.Content{agent.Text(`Tool "slow" timed out after 10ms`)}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			faux := NewFauxProvider(FauxToolCalls(ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), FauxText("next"))
-			a := newTestAgent(t, faux, WithTools(newTool("slow", "", tt.run)),
-				WithToolTimeout(tt.timeout), WithAbortGrace(10*time.Millisecond))
-			s := openSession(t, a, SessionOptions{})
-			res, err := s.Prompt(context.Background(), []Content{Text("go")}, nil)
+			faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agent.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), agenttest.FauxText("next"))
+			a := newTestAgent(t, faux, agent.WithTools(newTool("slow", "", tt.run)),
+				agent.WithToolTimeout(tt.timeout), agent.WithAbortGrace(10*time.Millisecond))
+			s := openSession(t, a, agent.SessionOptions{})
+			res, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil)
 			if err != nil {
 				t.Fatalf("Prompt: %v", err)
 			}

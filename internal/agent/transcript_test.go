@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"fmt"
+
 	"context"
 	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -71,8 +74,9 @@ func (h *recordingHandler) records() []logEntry {
 	return append([]logEntry(nil), *h.entries...)
 }
 
-// messageLine is one transcript line holding a user message.
-func messageLine(t *testing.T, text string) string {
+// MessageLine is one transcript line holding a user message (exported for
+// the external tests).
+func MessageLine(t *testing.T, text string) string {
 	t.Helper()
 	b, err := json.Marshal(transcriptEntry{Type: entryMessage, Message: &Message{Role: RoleUser, Content: []Content{Text(text)}, Time: time.Unix(0, 0).UTC()}})
 	if err != nil {
@@ -94,23 +98,23 @@ func TestTranscriptLoad(t *testing.T) {
 	}{
 		{name: "empty", content: func(t *testing.T) string { return "" }},
 		{name: "two lines", content: func(t *testing.T) string {
-			return messageLine(t, "a") + "\n" + messageLine(t, "b") + "\n"
+			return MessageLine(t, "a") + "\n" + MessageLine(t, "b") + "\n"
 		}, wantTexts: []string{"a", "b"}},
 		{name: "torn last line", content: func(t *testing.T) string {
-			torn := messageLine(t, tornMarker)
-			return messageLine(t, "a") + "\n" + torn[:strings.Index(torn, tornMarker)+len(tornMarker)]
+			torn := MessageLine(t, tornMarker)
+			return MessageLine(t, "a") + "\n" + torn[:strings.Index(torn, tornMarker)+len(tornMarker)]
 		}, wantTexts: []string{"a"}, wantWarn: "torn last line", wantLine: "2"},
 		{name: "last line without newline", content: func(t *testing.T) string {
-			return messageLine(t, "a") + "\n" + messageLine(t, "b")
+			return MessageLine(t, "a") + "\n" + MessageLine(t, "b")
 		}, wantTexts: []string{"a", "b"}},
 		{name: "unknown entry type", content: func(t *testing.T) string {
-			return `{"type":"a-future-kind","note":"x"}` + "\n" + messageLine(t, "a") + "\n"
+			return `{"type":"a-future-kind","note":"x"}` + "\n" + MessageLine(t, "a") + "\n"
 		}, wantTexts: []string{"a"}, wantWarn: "unknown type", wantLine: "1"},
 		{name: "corrupt middle line", content: func(t *testing.T) string {
-			return messageLine(t, "a") + "\n{not json\n" + messageLine(t, "b") + "\n"
+			return MessageLine(t, "a") + "\n{not json\n" + MessageLine(t, "b") + "\n"
 		}, wantErr: "line 2"},
 		{name: "message entry without message", content: func(t *testing.T) string {
-			return `{"type":"message"}` + "\n" + messageLine(t, "a") + "\n"
+			return `{"type":"message"}` + "\n" + MessageLine(t, "a") + "\n"
 		}, wantErr: "line 1"},
 	}
 	for _, tt := range tests {
@@ -189,28 +193,62 @@ func checkLoadWarning(t *testing.T, records []logEntry, path, want, line string)
 	}
 }
 
-// TestDanglingCallsRepaired checks that a crash between a model answer and
-// its tool results leaves a history the provider accepts.
-func TestDanglingCallsRepaired(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "d.jsonl")
-	a1, _ := json.Marshal(transcriptEntry{Type: entryMessage, Message: &Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "1", Name: "x"}, {ID: "2", Name: "y"}}}})
-	r1, _ := json.Marshal(transcriptEntry{Type: entryMessage, Message: &Message{Role: RoleTool, ToolCallID: "1", ToolName: "x", Content: []Content{Text("ok")}}})
-	if err := os.WriteFile(path, []byte(messageLine(t, "u")+"\n"+string(a1)+"\n"+string(r1)+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+// TestTranscriptCompactionLoad checks how compaction entries rebuild the
+// working context, and that an impossible one stops loading.
+func TestTranscriptCompactionLoad(t *testing.T) {
+	msg := func(role Role, text string) string {
+		b, err := json.Marshal(transcriptEntry{Type: entryMessage, Message: &Message{Role: role, Content: []Content{Text(text)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
 	}
-	a := newTestAgent(t, NewFauxProvider(), WithSessionDir(dir))
-	s := openSession(t, a, SessionOptions{ID: "d"})
-	msgs := s.Messages()
-	if len(msgs) != 4 || msgs[3].ToolCallID != "2" || TextOf(msgs[3].Content) != abortedText {
-		t.Fatalf("history has %d messages; want the missing result appended", len(msgs))
+	comp := func(summary string, firstKept int) string {
+		return fmt.Sprintf(`{"type":"compaction","summary":%q,"first_kept_user":%d}`+"\n", summary, firstKept)
 	}
-	s.Close()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	history := msg(RoleUser, "u0") + msg(RoleAssistant, "a0") + msg(RoleUser, "u1") + msg(RoleAssistant, "a1")
+	tests := []struct {
+		name        string
+		content     string
+		wantSummary string
+		wantTexts   []string
+		wantErr     string
+	}{
+		{"none", history, "", []string{"u0", "a0", "u1", "a1"}, ""},
+		{"one", history + comp("s1", 1) + msg(RoleUser, "u2"), "s1", []string{"u1", "a1", "u2"}, ""},
+		{"two", history + comp("s1", 1) + msg(RoleUser, "u2") + comp("s2", 2), "s2", []string{"u2"}, ""},
+		{"all", history + comp("s1", 2), "s1", []string{}, ""},
+		{"beyond", history + comp("s1", 3), "", nil, "line 5"},
+		{"backwards", history + comp("s1", 1) + comp("s0", 0), "", nil, "line 6"},
+		{"no summary", history + `{"type":"compaction","first_kept_user":1}` + "\n" + msg(RoleUser, "u2"), "", nil, "line 5"},
 	}
-	if n := strings.Count(string(data), "\n"); n != 4 {
-		t.Errorf("transcript has %d lines, want 4", n)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.jsonl")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tr, msgs, err := openTranscript(path, slog.New(slog.DiscardHandler))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.close()
+			if tr.loaded.summary != tt.wantSummary {
+				t.Errorf("summary = %q, want %q", tr.loaded.summary, tt.wantSummary)
+			}
+			got := make([]string, 0, len(msgs))
+			for _, m := range msgs {
+				got = append(got, TextOf(m.Content))
+			}
+			if diff := cmp.Diff(tt.wantTexts, got); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

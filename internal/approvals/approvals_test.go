@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -87,7 +88,7 @@ func (m *memoryStore) AllowAlways(scope, rule string) error {
 // env is an agent with the real bash, read, write and edit tools, the
 // approvals extension and a faux provider.
 type env struct {
-	provider  *agent.FauxProvider
+	provider  *agenttest.FauxProvider
 	session   *agent.Session
 	workspace string
 	asker     *fakeAsker
@@ -110,7 +111,7 @@ func newEnv(t *testing.T, asker *fakeAsker, store *memoryStore, opts ...Option) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	provider := agent.NewFauxProvider()
+	provider := agenttest.NewFauxProvider()
 	a, err := agent.New(provider, policy, redactor.New(popts.SecretValues),
 		agent.WithWorkspace(workspace),
 		agent.WithSessionDir(t.TempDir()),
@@ -138,7 +139,7 @@ func (e *env) call(t *testing.T, ctx context.Context, tool string, args any) (st
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.provider.Enqueue(agent.FauxToolCalls(agent.FauxCall(tool, string(raw))), agent.FauxText("done"))
+	e.provider.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall(tool, string(raw))), agenttest.FauxText("done"))
 	_, err = e.session.Prompt(ctx, []agent.Content{agent.Text("go")}, nil)
 	msgs := e.session.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {

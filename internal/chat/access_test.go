@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // TestClassifyMentions checks that a group message is for the bot only when
@@ -128,7 +129,7 @@ func TestStrangersAreCapped(t *testing.T) {
 // a location, a contact, a poll) gets a reply naming its kind, and no
 // model call, even with a caption.
 func TestUnsupportedKindsAreAnswered(t *testing.T) {
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
 	})

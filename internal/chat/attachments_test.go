@@ -10,7 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -85,7 +85,7 @@ func TestAttachmentFailuresAreReplied(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			faux := agent.NewFauxProvider(agent.FauxText("the turn ran"))
+			faux := agenttest.NewFauxProvider(agenttest.FauxText("the turn ran"))
 			var opts []Option
 			if tt.transcriber != nil {
 				opts = append(opts, WithTranscriber(tt.transcriber))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -83,7 +84,7 @@ func BenchmarkTurn(b *testing.B) {
 }
 
 func benchmarkTurn(b *testing.B, dir string) {
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		onText("pong")
 		return agent.Response{Text: "pong"}, nil

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // /new saves the new session id before it closes the old session, so a
@@ -11,7 +12,7 @@ import (
 // gets the new one and never reopens the old one, which would then stay
 // open.
 func TestNewSessionSavesTheIDFirst(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	ctx := t.Context()
 	tgt := target{chatID: userID}
 	old, err := h.host.session(ctx, tgt)

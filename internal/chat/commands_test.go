@@ -15,12 +15,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 func TestCommandsAreRegistered(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	h.tg.MustWaitFor(telegramtest.IsMethod("setMyCommands"))
 	var names []string
 	for _, c := range h.tg.Commands() {
@@ -34,7 +35,7 @@ func TestCommandsAreRegistered(t *testing.T) {
 }
 
 func TestTimeZoneCommand(t *testing.T) {
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		return agent.Response{Text: "ok"}, nil
 	})
@@ -58,7 +59,7 @@ func TestBadSettingsFileStopsStartUp(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, SettingsFile)
 	os.WriteFile(path, []byte("{not json"), 0o600)
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	_, err := New(Config{Token: "x:y", AllowedUserIDs: []int64{1}, Agent: h.agent, Redactor: redactor.New(nil), AgentDir: dir, WorkspaceDir: dir})
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err = %v, want one naming %s", err, path)
@@ -69,7 +70,7 @@ func TestBadSettingsFileStopsStartUp(t *testing.T) {
 }
 
 func TestNewSessionKeepsTranscript(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxText("first"), agent.FauxText("second"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("first"), agenttest.FauxText("second"))
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.SendText(userID, userID, "hello")
 	h.waitText(userID, "first")
@@ -113,7 +114,7 @@ func (f *fakeJobs) CancelJob(target, id string) error {
 
 func TestJobsCommand(t *testing.T) {
 	jobs := &fakeJobs{}
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(), opts: []Option{WithJobBoard(jobs)}})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(), opts: []Option{WithJobBoard(jobs)}})
 	h.tg.SendText(userID, userID, "/tz Asia/Tokyo")
 	h.waitText(userID, "Time zone set")
 	h.tg.SendText(userID, userID, "/jobs")
@@ -161,14 +162,14 @@ func TestJobsCommand(t *testing.T) {
 }
 
 func TestJobsWithoutScheduler(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	h.tg.SendText(userID, userID, "/jobs")
 	h.waitText(userID, "Scheduling is not enabled")
 }
 
 // The scheduler's way in: Prompt queues a labelled turn, Notify sends text.
 func TestSchedulerPromptAndNotify(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxText("it is time"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("it is time"))
 	h := newHarness(t, harnessConfig{provider: faux})
 	waitFor(t, "the host to poll", func() bool { return len(h.tg.RequestsFor("getUpdates")) > 0 })
 	if err := h.host.Prompt(context.Background(), "1001", "daily check", "check the plants"); err != nil {
@@ -247,7 +248,7 @@ func (oneShotJobs) CancelJob(string, string) error { return nil }
 // /jobs shows a one-shot job as "once" with its time, not as its raw
 // schedule followed by a "next" run.
 func TestJobsOneShot(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(), opts: []Option{WithJobBoard(oneShotJobs{})}})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(), opts: []Option{WithJobBoard(oneShotJobs{})}})
 	h.tg.SendText(userID, userID, "/tz UTC")
 	h.waitText(userID, "Time zone set")
 	h.tg.SendText(userID, userID, "/jobs")

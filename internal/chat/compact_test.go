@@ -11,12 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // echoHandler answers every request with "echo: <last user text>", and a
 // summary request (one without tools) with a summary.
-func echoHandler(faux *agent.FauxProvider, answer func(string) string) {
+func echoHandler(faux *agenttest.FauxProvider, answer func(string) string) {
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		if len(req.Tools) == 0 {
 			return agent.Response{Text: "the summary of the chat"}, nil
@@ -28,7 +29,7 @@ func echoHandler(faux *agent.FauxProvider, answer func(string) string) {
 // /compact on the chat's queue: nothing yet, a failed summary that changes
 // nothing, then a compaction that /status reports.
 func TestCompactCommand(t *testing.T) {
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	echoHandler(faux, func(s string) string { return "echo: " + s })
 	h := newHarness(t, harnessConfig{provider: faux, agentOpts: []agent.Option{agent.WithCompactionKeepTurns(1)}})
 	h.tg.SendText(userID, userID, "/compact")
@@ -43,7 +44,7 @@ func TestCompactCommand(t *testing.T) {
 		h.waitText(userID, "echo: "+s)
 	}
 
-	faux.Enqueue(agent.FauxError(errors.New("the provider is down")))
+	faux.Enqueue(agenttest.FauxError(errors.New("the provider is down")))
 	h.tg.SendText(userID, userID, "/compact")
 	h.waitText(userID, "The summary failed, so nothing changed")
 	sess, err := h.host.session(context.Background(), target{chatID: userID})
@@ -74,7 +75,7 @@ func TestCompactCommand(t *testing.T) {
 // short note, and the turn goes on.
 func TestCompactionDuringTurnShowsNote(t *testing.T) {
 	long := strings.Repeat("a long answer that fills the context window. ", 100)
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	echoHandler(faux, func(s string) string {
 		if s == "two" {
 			return "short answer"
@@ -139,7 +140,7 @@ func TestCompactedReport(t *testing.T) {
 // /compact of a short conversation with a long summary says the context
 // did not shrink, and /status counts the system prompt.
 func TestCompactReportsHonestly(t *testing.T) {
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		if len(req.Tools) == 0 {
 			return agent.Response{Text: strings.Repeat("a long summary ", 200)}, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -20,8 +21,8 @@ func isPreview(r telegramtest.Request) bool {
 // after the fake server received a preview of the ones before (a draft, a
 // message or an edit), so that the answer is previewed piece by piece
 // without pauses of a set length.
-func streamedAnswer(tg *telegramtest.Server, text string, pieces int) agent.FauxResponse {
-	return agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+func streamedAnswer(tg *telegramtest.Server, text string, pieces int) agenttest.FauxResponse {
+	return agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second) // hang guard
 		defer cancel()
 		size := max(len(text)/pieces, 1)
@@ -46,7 +47,7 @@ func streamedAnswer(tg *telegramtest.Server, text string, pieces int) agent.Faux
 func TestDraftRateLimitKeepsStreaming(t *testing.T) {
 	answer := "**Summary**: all `tests` pass.\n\n- item _one_\n- item two and some more words to stream"
 	tg := telegramtest.New(t)
-	faux := agent.NewFauxProvider(streamedAnswer(tg, answer, 12))
+	faux := agenttest.NewFauxProvider(streamedAnswer(tg, answer, 12))
 	h := newHarness(t, harnessConfig{provider: faux, tg: tg})
 	// retry_after 0: the next piece's draft may follow at once.
 	h.tg.FailNext("sendMessageDraft", 1, 429, "", 0)
@@ -77,7 +78,7 @@ func TestSplitAnswerSurvivesAFailedPart(t *testing.T) {
 		fmt.Fprintf(&b, "Paragraph %d says something moderately long about the topic at hand.\n\n", i)
 	}
 	text := strings.TrimSpace(b.String())
-	faux := agent.NewFauxProvider(agent.FauxText(text))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText(text))
 	h := newHarness(t, harnessConfig{provider: faux})
 	// Six tries of the first part, then the cut note's first try.
 	h.tg.FailNext("sendMessage", 7, 502, "", 0)
@@ -114,7 +115,7 @@ func TestSplitAnswerSurvivesAFailedPart(t *testing.T) {
 func TestFinalEditFailureSendsANewMessage(t *testing.T) {
 	tg := telegramtest.New(t)
 	failing := make(chan struct{})
-	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		onText("First words of the answer. ")
 		select {
 		case <-failing: // the preview message is out and its edits fail
@@ -138,7 +139,7 @@ func TestFinalEditFailureSendsANewMessage(t *testing.T) {
 // Whatever is sent is rendered.
 func TestGroupStreamWaitsForASentence(t *testing.T) {
 	tg := telegramtest.New(t)
-	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		onText("Sure")
 		onText(", here is **the answer** you asked for.")
 		return agent.Response{Text: "Sure, here is **the answer** you asked for."}, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/redactor"
@@ -219,8 +220,8 @@ func lastUserText(req agent.Request) string {
 }
 
 // echoTool answers with the last tool result, in a code block.
-func echoTool() agent.FauxResponse {
-	return agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+func echoTool() agenttest.FauxResponse {
+	return agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		text := "The tool said:\n```\n" + lastToolText(req) + "\n```"
 		onText(text)
 		return agent.Response{Text: text}, nil

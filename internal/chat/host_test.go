@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
@@ -39,7 +40,7 @@ func TestEnvShowsNoBotToken(t *testing.T) {
 		"OPENAI_API_KEY":      openAIKey,
 		"HARMLESS_VARIABLE_X": "visible-value",
 	}
-	faux := agent.NewFauxProvider(agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"env"}`)), echoTool())
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"env"}`)), echoTool())
 	h := newHarness(t, harnessConfig{provider: faux, environ: environ})
 	h.tg.SendText(userID, userID, "show me your environment")
 	h.waitText(userID, "HARMLESS_VARIABLE_X=visible-value")
@@ -94,7 +95,7 @@ func TestTokenFromFileIsRedacted(t *testing.T) {
 // (3) a stranger's message causes no model request, in private or in a
 // group; a group message of an allowed user that is not for the bot neither.
 func TestStrangerCausesNoModelRequest(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxText("hello, allowed user"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("hello, allowed user"))
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.SendText(strangerID, strangerID, "hi, run env for me")
 	h.tg.SendText(-500, strangerID, "/status")
@@ -115,7 +116,7 @@ func TestStrangerCausesNoModelRequest(t *testing.T) {
 // Groups: a mention, a reply to the bot or a command of an allowed user is
 // answered; forum topics get their own sessions.
 func TestGroupMentionAndTopics(t *testing.T) {
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
 	})
@@ -137,8 +138,8 @@ func TestGroupMentionAndTopics(t *testing.T) {
 
 // (4) /stop kills a running sleep 1000 and its process group.
 func TestStopKillsProcessGroup(t *testing.T) {
-	faux := agent.NewFauxProvider(
-		agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"echo $$ > pgid; sleep 1000 & echo $! > sleep.pid; wait","timeout":3000}`)),
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"echo $$ > pgid; sleep 1000 & echo $! > sleep.pid; wait","timeout":3000}`)),
 	)
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		return agent.Response{Text: "after stop"}, nil
@@ -177,7 +178,7 @@ func TestLongAnswerIsSplit(t *testing.T) {
 	}
 	text := strings.TrimSpace(b.String())[:5000]
 	text = strings.TrimSpace(text)
-	faux := agent.NewFauxProvider(agent.FauxText(text))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText(text))
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.SendText(userID, userID, "write a lot")
 	msgs := h.waitMessages(userID, "two messages", func(msgs []telegramtest.Message) bool { return len(msgs) >= 2 })
@@ -198,7 +199,7 @@ func TestLongAnswerIsSplit(t *testing.T) {
 
 // (6) a 429 is retried after retry_after.
 func TestRateLimitIsRetried(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxText("answer after the rate limit"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("answer after the rate limit"))
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.FailNext("sendMessage", 1, 429, "", 1)
 	h.tg.SendText(userID, userID, "hi")
@@ -214,7 +215,7 @@ func TestRateLimitIsRetried(t *testing.T) {
 
 // Transient failures and a 409 on getUpdates do not kill polling.
 func TestPollingSurvivesErrors(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxText("still polling"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("still polling"))
 	tg := telegramtest.New(t)
 	tg.FailNext("getUpdates", 1, 409, "", 0)
 	tg.FailNext("getUpdates", 1, 502, "", 0)
@@ -231,7 +232,7 @@ func TestPollingSurvivesErrors(t *testing.T) {
 // the transcript is shown and goes to the agent.
 func TestVoiceNoteIsTranscribed(t *testing.T) {
 	oa := openaitest.New(t, openaitest.WithTranscripts(openaitest.Transcript{Text: "remind me to water the plants"}))
-	faux := agent.NewFauxProvider(agent.FauxText("noted"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("noted"))
 	h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: openAIKey, BaseURL: oa.URL(), Model: "whisper-1"}))}})
 	h.tg.SendVoice(userID, userID, []byte("OggS fake audio"))
 	h.waitText(userID, "🎤 remind me to water the plants")
@@ -247,7 +248,7 @@ func TestVoiceNoteIsTranscribed(t *testing.T) {
 
 // Photos go to the model as images; documents are saved under inbox/.
 func TestPhotoAndDocument(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxText("nice photo"), agent.FauxText("got the file"), agent.FauxText("got it again"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("nice photo"), agenttest.FauxText("got the file"), agenttest.FauxText("got it again"))
 	h := newHarness(t, harnessConfig{provider: faux})
 	png := []byte("\x89PNG\r\n\x1a\n fake")
 	h.tg.SendPhoto(userID, userID, png, "look")
@@ -281,7 +282,7 @@ func TestPhotoAndDocument(t *testing.T) {
 // afterwards, in order.
 func TestMessagesDuringATurnRunInOrder(t *testing.T) {
 	release := make(chan struct{})
-	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		onText("working on one")
 		select {
 		case <-release:
@@ -325,7 +326,7 @@ func TestMessagesDuringATurnRunInOrder(t *testing.T) {
 func TestStreamingDraftsAndEdits(t *testing.T) {
 	tg := telegramtest.New(t)
 	text := "streaming the answer slowly word by word"
-	faux := agent.NewFauxProvider(streamedAnswer(tg, text, 7), streamedAnswer(tg, text, 7))
+	faux := agenttest.NewFauxProvider(streamedAnswer(tg, text, 7), streamedAnswer(tg, text, 7))
 	h := newHarness(t, harnessConfig{provider: faux, tg: tg})
 	h.tg.SendText(userID, userID, "stream")
 	h.waitText(userID, "streaming the answer slowly word by word")
@@ -345,7 +346,7 @@ func TestStreamingDraftsAndEdits(t *testing.T) {
 
 // Telegram rejecting the markup gets the same text plain.
 func TestRejectedHTMLFallsBackToPlain(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxText("**bold** claim with `code`"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("**bold** claim with `code`"))
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.RejectHTML("claim")
 	h.tg.SendText(userID, userID, "hi")

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 )
 
 // journalLine is a journal entry as the tests compare it.
@@ -158,7 +158,7 @@ func TestHeartbeatOnlyWhenJournaled(t *testing.T) {
 		{"a message the journal cannot take", []json.RawMessage{message(userID)}, true, false, 40},
 		{"an empty poll while the journal is broken: nothing waits to be accepted", nil, true, true, 40},
 	}
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -13,6 +13,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -51,7 +52,7 @@ func countVisible(msgs []telegramtest.Message, s string) int {
 // delivered again by Telegram after the restart: it is reported as
 // interrupted once and does not run again.
 func TestJournaledUpdateRedeliveredAfterRestartDoesNotRunAgain(t *testing.T) {
-	blocked := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		<-ctx.Done()
 		return agent.Response{}, ctx.Err()
 	}))
@@ -72,7 +73,7 @@ func TestJournaledUpdateRedeliveredAfterRestartDoesNotRunAgain(t *testing.T) {
 	}
 	polls := len(tg.RequestsFor("getUpdates"))
 
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
 	h2.waitText(userID, "interrupted by a restart")
 	waitFor(t, "the update to be acknowledged", func() bool { return tg.PendingUpdates() == 0 })
@@ -120,7 +121,7 @@ func TestJournaledUpdateIsSkipped(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(agentDir, JournalFile), append(line, '\n'), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			faux := agent.NewFauxProvider()
+			faux := agenttest.NewFauxProvider()
 			faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 				return agent.Response{Text: "ran: " + lastUserText(req)}, nil
 			})

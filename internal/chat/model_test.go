@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/prompt"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // lastModel returns the model the provider's latest request named.
-func lastModel(faux *agent.FauxProvider) string {
+func lastModel(faux *agenttest.FauxProvider) string {
 	reqs := faux.Requests()
 	if len(reqs) == 0 {
 		return ""
@@ -25,7 +26,7 @@ func lastModel(faux *agent.FauxProvider) string {
 // request uses the new model), and the choice survives /new and a restart.
 func TestModelCommand(t *testing.T) {
 	models := []string{"test-model", "big-model", "small-model"}
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	echoHandler(faux, func(s string) string { return "echo: " + s })
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
@@ -68,7 +69,7 @@ func TestModelCommand(t *testing.T) {
 }
 
 func TestModelCommandWithoutModels(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	for _, cmd := range []string{"/model", "/model big-model"} {
 		t.Run(cmd, func(t *testing.T) {
 			before := len(h.tg.Messages(userID))
@@ -95,7 +96,7 @@ func TestSystemPromptHasChatTimeAndOperatorFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	echoHandler(faux, func(s string) string { return "echo: " + s })
 	pb := prompt.NewBuilder(agentDir, ws, nil)
 	h := newHarness(t, harnessConfig{provider: faux, agentDir: agentDir, workspace: ws,

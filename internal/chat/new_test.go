@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -12,7 +12,7 @@ import (
 // among them: the last line of defence before Telegram is never silently a
 // no-op.
 func TestNewRejectsIncompleteConfig(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	valid := func(dir string) Config {
 		return Config{Token: "4242424242:x", AllowedUserIDs: []int64{userID}, Agent: h.agent, Redactor: redactor.New(nil), AgentDir: dir, WorkspaceDir: dir}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -18,7 +19,7 @@ import (
 // text that merely starts with a slash is a message; a command for another
 // bot in a group is ignored.
 func TestCommandsForNewUsers(t *testing.T) {
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
 	})
@@ -44,7 +45,7 @@ func TestCommandsForNewUsers(t *testing.T) {
 // A user who is not allowed is logged at Info once, with the id.
 func TestStrangerIsLoggedOnce(t *testing.T) {
 	var logs syncBuffer
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(agent.FauxText("hello")), opts: []Option{WithLogger(bufferLogger(&logs))}})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(agenttest.FauxText("hello")), opts: []Option{WithLogger(bufferLogger(&logs))}})
 	h.tg.SendText(strangerID, strangerID, "hi")
 	h.tg.SendText(strangerID, strangerID, "hi again")
 	h.tg.SendText(userID, userID, "hi")
@@ -58,7 +59,7 @@ func TestStrangerIsLoggedOnce(t *testing.T) {
 // A token Telegram rejects stops Run with ErrUnauthorized and a message
 // that says what to do.
 func TestRejectedTokenIsUnauthorized(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider()})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
 	dir := t.TempDir()
 	host, err := New(Config{Token: "4242424242:wrong-token-wrong-token", APIURL: h.tg.URL(), AllowedUserIDs: []int64{userID},
 		Agent: h.agent, Redactor: redactor.New(nil), AgentDir: dir, WorkspaceDir: dir})

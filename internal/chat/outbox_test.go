@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -52,7 +53,7 @@ func TestPollingDoesNotWaitOnNotices(t *testing.T) {
 	gated := &gatedTransport{match: "Queued", gate: make(chan struct{}), waiting: make(chan struct{})}
 	defer close(gated.gate)
 	stopped := make(chan struct{})
-	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		<-ctx.Done()
 		close(stopped)
 		return agent.Response{}, ctx.Err()

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -63,7 +64,7 @@ func TestEnqueueLimits(t *testing.T) {
 // whose prompt still waits.
 func TestFullQueueRefuses(t *testing.T) {
 	release := make(chan struct{})
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		select {
 		case <-release:
@@ -118,7 +119,7 @@ func TestChatsRunInParallel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			started, release := make(chan struct{}), make(chan struct{})
-			faux := agent.NewFauxProvider(blockedAnswer(started, release))
+			faux := agenttest.NewFauxProvider(blockedAnswer(started, release))
 			faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 				return agent.Response{Text: "answer to " + lastUserText(req)}, nil
 			})
@@ -152,7 +153,7 @@ func TestChatsRunInParallel(t *testing.T) {
 func TestPromptWaitsForTheRunningTurn(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	var early atomic.Bool
-	faux := agent.NewFauxProvider(blockedAnswer(started, release))
+	faux := agenttest.NewFauxProvider(blockedAnswer(started, release))
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		select {
 		case <-release:

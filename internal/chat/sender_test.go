@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -19,20 +19,20 @@ func TestEverythingSentIsRedacted(t *testing.T) {
 	secrets := []struct{ name, value string }{{"the bot token", token}, {"OPENAI_API_KEY", openAIKey}}
 	tests := []struct {
 		name   string
-		script []agent.FauxResponse
+		script []agenttest.FauxResponse
 		// want is a visible text that shows the redaction.
 		want string
 	}{
 		{"the model's answer",
-			[]agent.FauxResponse{agent.FauxText("the token is " + token + " and the key is " + openAIKey)},
+			[]agenttest.FauxResponse{agenttest.FauxText("the token is " + token + " and the key is " + openAIKey)},
 			"the token is " + redactor.Token + " and the key is " + redactor.Token},
 		{"a tool call's argument in the status message",
-			[]agent.FauxResponse{agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"true `+token+` `+openAIKey+`"}`)), agent.FauxText("done")},
+			[]agenttest.FauxResponse{agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"true `+token+` `+openAIKey+`"}`)), agenttest.FauxText("done")},
 			"bash: true " + redactor.Token + " " + redactor.Token},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(tt.script...)})
+			h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(tt.script...)})
 			h.tg.SendText(userID, userID, "tell me a secret")
 			h.waitText(userID, tt.want)
 			if n := len(h.tg.RequestsFor("sendMessage")); n == 0 {
@@ -70,7 +70,7 @@ func TestAnswerRedactedBeforeRenderingAndSplitting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, harnessConfig{
-				provider: agent.NewFauxProvider(agent.FauxText(tt.answer)),
+				provider: agenttest.NewFauxProvider(agenttest.FauxText(tt.answer)),
 				secrets:  []string{htmlSecret, splitSecret},
 			})
 			h.tg.SendText(userID, userID, "go")
@@ -99,7 +99,7 @@ func TestAnswerRedactedBeforeRenderingAndSplitting(t *testing.T) {
 func TestToolArgumentRedactedBeforeItIsShortened(t *testing.T) {
 	const secret = "shortened-arg-secret-0023-fake"
 	command := "true " + strings.Repeat("x", 60) + secret
-	faux := agent.NewFauxProvider(agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"`+command+`"}`)), agent.FauxText("done"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"`+command+`"}`)), agenttest.FauxText("done"))
 	h := newHarness(t, harnessConfig{provider: faux, secrets: []string{secret}})
 	h.tg.SendText(userID, userID, "go")
 	h.waitText(userID, "done")
@@ -123,15 +123,15 @@ func TestMarkdownSplitSecretNeverShown(t *testing.T) {
 	split := secret[:6] + "**" + secret[6:14] + "**" + secret[14:]
 	tests := []struct {
 		name   string
-		script []agent.FauxResponse
+		script []agenttest.FauxResponse
 	}{
-		{"a short answer", []agent.FauxResponse{agent.FauxText("the key is " + split + " as asked")}},
-		{"across the split", []agent.FauxResponse{agent.FauxText(strings.Repeat("word ", 4086/5) + split + " tail")}},
-		{"in a tool call", []agent.FauxResponse{agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"echo `+split+`"}`)), agent.FauxText("done " + split)}},
+		{"a short answer", []agenttest.FauxResponse{agenttest.FauxText("the key is " + split + " as asked")}},
+		{"across the split", []agenttest.FauxResponse{agenttest.FauxText(strings.Repeat("word ", 4086/5) + split + " tail")}},
+		{"in a tool call", []agenttest.FauxResponse{agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"echo `+split+`"}`)), agenttest.FauxText("done " + split)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(tt.script...), secrets: []string{secret}})
+			h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(tt.script...), secrets: []string{secret}})
 			h.tg.SendText(userID, userID, "go")
 			h.waitText(userID, redactor.Token)
 			h.stop()

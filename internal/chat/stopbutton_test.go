@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -78,8 +79,8 @@ func (h *harness) waitCallbackAnswer(id string) string {
 // from before turns had ids), it says so and stops nothing, not even the
 // turn running now; the running turn's own button stops it.
 func TestStaleStopButtonStopsNothing(t *testing.T) {
-	faux := agent.NewFauxProvider(
-		agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"echo first; sleep 1000"}`)),
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"echo first; sleep 1000"}`)),
 	)
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.SendText(userID, userID, "first")
@@ -87,7 +88,7 @@ func TestStaleStopButtonStopsNothing(t *testing.T) {
 	h.tg.SendText(userID, userID, "/stop")
 	h.waitText(userID, "Stopped the running turn")
 
-	faux.Enqueue(agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"echo second; sleep 1000"}`)))
+	faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"echo second; sleep 1000"}`)))
 	h.tg.SendText(userID, userID, "second")
 	second, secondData := h.waitStatus(userID, "bash: echo second")
 	if firstData == secondData {
@@ -120,9 +121,9 @@ func TestStaleStopButtonStopsNothing(t *testing.T) {
 // not a message the user must get).
 func TestFailedFinalStatusEditLeavesNoStopButton(t *testing.T) {
 	tg := telegramtest.New(t)
-	faux := agent.NewFauxProvider(
-		agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"echo ok"}`)),
-		agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"echo ok"}`)),
+		agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 			// Once the status shows with its Stop button, Telegram
 			// rate-limits every edit of a text.
 			err := tg.WaitUntil(ctx, func() bool {
@@ -175,9 +176,9 @@ func TestFailedFinalStatusEditLeavesNoStopButton(t *testing.T) {
 // A rate-limited update of a running tool's status is logged once at Warn
 // with the retry_after, not at Error: the next update replaces it.
 func TestRateLimitedStatusUpdateIsAWarning(t *testing.T) {
-	faux := agent.NewFauxProvider(
-		agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"i=0; while [ ! -f go ]; do i=$((i+1)); echo tick $i; sleep 0.05; done; echo done"}`)),
-		agent.FauxText("finished"),
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"i=0; while [ ! -f go ]; do i=$((i+1)); echo tick $i; sleep 0.05; done; echo done"}`)),
+		agenttest.FauxText("finished"),
 	)
 	rec := newLogRecorder()
 	h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithLogger(rec.logger())}})

@@ -10,12 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // echoAnswers answers every turn with "answer to " and the user's text.
-func echoAnswers() *agent.FauxProvider {
-	faux := agent.NewFauxProvider()
+func echoAnswers() *agenttest.FauxProvider {
+	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		return agent.Response{Text: "answer to " + lastUserText(req)}, nil
 	})

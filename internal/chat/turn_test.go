@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -71,7 +72,7 @@ func TestTurnErrorWording(t *testing.T) {
 // A provider that rejects the key: the chat gets plain words, not the
 // provider's text, and the log has the failure at Error with the scope.
 func TestFailedTurnIsWordedAndLogged(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxError(&agent.ProviderError{StatusCode: 401, Message: "Incorrect API key provided: sk-proj-****abcd."}))
+	faux := agenttest.NewFauxProvider(agenttest.FauxError(&agent.ProviderError{StatusCode: 401, Message: "Incorrect API key provided: sk-proj-****abcd."}))
 	var logs syncBuffer
 	h := newHarness(t, harnessConfig{provider: faux, opts: []Option{WithLogger(bufferLogger(&logs))}})
 	h.tg.SendText(userID, userID, "hi")
@@ -100,7 +101,7 @@ func TestUnreachableProvider(t *testing.T) {
 
 // An empty answer says so, with what to do.
 func TestEmptyAnswer(t *testing.T) {
-	h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(agent.FauxText(""))})
+	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(agenttest.FauxText(""))})
 	h.tg.SendText(userID, userID, "hi")
 	h.waitText(userID, "The model returned an empty answer — try again, or /new if this keeps happening.")
 }
@@ -108,7 +109,7 @@ func TestEmptyAnswer(t *testing.T) {
 // /new during a turn, then /stop: the turn stops and the new session
 // starts at once (the hint of /new's reply holds).
 func TestStopKeepsAQueuedNew(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		<-ctx.Done()
 		return agent.Response{}, ctx.Err()
 	}))
@@ -132,7 +133,7 @@ func TestStopKeepsAQueuedNew(t *testing.T) {
 // The Stop button stops the tool (shown as stopped, not failed) and says
 // so in the chat.
 func TestStopButtonShowsStopped(t *testing.T) {
-	faux := agent.NewFauxProvider(agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"sleep 1000"}`)))
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"sleep 1000"}`)))
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.SendText(userID, userID, "sleep")
 	status, data := h.waitStatus(userID, "bash: sleep 1000")
@@ -151,11 +152,11 @@ func TestStopButtonShowsStopped(t *testing.T) {
 // A failed command shows its exit code and the last line it printed; a
 // call with broken arguments shows why.
 func TestToolStatusShowsFailures(t *testing.T) {
-	faux := agent.NewFauxProvider(
-		agent.FauxToolCalls(agent.FauxCall("bash", `{"command":"echo no such directory >&2; exit 3"}`)),
-		agent.FauxText("it failed"),
-		agent.FauxToolCalls(agent.FauxCall("bash", `{"command": `)),
-		agent.FauxText("broken"),
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command":"echo no such directory >&2; exit 3"}`)),
+		agenttest.FauxText("it failed"),
+		agenttest.FauxToolCalls(agenttest.FauxCall("bash", `{"command": `)),
+		agenttest.FauxText("broken"),
 	)
 	h := newHarness(t, harnessConfig{provider: faux})
 	h.tg.SendText(userID, userID, "fail")

@@ -7,14 +7,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // blockedAnswer answers "answer to" the user's text once release is closed
 // (or the turn ends); until then the turn is running. started, when not
 // nil, is closed as the model is asked.
-func blockedAnswer(started, release chan struct{}) agent.FauxResponse {
-	return agent.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+func blockedAnswer(started, release chan struct{}) agenttest.FauxResponse {
+	return agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		if started != nil {
 			close(started)
 		}
@@ -42,7 +43,7 @@ func TestTypingWhileTheAgentWorks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			release := make(chan struct{})
-			h := newHarness(t, harnessConfig{provider: agent.NewFauxProvider(blockedAnswer(nil, release))})
+			h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(blockedAnswer(nil, release))})
 			text := "work"
 			var opts []telegramtest.MessageOption
 			if tt.threadID != 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -349,7 +350,7 @@ func TestSessionSpawnGoesThroughExtensions(t *testing.T) {
 		return nil
 	}}
 	ext := New(Config{Servers: []ServerConfig{fakeServer(t, "fake")}}, WithTempDir(t.TempDir()))
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	a, err := agent.New(faux, newPolicy(t), nil, agent.WithWorkspace(t.TempDir()), agent.WithExtensions(ext, hook))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -89,7 +90,7 @@ type harness struct {
 	agent *agent.Agent
 	ext   *Extension
 	// faux is the provider, when it is a faux one.
-	faux *agent.FauxProvider
+	faux *agenttest.FauxProvider
 	logs *logRecorder
 	// workspace is the agent's working directory.
 	workspace string
@@ -105,7 +106,7 @@ func newHarness(t *testing.T, cfg Config, opts ...Option) *harness {
 // newFauxHarness is newHarness with secrets added to the redactor.
 func newFauxHarness(t *testing.T, cfg Config, secrets []string, opts ...Option) *harness {
 	t.Helper()
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	h := startHarness(t, cfg, faux, secrets, opts...)
 	h.faux = faux
 	return h
@@ -152,7 +153,7 @@ func (h *harness) session(t *testing.T, id string) *agent.Session {
 // the tool's message as the session recorded it (redacted by the loop).
 func (h *harness) call(t *testing.T, s *agent.Session, tool, args string) agent.Message {
 	t.Helper()
-	h.faux.Enqueue(agent.FauxToolCalls(agent.FauxCall(tool, args)), agent.FauxText("done"))
+	h.faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall(tool, args)), agenttest.FauxText("done"))
 	if _, err := s.Prompt(context.WithoutCancel(t.Context()), []agent.Content{agent.Text("go")}, nil); err != nil {
 		t.Fatalf("Prompt: %v", err)
 	}

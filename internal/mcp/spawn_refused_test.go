@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -32,7 +33,7 @@ func TestDiscoveryHookFailure(t *testing.T) {
 			logs := &logRecorder{}
 			logger := slog.New(logs)
 			ext := New(Config{Servers: []ServerConfig{fakeServer(t, "fake")}}, WithLogger(logger), WithTempDir(t.TempDir()))
-			a, err := agent.New(agent.NewFauxProvider(), newPolicy(t, tt.hook), redactor.New([]string{configuredSecret}),
+			a, err := agent.New(agenttest.NewFauxProvider(), newPolicy(t, tt.hook), redactor.New([]string{configuredSecret}),
 				agent.WithWorkspace(t.TempDir()), agent.WithExtensions(ext), agent.WithLogger(logger))
 			if err != nil {
 				t.Fatal(err)

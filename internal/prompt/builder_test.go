@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -187,7 +188,7 @@ func TestPromptWiredIntoAgent(t *testing.T) {
 	agentDir, workspace := t.TempDir(), t.TempDir()
 	writeInstructions(t, filepath.Join(agentDir, SystemFile), "Sign every answer with a cat.")
 	b := NewBuilder(agentDir, workspace, nil)
-	faux := agent.NewFauxProvider(agent.FauxText("hi"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("hi"))
 	a, err := agent.New(faux, fakePolicy{}, nil, agent.WithWorkspace(workspace), agent.WithSystemPrompt(b.Prompt),
 		agent.WithTools(echoTool{}))
 	if err != nil {

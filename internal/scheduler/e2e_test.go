@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -18,11 +19,11 @@ func TestEndToEndWatcherRedacted(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
 	e := newEnv(t, setup{
 		opts: []Option{WithClock(clock.Now)},
-		faux: []agent.FauxResponse{
-			agent.FauxToolCalls(agent.FauxCall("schedule_job",
+		faux: []agenttest.FauxResponse{
+			agenttest.FauxToolCalls(agenttest.FauxCall("schedule_job",
 				`{"schedule": "@hourly", "prompt": "Tell me what the file says.", "script": "cat notes.txt", "name": "notes-watch"}`)),
-			agent.FauxText("Scheduled."),
-			agent.FauxText("The file holds a redacted value."),
+			agenttest.FauxText("Scheduled."),
+			agenttest.FauxText("The file holds a redacted value."),
 		},
 	})
 	e.writeFile(t, "notes.txt", "password: "+e.secret+"\n")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -248,7 +249,7 @@ type env struct {
 	s         *Scheduler
 	chats     *fakeChats
 	agent     *agent.Agent
-	faux      *agent.FauxProvider
+	faux      *agenttest.FauxProvider
 	dir       string // the agent dir, holding jobs.json
 	workspace string
 	passes    *passes
@@ -261,7 +262,7 @@ type setup struct {
 	opts  []Option
 	zones map[string]string
 	hooks []spawnpolicy.Hook
-	faux  []agent.FauxResponse
+	faux  []agenttest.FauxResponse
 	dir   string // the agent dir; a fresh one when empty
 }
 
@@ -299,7 +300,7 @@ func newEnv(t *testing.T, su setup) *env {
 		t.Fatal(err)
 	}
 	e.s.cfg.onPass = e.passes.add
-	e.faux = agent.NewFauxProvider(su.faux...)
+	e.faux = agenttest.NewFauxProvider(su.faux...)
 	e.agent, err = agent.New(e.faux, policy, redactor.New([]string{e.token, e.secret}),
 		agent.WithExtensions(e.s), agent.WithWorkspace(e.workspace))
 	if err != nil {

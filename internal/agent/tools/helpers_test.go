@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -36,7 +37,7 @@ func testEnviron() map[string]string {
 type fixture struct {
 	agent     *agent.Agent
 	session   *agent.Session
-	faux      *agent.FauxProvider
+	faux      *agenttest.FauxProvider
 	workspace string
 }
 
@@ -69,7 +70,7 @@ func newFixture(tb testing.TB, cfg fixtureConfig) *fixture {
 		tb.Fatalf("spawnpolicy.New: %v", err)
 	}
 	ws := tb.TempDir()
-	faux := agent.NewFauxProvider()
+	faux := agenttest.NewFauxProvider()
 	aopts := append([]agent.Option{agent.WithWorkspace(ws), agent.WithModel("test-model"), agent.WithTools(cfg.tools...)}, cfg.opts...)
 	a, err := agent.New(faux, policy, redactor.New([]string{testSecret}), aopts...)
 	if err != nil {

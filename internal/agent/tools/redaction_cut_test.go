@@ -12,6 +12,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -163,7 +164,7 @@ func TestBashTailCutInsideSecret(t *testing.T) {
 			}
 
 			command := tt.command + "; read -r _ < ready.fifo"
-			f.faux.Enqueue(agent.FauxToolCalls(agent.FauxCall("bash", bashArgs(command, 20))), agent.FauxText("done"))
+			f.faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", bashArgs(command, 20))), agenttest.FauxText("done"))
 			var mu sync.Mutex
 			var texts []string
 			var end *agent.Result

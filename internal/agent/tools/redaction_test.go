@@ -11,6 +11,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -65,7 +66,7 @@ func TestBashRedactedThroughTheLoop(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(f.workspace, "secret.txt"), []byte(tt.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			f.faux.Enqueue(agent.FauxToolCalls(agent.FauxCall("bash", bashArgs(tt.command, 10))), agent.FauxText("done"))
+			f.faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", bashArgs(tt.command, 10))), agenttest.FauxText("done"))
 			var mu sync.Mutex
 			var events []agent.Event
 			_, err := f.session.Prompt(t.Context(), []agent.Content{agent.Text("run it")}, func(ev agent.Event) {
@@ -126,7 +127,7 @@ func TestBashRedactedThroughTheLoop(t *testing.T) {
 // command and that the loop records the output printed so far.
 func TestBashCancelledTurn(t *testing.T) {
 	f := newFixture(t, fixtureConfig{tools: []agent.Tool{tools.NewBash(tools.WithKillGrace(200 * time.Millisecond))}})
-	f.faux.Enqueue(agent.FauxToolCalls(agent.FauxCall("bash", bashArgs("sleep 1000 & echo $! > bg.pid; echo started; sleep 1000", 0))))
+	f.faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", bashArgs("sleep 1000 & echo $! > bg.pid; echo started; sleep 1000", 0))))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	_, err := f.session.Prompt(ctx, []agent.Content{agent.Text("run it")}, func(ev agent.Event) {

@@ -1,4 +1,6 @@
-package agent
+// Package agenttest holds test support for code built on the agent: a
+// scripted model provider.
+package agenttest
 
 import (
 	"context"
@@ -7,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // FauxResponse is one scripted answer of a [FauxProvider].
@@ -15,43 +19,43 @@ type FauxResponse struct {
 	Text string
 	// ToolCalls are the calls the answer makes; calls without an ID get
 	// "faux_call_<n>".
-	ToolCalls []ToolCall
+	ToolCalls []agent.ToolCall
 	// Usage is reported with the answer.
-	Usage Usage
+	Usage agent.Usage
 	// Err, when non-nil, is returned instead of an answer (a
-	// *ProviderError for a provider failure).
+	// *agent.ProviderError for a provider failure).
 	Err error
 	// Func, when non-nil, answers instead of the fields above: it may
 	// stream through onText, block until ctx is done, or fail.
-	Func func(ctx context.Context, req Request, onText func(string)) (Response, error)
+	Func func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error)
 }
 
 // FauxText is a scripted text answer.
 func FauxText(text string) FauxResponse { return FauxResponse{Text: text} }
 
 // FauxToolCalls is a scripted answer that calls tools.
-func FauxToolCalls(calls ...ToolCall) FauxResponse { return FauxResponse{ToolCalls: calls} }
+func FauxToolCalls(calls ...agent.ToolCall) FauxResponse { return FauxResponse{ToolCalls: calls} }
 
 // FauxError is a scripted failure.
 func FauxError(err error) FauxResponse { return FauxResponse{Err: err} }
 
 // FauxFunc is a scripted answer computed by f.
-func FauxFunc(f func(ctx context.Context, req Request, onText func(string)) (Response, error)) FauxResponse {
+func FauxFunc(f func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error)) FauxResponse {
 	return FauxResponse{Func: f}
 }
 
 // FauxCall is a tool call of name with the JSON arguments args (an id is
 // assigned when it is played).
-func FauxCall(name, args string) ToolCall { return ToolCall{Name: name, Arguments: args} }
+func FauxCall(name, args string) agent.ToolCall { return agent.ToolCall{Name: name, Arguments: args} }
 
-// FauxProvider is a [Provider] for tests: it plays scripted responses in
+// FauxProvider is an [agent.Provider] for tests: it plays scripted responses in
 // order, then the responder set with Handle, and records a deep copy of
 // every request it receives. It is safe for concurrent use.
 type FauxProvider struct {
 	mu        sync.Mutex
 	script    []FauxResponse
-	responder func(ctx context.Context, req Request, onText func(string)) (Response, error)
-	requests  []Request
+	responder func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error)
+	requests  []agent.Request
 	calls     int
 }
 
@@ -69,7 +73,7 @@ func (f *FauxProvider) Enqueue(responses ...FauxResponse) {
 
 // Handle sets the function that answers once the script is empty (nil
 // removes it). Without one, an unscripted request fails.
-func (f *FauxProvider) Handle(fn func(ctx context.Context, req Request, onText func(string)) (Response, error)) {
+func (f *FauxProvider) Handle(fn func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.responder = fn
@@ -83,22 +87,22 @@ func (f *FauxProvider) Pending() int {
 }
 
 // Requests returns deep copies of every request received so far, in order.
-func (f *FauxProvider) Requests() []Request {
+func (f *FauxProvider) Requests() []agent.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]Request, len(f.requests))
+	out := make([]agent.Request, len(f.requests))
 	for i, r := range f.requests {
-		out[i] = cloneRequest(r)
+		out[i] = r.Clone()
 	}
 	return out
 }
 
 // Complete records req and plays the next scripted response.
-func (f *FauxProvider) Complete(ctx context.Context, req Request, onText func(string)) (Response, error) {
+func (f *FauxProvider) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 	f.mu.Lock()
-	f.requests = append(f.requests, cloneRequest(req))
+	f.requests = append(f.requests, req.Clone())
 	var next FauxResponse
-	var fn func(context.Context, Request, func(string)) (Response, error)
+	var fn func(context.Context, agent.Request, func(string)) (agent.Response, error)
 	switch {
 	case len(f.script) > 0:
 		next, f.script = f.script[0], f.script[1:]
@@ -107,24 +111,24 @@ func (f *FauxProvider) Complete(ctx context.Context, req Request, onText func(st
 		fn = f.responder
 	default:
 		f.mu.Unlock()
-		return Response{}, errors.New("faux provider: no scripted response")
+		return agent.Response{}, errors.New("faux provider: no scripted response")
 	}
 	f.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return Response{}, err
+		return agent.Response{}, err
 	}
 	if fn != nil {
-		return fn(ctx, cloneRequest(req), onText)
+		return fn(ctx, req.Clone(), onText)
 	}
 	if next.Err != nil {
-		return Response{}, next.Err
+		return agent.Response{}, next.Err
 	}
 	for _, word := range strings.SplitAfter(next.Text, " ") {
 		if word != "" {
 			onText(word)
 		}
 	}
-	resp := Response{Text: next.Text, Usage: next.Usage, FinishReason: "stop"}
+	resp := agent.Response{Text: next.Text, Usage: next.Usage, FinishReason: "stop"}
 	if len(next.ToolCalls) > 0 {
 		resp.FinishReason = "tool_calls"
 		f.mu.Lock()
@@ -138,18 +142,4 @@ func (f *FauxProvider) Complete(ctx context.Context, req Request, onText func(st
 		f.mu.Unlock()
 	}
 	return resp, nil
-}
-
-// cloneRequest returns a deep copy of req.
-func cloneRequest(req Request) Request {
-	req.Messages = cloneMessages(req.Messages)
-	tools := make([]ToolSpec, len(req.Tools))
-	for i, t := range req.Tools {
-		t.Parameters = cloneRaw(t.Parameters)
-		tools[i] = t
-	}
-	if req.Tools != nil {
-		req.Tools = tools
-	}
-	return req
 }
