@@ -2,9 +2,11 @@ package chat
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"syscall"
 
@@ -77,7 +79,10 @@ func turnError(err error) string {
 }
 
 // unreachable reports whether err says the model provider could not be
-// reached or did not answer in time: a network error or a timeout.
+// reached or did not answer in time: a transport error (no HTTP answer:
+// *url.Error, a dial, DNS or TLS failure, all net.Error), a refused or
+// reset connection, or a timeout. It goes by the error's types, never its
+// text.
 func unreachable(err error) bool {
 	for _, target := range []error{context.DeadlineExceeded, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EHOSTUNREACH,
 		syscall.ENETUNREACH, syscall.ETIMEDOUT, io.ErrUnexpectedEOF} {
@@ -85,12 +90,8 @@ func unreachable(err error) bool {
 			return true
 		}
 	}
-	msg := strings.ToLower(err.Error())
-	for _, s := range []string{"dial tcp", "no such host", "connection refused", "connection reset", "i/o timeout",
-		"tls handshake", "network is unreachable", "timeout awaiting", "no data from the model provider"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
+	var netErr net.Error
+	var certErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	return errors.As(err, &netErr) || errors.As(err, &certErr) || errors.As(err, &recordErr)
 }

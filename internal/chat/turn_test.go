@@ -3,11 +3,16 @@ package chat
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
@@ -54,7 +59,13 @@ func TestTurnErrorWording(t *testing.T) {
 			"⚠️ The model provider is having trouble (HTTP 503); try again shortly."},
 		{"timeout", &agent.ProviderError{Message: "no data from the model provider for 2m0s", Err: context.DeadlineExceeded},
 			"⚠️ The model provider can't be reached right now."},
-		{"refused", errors.New(`model provider: Post "http://127.0.0.1:9/v1/chat/completions": dial tcp 127.0.0.1:9: connect: connection refused`),
+		{"refused", fmt.Errorf("model provider: %w", &url.Error{Op: "Post", URL: "http://127.0.0.1:9/v1/chat/completions",
+			Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}),
+			"⚠️ The model provider can't be reached right now."},
+		{"no such host", fmt.Errorf("model provider: %w", &url.Error{Op: "Post", URL: "https://nowhere.invalid/v1",
+			Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}}}),
+			"⚠️ The model provider can't be reached right now."},
+		{"tls", fmt.Errorf("model provider: %w", &url.Error{Op: "Post", URL: "https://e.com/v1", Err: &tls.CertificateVerificationError{}}),
 			"⚠️ The model provider can't be reached right now."},
 		{"too long", &agent.ProviderError{StatusCode: 400, Code: "context_length_exceeded", Message: "maximum context length"},
 			"⚠️ The conversation no longer fits the model's context window. Send /compact to summarise the older messages, or /new to start a fresh session."},

@@ -120,7 +120,7 @@ func (c *Client) WithAttempts(n int) *Client {
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
 	body, err := encode(params)
 	if err != nil {
-		return &Error{Method: method, Description: "the request does not encode: " + err.Error()}
+		return c.s.encodeError(method, err)
 	}
 	return c.retry(ctx, method, func(ctx context.Context) error {
 		return c.post(ctx, method, body, "application/json", callTimeout, out)
@@ -131,7 +131,7 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 func (c *Client) callOnce(ctx context.Context, method string, params, out any) error {
 	body, err := encode(params)
 	if err != nil {
-		return &Error{Method: method, Description: "the request does not encode: " + err.Error()}
+		return c.s.encodeError(method, err)
 	}
 	return c.post(ctx, method, body, "application/json", callTimeout, out)
 }
@@ -203,6 +203,11 @@ func (s *shared) transportError(method string, err error) error {
 		e.cause = context.DeadlineExceeded
 	}
 	return e
+}
+
+// encodeError is the *Error of a request that could not be encoded.
+func (s *shared) encodeError(method string, err error) error {
+	return &Error{Method: method, Description: "the request does not encode: " + s.scrub(err.Error())}
 }
 
 // scrub removes the token and every known secret from text that may quote

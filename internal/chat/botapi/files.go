@@ -99,7 +99,7 @@ func (c *Client) SendPhoto(ctx context.Context, u Upload) (*models.Message, erro
 func (c *Client) upload(ctx context.Context, method, field string, u Upload) (*models.Message, error) {
 	body, contentType, err := c.multipartBody(method, field, u)
 	if err != nil {
-		return nil, &Error{Method: method, Description: "the request does not encode: " + c.s.scrub(err.Error())}
+		return nil, c.s.encodeError(method, err)
 	}
 	var out models.Message
 	err = c.retry(ctx, method, func(ctx context.Context) error {

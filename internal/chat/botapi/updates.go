@@ -18,7 +18,7 @@ type getUpdatesParams struct {
 func (c *Client) GetUpdates(ctx context.Context, offset int64, timeout time.Duration, allowed []string) ([]json.RawMessage, error) {
 	body, err := json.Marshal(getUpdatesParams{Offset: offset, Timeout: int(timeout / time.Second), AllowedUpdates: allowed})
 	if err != nil {
-		return nil, &Error{Method: "getUpdates", Description: "the request does not encode: " + err.Error()}
+		return nil, c.s.encodeError("getUpdates", err)
 	}
 	var out []json.RawMessage
 	if err := c.post(ctx, "getUpdates", body, "application/json", timeout+30*time.Second, &out); err != nil {
