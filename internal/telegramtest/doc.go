@@ -10,7 +10,8 @@
 // served by long polling getUpdates, the messages the bot sent to each chat
 // (after edits and deletions), registered files and commands. Every request
 // is recorded, so tests can wait for one, assert on its parameters, and scan
-// everything Telegram received for secret values. Failures can be injected per
+// everything Telegram received for secret values, and everything a user
+// saw (Shown: texts as Telegram shows them, captions, file and button names). Failures can be injected per
 // method (429 with retry_after, 5xx, 409, 403, ...), a method can be made
 // unknown (as sendMessageDraft is on an older Bot API server), and HTML text
 // is validated as Telegram's HTML parse mode does it.

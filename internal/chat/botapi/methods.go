@@ -2,7 +2,6 @@ package botapi
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/go-telegram/bot/models"
 )
@@ -136,7 +135,7 @@ func (c *Client) EditMessageReplyMarkup(ctx context.Context, chatID int64, messa
 type sendMessageDraftParams struct {
 	ChatID          int64            `json:"chat_id"`
 	MessageThreadID int              `json:"message_thread_id,omitempty"`
-	DraftID         string           `json:"draft_id"`
+	DraftID         int64            `json:"draft_id"`
 	Text            string           `json:"text"`
 	ParseMode       models.ParseMode `json:"parse_mode,omitempty"`
 }
@@ -144,7 +143,7 @@ type sendMessageDraftParams struct {
 // SendMessageDraft shows d as the draft of an answer (sendMessageDraft),
 // redacted as a partial text, with one try: the next draft follows soon.
 func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
-	p := sendMessageDraftParams{ChatID: d.ChatID, MessageThreadID: d.ThreadID, DraftID: strconv.FormatInt(d.ID, 10)}
+	p := sendMessageDraftParams{ChatID: d.ChatID, MessageThreadID: d.ThreadID, DraftID: d.ID}
 	p.Text, p.ParseMode = c.outgoing("sendMessageDraft", d.Text, d.ParseMode, true)
 	return c.callOnce(ctx, "sendMessageDraft", p, nil)
 }
