@@ -27,7 +27,7 @@ func (h *handler) Enabled(ctx context.Context, level slog.Level) bool {
 }
 
 func (h *handler) Handle(ctx context.Context, rec slog.Record) error {
-	if h.r == nil || h.r.automaton == nil {
+	if h.r == nil || h.r.empty() {
 		return h.next.Handle(ctx, rec)
 	}
 	out := slog.NewRecord(rec.Time, rec.Level, h.r.Redact(rec.Message), rec.PC)

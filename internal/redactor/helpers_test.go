@@ -1,7 +1,9 @@
 package redactor
 
 import (
+	"encoding/base32"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -11,17 +13,29 @@ import (
 )
 
 // naiveRedact is the reference implementation: it finds every occurrence
-// of every pattern with strings.Index, merges overlapping or touching
-// ranges and replaces each union with Token.
-func naiveRedact(patterns []string, s string) string {
+// of every raw pattern with strings.Index, every occurrence of every encoded
+// pattern with strings.Index over the symbols refSymbols keeps, merges
+// overlapping or touching ranges and replaces each union with Token.
+func naiveRedact(ps patternSet, s string) string {
 	var spans []span
-	for _, p := range patterns {
+	for _, p := range ps.raw {
 		for from := 0; from <= len(s)-len(p); {
 			i := strings.Index(s[from:], p)
 			if i < 0 {
 				break
 			}
 			spans = append(spans, span{from + i, from + i + len(p)})
+			from += i + 1
+		}
+	}
+	syms, pos := refSymbols(s)
+	for _, p := range ps.encoded {
+		for from := 0; from <= len(syms)-len(p); {
+			i := strings.Index(syms[from:], p)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, span{pos[from+i], pos[from+i+len(p)-1] + 1})
 			from += i + 1
 		}
 	}
@@ -49,17 +63,89 @@ func naiveRedact(patterns []string, s string) string {
 	return b.String()
 }
 
+// refSymbols is the reference for the encoded channel's view of s, written
+// line by line as the layout rules read: the symbols it matches, each with
+// its position in s, and a NUL (in no encoded pattern) wherever more than
+// maxGap bytes were skipped between two symbols.
+func refSymbols(s string) (string, []int) {
+	var syms []byte
+	var pos []int
+	last := -1
+	add := func(c byte, p int) {
+		if last >= 0 && p-last-1 > maxGap {
+			syms, pos = append(syms, 0), append(pos, p)
+		}
+		syms, pos = append(syms, c), append(pos, p)
+		last = p
+	}
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		line := s[start:end]
+		j := 0
+		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+			j++
+		}
+		d := 0
+		for j+d < len(line) && isHexDigit(line[j+d]) {
+			d++
+		}
+		kind := kindPlain
+		if j+d < len(line) {
+			switch c := line[j+d]; {
+			case c == ':' && d >= 6 && d <= maxOffsetDigits:
+				kind, j = kindColon, j+d+1
+			case c == ' ' && d == 7 && strings.Trim(line[j:j+d], "01234567") == "":
+				kind, j = kindSpaced, j+d+1
+			case c == ' ' && d == 8 && j+d+1 < len(line) && line[j+d+1] == ' ':
+				kind, j = kindSpaced, j+d+2
+			}
+		}
+		spaces, onLine := 0, 0
+	data:
+		for ; j < len(line); j++ {
+			switch c := line[j]; c {
+			case ' ', '\t', '\r', '\v', '\f':
+				if c == ' ' {
+					spaces++
+					if kind == kindColon && spaces >= 2 && onLine > 0 {
+						break data
+					}
+				}
+			case '|':
+				if kind == kindSpaced {
+					break data
+				}
+				fallthrough
+			default:
+				spaces = 0
+				onLine++
+				add(c, start+j)
+			}
+		}
+		start = end + 1
+	}
+	return string(syms), pos
+}
+
 // leak names the way secret, or its \n / \r\n variant, survives in out:
 // raw, or in a run of out that decodes back to it (base64 in either
-// alphabet at any alignment, hex in either case, percent-encoding, JSON
-// escaping). Only the text between tokens is searched. It returns "" when
-// nothing survives.
+// alphabet at any alignment, base32, hex in either case, each also with
+// separators and dump columns between its characters as refSymbols reads
+// them; percent-encoding, JSON escaping, UTF-16LE and BE), or as a fragment
+// (one of the runs fragments lists) raw or in hex. Only the text between
+// tokens is searched. It returns "" when nothing survives.
 func leak(out, secret string) string {
 	variants := []string{secret}
 	if strings.ContainsAny(secret, "\r\n") {
 		lf := strings.ReplaceAll(secret, "\r\n", "\n")
 		variants = append(variants, lf, strings.ReplaceAll(lf, "\n", "\r\n"))
 	}
+	frags := fragments(secret)
 	holds := func(text string) bool {
 		for _, v := range variants {
 			if strings.Contains(text, v) {
@@ -68,55 +154,113 @@ func leak(out, secret string) string {
 		}
 		return false
 	}
-	for _, frag := range strings.Split(out, Token) {
-		if holds(frag) {
+	holdsFragment := func(text string) bool {
+		for _, f := range frags {
+			if strings.Contains(text, f) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, piece := range strings.Split(out, Token) {
+		if holds(piece) {
 			return "raw"
 		}
-		for _, alpha := range []struct {
-			name, chars string
-			enc         *base64.Encoding
-		}{
-			{"base64-std", "+/", base64.RawStdEncoding},
-			{"base64-url", "-_", base64.RawURLEncoding},
-		} {
-			for _, run := range runs(frag, func(c byte) bool { return isAlnum(c) || strings.IndexByte(alpha.chars, c) >= 0 }) {
-				for off := range 4 {
-					if len(run) < off {
-						break
-					}
-					r := run[off:]
-					r = r[:len(r)/4*4]
-					if dec, err := alpha.enc.DecodeString(r); err == nil && holds(string(dec)) {
-						return alpha.name
-					}
-				}
+		if holdsFragment(piece) {
+			return "a raw fragment"
+		}
+		syms, _ := refSymbols(piece)
+		for _, text := range []string{piece, syms} {
+			if how := encodedLeak(text, holds, holdsFragment); how != "" {
+				return how
 			}
 		}
-		for _, isHex := range []func(byte) bool{
-			func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' },
-			func(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'F' },
-		} {
-			for _, run := range runs(frag, isHex) {
-				for off := range 2 {
-					if len(run) < off {
-						break
-					}
-					r := run[off:]
-					r = r[:len(r)/2*2]
-					if dec, err := hex.DecodeString(r); err == nil && holds(string(dec)) {
-						return "hex"
-					}
-				}
-			}
-		}
-		if holds(percentDecode(frag, false)) || holds(percentDecode(frag, true)) {
+		if holds(percentDecode(piece, false)) || holds(percentDecode(piece, true)) {
 			return "percent"
 		}
-		if holds(jsonDecode(frag)) {
+		if holds(jsonDecode(piece)) {
 			return "json"
+		}
+		for off := range 2 {
+			for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+				if holds(utf16Decode(piece[min(off, len(piece)):], order)) {
+					return "utf-16"
+				}
+			}
 		}
 	}
 	return ""
+}
+
+// encodedLeak looks for runs of text that decode (base64, base32, hex)
+// to something holds accepts, or (hex) to a fragment.
+func encodedLeak(text string, holds, holdsFragment func(string) bool) string {
+	for _, alpha := range []struct {
+		name, chars string
+		enc         *base64.Encoding
+	}{
+		{"base64-std", "+/", base64.RawStdEncoding},
+		{"base64-url", "-_", base64.RawURLEncoding},
+	} {
+		for _, run := range runs(text, func(c byte) bool { return isAlnum(c) || strings.IndexByte(alpha.chars, c) >= 0 }) {
+			for off := range 4 {
+				if len(run) < off {
+					break
+				}
+				r := run[off:]
+				r = r[:len(r)/4*4]
+				if dec, err := alpha.enc.DecodeString(r); err == nil && holds(string(dec)) {
+					return alpha.name
+				}
+			}
+		}
+	}
+	b32 := base32.StdEncoding.WithPadding(base32.NoPadding)
+	for _, run := range runs(text, func(c byte) bool { return 'A' <= c && c <= 'Z' || '2' <= c && c <= '7' }) {
+		for off := range 8 {
+			if len(run) < off {
+				break
+			}
+			r := run[off:]
+			r = r[:len(r)/8*8]
+			if dec, err := b32.DecodeString(r); err == nil && holds(string(dec)) {
+				return "base32"
+			}
+		}
+	}
+	for _, isHex := range []func(byte) bool{
+		func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' },
+		func(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'F' },
+	} {
+		for _, run := range runs(text, isHex) {
+			for off := range 2 {
+				if len(run) < off {
+					break
+				}
+				r := run[off:]
+				r = r[:len(r)/2*2]
+				if dec, err := hex.DecodeString(r); err == nil {
+					if holds(string(dec)) {
+						return "hex"
+					}
+					if holdsFragment(string(dec)) {
+						return "a hex fragment"
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// utf16Decode decodes s as UTF-16 in the given byte order (a last odd byte
+// is dropped; unpaired surrogates become U+FFFD).
+func utf16Decode(s string, order binary.ByteOrder) string {
+	units := make([]uint16, len(s)/2)
+	for i := range units {
+		units[i] = order.Uint16([]byte(s[2*i : 2*i+2]))
+	}
+	return string(utf16.Decode(units))
 }
 
 func isAlnum(c byte) bool {
@@ -206,4 +350,19 @@ func mismatch(want, got string) string {
 	i := commonPrefix(want, got)
 	return fmt.Sprintf("want length %d with %d tokens, got length %d with %d tokens; first difference at byte %d",
 		len(want), strings.Count(want, Token), len(got), strings.Count(got, Token), i)
+}
+
+// holdBound is the most a Writer of r may hold back: the longest raw
+// pattern less one byte, or an encoded match in progress (its symbols, each
+// after at most maxGap skipped bytes, and up to maxOffsetDigits digits held
+// at a line start).
+func holdBound(r *Redactor) int {
+	bound := 0
+	if r.raw != nil {
+		bound = r.raw.maxLen - 1
+	}
+	if r.enc != nil {
+		bound = max(bound, (r.enc.a.maxLen-1)*(maxGap+1)+maxGap+maxOffsetDigits)
+	}
+	return bound
 }

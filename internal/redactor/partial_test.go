@@ -89,8 +89,10 @@ func TestRedactPartialNoMatchDoesNotAllocate(t *testing.T) {
 
 // TestRedactPartialStreamProperty checks, for random streams holding
 // secrets, that no snapshot shows 4 or more bytes of a secret's beginning
-// at its end, and that a snapshot ending in a newline outside any secret is
-// exactly Redact's output.
+// at its end, and that every snapshot is a beginning of Redact's output of
+// the same text. (A line end does not end every match: an encoded form
+// wraps across lines, so a snapshot at a line end may hold back its last
+// line.)
 func TestRedactPartialStreamProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	secrets := []string{"Zq9-secret-one-0000", "Zq9-secret-two-1111", "xyzzy-third-secret"}
@@ -108,10 +110,8 @@ func TestRedactPartialStreamProperty(t *testing.T) {
 		stream := sb.String()
 		for i := 0; i <= len(stream); i++ {
 			got := r.RedactPartial(stream[:i])
-			if i > 0 && stream[i-1] == '\n' {
-				if full := r.Redact(stream[:i]); got != full {
-					t.Fatalf("stream %d at %d: a snapshot at a line end differs from Redact", iter, i)
-				}
+			if full := r.Redact(stream[:i]); !strings.HasPrefix(full, got) {
+				t.Fatalf("stream %d at %d: a snapshot is not a beginning of Redact's output", iter, i)
 			}
 			for _, s := range secrets {
 				for k := len(s) - 1; k >= 4; k-- {

@@ -2,22 +2,34 @@ package redactor
 
 import (
 	"bytes"
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// patterns returns every string the redactor looks for, sorted and without
-// duplicates: each secret of at least MinimumSecretLength bytes, its
-// line-ending variants and long-enough lines, and the derived (encoded) forms
-// of each of those that are themselves at least MinimumSecretLength long.
-func patterns(secrets []string) []string {
-	set := make(map[string]struct{})
-	add := func(p string) {
+// patternSet is what the redactor looks for, per channel: raw patterns are
+// matched byte for byte; encoded patterns (base64, base32, hex) are matched
+// with separators and hex-dump layouts skipped (see layout.go).
+type patternSet struct {
+	raw, encoded []string
+}
+
+// patterns returns every string the redactor looks for, each list sorted
+// and without duplicates: for each secret of at least MinimumSecretLength
+// bytes, its line-ending variants and long-enough lines, their raw derived
+// forms (percent, JSON, UTF-16) and encoded forms (base64, base32, hex), and
+// with withFragments the secret's fragments raw and in hex; every pattern
+// at least MinimumSecretLength long.
+func patterns(secrets []string, withFragments bool) patternSet {
+	raw := make(map[string]struct{})
+	enc := make(map[string]struct{})
+	add := func(set map[string]struct{}, p string) {
 		if len(p) >= MinimumSecretLength {
 			set[p] = struct{}{}
 		}
@@ -27,12 +39,30 @@ func patterns(secrets []string) []string {
 			continue
 		}
 		for _, value := range baseValues(secret) {
-			add(value)
-			for _, form := range derivedForms(value) {
-				add(form)
+			add(raw, value)
+			for _, form := range rawForms(value) {
+				add(raw, form)
+			}
+			for _, form := range encodedForms(value) {
+				for _, w := range windows(form, maxEncodedLen) {
+					add(enc, w)
+				}
 			}
 		}
+		if !withFragments {
+			continue
+		}
+		for _, frag := range fragments(secret) {
+			add(raw, frag)
+			h := hex.EncodeToString([]byte(frag))
+			add(enc, h)
+			add(enc, strings.ToUpper(h))
+		}
 	}
+	return patternSet{raw: sortedKeys(raw), encoded: sortedKeys(enc)}
+}
+
+func sortedKeys(set map[string]struct{}) []string {
 	out := make([]string, 0, len(set))
 	for p := range set {
 		out = append(out, p)
@@ -60,40 +90,80 @@ func baseValues(secret string) []string {
 	return values
 }
 
-// derivedForms returns the encoded forms of value: base64 (standard and
-// URL-safe alphabets, each byte alignment), percent-encoding, JSON string
-// escaping and hex. Short results are filtered by the caller.
-func derivedForms(value string) []string {
-	forms := make([]string, 0, 24)
-	forms = append(forms, base64Forms(value)...)
+// rawForms returns the forms of value matched byte for byte:
+// percent-encoding, JSON string escaping, and UTF-16 (little and big
+// endian). Short results are filtered by the caller.
+func rawForms(value string) []string {
+	forms := make([]string, 0, 16)
 	forms = append(forms, percentForms(value)...)
 	forms = append(forms, jsonForms(value)...)
-	h := hex.EncodeToString([]byte(value))
-	forms = append(forms, h, strings.ToUpper(h))
-	return forms
+	return append(forms, utf16Forms(value)...)
 }
 
-// base64Forms returns, for each alphabet and for each of the three offsets
-// (modulo 3) at which value can start inside a longer encoded byte stream,
-// the run of base64 characters that depends on value alone. Characters that
-// mix in bits of the unknown bytes before or after value are left out, so
-// base64(prefix + value + suffix) contains one of these runs for any prefix
-// and suffix.
-func base64Forms(value string) []string {
-	forms := make([]string, 0, 6)
+// utf16Forms returns value in UTF-16LE and UTF-16BE, as iconv -t utf-16le
+// and -t utf-16be write it (no byte order mark: a mark before the text does
+// not change the bytes of the secret).
+func utf16Forms(value string) []string {
+	units := utf16.Encode([]rune(value))
+	le := make([]byte, 2*len(units))
+	be := make([]byte, 2*len(units))
+	for i, u := range units {
+		le[2*i], le[2*i+1] = byte(u), byte(u>>8)
+		be[2*i], be[2*i+1] = byte(u>>8), byte(u)
+	}
+	return []string{string(le), string(be)}
+}
+
+// encodedForms returns the forms of value matched with separators skipped:
+// base64 (standard and URL-safe alphabets, each byte alignment), base32
+// (RFC 4648, each alignment) and hex (lower and upper case).
+func encodedForms(value string) []string {
+	forms := make([]string, 0, 13)
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		for k := range 3 {
-			buf := make([]byte, k+len(value))
-			copy(buf[k:], value)
-			encoded := enc.EncodeToString(buf)
-			start := (8*k + 5) / 6          // first character without prefix bits
-			end := 8 * (k + len(value)) / 6 // characters complete before the suffix
-			if end > start {
-				forms = append(forms, encoded[start:end])
-			}
+		forms = append(forms, alignedForms(value, 6, 3, enc.EncodeToString)...)
+	}
+	forms = append(forms, alignedForms(value, 5, 5, base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString)...)
+	h := hex.EncodeToString([]byte(value))
+	return append(forms, h, strings.ToUpper(h))
+}
+
+// alignedForms returns, for each of the offsets (modulo period bytes) at
+// which value can start inside a longer encoded byte stream, the run of
+// characters (of bits bits each) that depends on value alone. Characters
+// that mix in bits of the unknown bytes before or after value are left out,
+// so encode(prefix + value + suffix) contains one of these runs for any
+// prefix and suffix.
+func alignedForms(value string, bits, period int, encode func([]byte) string) []string {
+	forms := make([]string, 0, period)
+	for k := range period {
+		buf := make([]byte, k+len(value))
+		copy(buf[k:], value)
+		encoded := encode(buf)
+		start := (8*k + bits - 1) / bits   // first character without prefix bits
+		end := 8 * (k + len(value)) / bits // characters complete before the suffix
+		if end > start {
+			forms = append(forms, encoded[start:end])
 		}
 	}
 	return forms
+}
+
+// windows returns form itself when it is at most n bytes long, and
+// otherwise overlapping pieces of n bytes (each starting n/2 after the
+// previous one, the last ending at form's end) whose union is form: every
+// occurrence of form is still redacted whole, and no pattern is longer than
+// n.
+func windows(form string, n int) []string {
+	if len(form) <= n {
+		return []string{form}
+	}
+	var out []string
+	for i := 0; ; i += n / 2 {
+		if i+n >= len(form) {
+			return append(out, form[len(form)-n:])
+		}
+		out = append(out, form[i:i+n])
+	}
 }
 
 // percentForms returns value as url.QueryEscape and url.PathEscape write it,

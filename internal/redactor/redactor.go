@@ -6,35 +6,78 @@ import "strings"
 // [Token]. It is immutable once built and safe for concurrent use. A nil
 // *Redactor redacts nothing.
 type Redactor struct {
-	automaton *automaton // nil when there is nothing to look for
-	patterns  []string   // every pattern, sorted; kept for tests and sizing
+	raw      *automaton  // raw patterns; nil when there are none
+	enc      *encChannel // encoded patterns; nil when there are none
+	patterns patternSet  // every pattern, sorted; kept for tests and sizing
 }
 
 // New returns a Redactor for secrets. Values shorter than
 // [MinimumSecretLength] bytes are ignored and duplicates removed. Besides
 // each value itself it matches, when they are at least MinimumSecretLength
-// long: its base64 forms (standard and URL-safe alphabets, at every byte
-// alignment inside a longer encoded stream), its percent-encoded forms
-// (query and path escaping, upper- and lower-case hex), its JSON-escaped
-// forms (encoding/json and JSON.stringify), its hex forms (lower and upper
-// case), and for a value that spans lines its \n and \r\n variants and each
-// of its lines alone.
+// long:
+//   - byte for byte: its percent-encoded forms (query and path escaping,
+//     upper- and lower-case hex), its JSON-escaped forms (encoding/json and
+//     JSON.stringify), its UTF-16LE and UTF-16BE forms, for a value that
+//     spans lines its \n and \r\n variants and each of its lines alone, and
+//     every run of fragmentLen(len) consecutive bytes of it (see fragments);
+//   - with whitespace of any kind and amount between the characters, and
+//     inside the layouts of xxd, od and hexdump -C (see encChannel): its
+//     base64 forms (standard and URL-safe alphabets, at every byte alignment
+//     inside a longer encoded stream), its base32 forms (RFC 4648, every
+//     alignment), its hex forms (lower and upper case), and the hex of every
+//     fragment.
 func New(secrets []string) *Redactor {
-	r := &Redactor{patterns: patterns(secrets)}
-	if len(r.patterns) > 0 {
-		r.automaton = newAutomaton(r.patterns)
+	return build(patterns(secrets, true))
+}
+
+// build returns the Redactor for ps.
+func build(ps patternSet) *Redactor {
+	r := &Redactor{patterns: ps}
+	if len(r.patterns.raw) > 0 {
+		r.raw = newAutomaton(r.patterns.raw)
+	}
+	if len(r.patterns.encoded) > 0 {
+		r.enc = newEncChannel(r.patterns.encoded)
 	}
 	return r
+}
+
+// empty reports whether r looks for nothing.
+func (r *Redactor) empty() bool {
+	return r == nil || r.raw == nil && r.enc == nil
+}
+
+// spans returns the merged replacement spans of s as a whole, and the
+// position from which a match may still be in progress at its end. With
+// atEnd, s is the whole stream: digits held at a last line's start are
+// data.
+func (r *Redactor) spans(s string, atEnd bool) ([]span, int) {
+	var spans, enc []span
+	pending := len(s)
+	if r.raw != nil {
+		var state int32
+		state, spans = r.raw.scan(s, 0, 0, 0, nil)
+		pending -= int(r.raw.depth[state])
+	}
+	if r.enc != nil {
+		var st encState
+		enc = r.enc.scan(&st, s, 0, 0, nil)
+		if atEnd {
+			enc = r.enc.finish(&st, 0, enc)
+		}
+		pending = min(pending, r.enc.pending(&st, len(s)))
+	}
+	return unionSpans(spans, enc), pending
 }
 
 // Redact returns s with every occurrence of a pattern replaced by [Token].
 // Where occurrences overlap or touch, their union is replaced by a single
 // Token. When nothing matches it returns s itself without allocating.
 func (r *Redactor) Redact(s string) string {
-	if r == nil || r.automaton == nil {
+	if r.empty() {
 		return s
 	}
-	_, spans := r.automaton.scan(s, 0, 0, 0, nil)
+	spans, _ := r.spans(s, true)
 	if len(spans) == 0 {
 		return s
 	}
@@ -56,18 +99,18 @@ func (r *Redactor) Redact(s string) string {
 
 // RedactPartial is [Redactor.Redact] for a snapshot of output that has not
 // ended, such as a running command's progress. Besides replacing every
-// complete occurrence, it leaves out a trailing run that is the beginning
-// of a pattern, so a secret printed slowly never shows as a growing prefix;
-// the final output, redacted whole, shows what follows. Complete matches
-// inside that run still show as [Token]. When nothing
-// matches and no pattern begins at the end it returns s itself, and it
-// never allocates when nothing matches.
+// complete occurrence, it leaves out a trailing run that may still become
+// part of a match (the beginning of a pattern, separators and dump columns
+// inside an encoded form included), so a secret printed slowly never shows
+// as a growing prefix; the final output, redacted whole, shows what
+// follows. Complete matches inside that run still show as [Token]. When
+// nothing matches and no pattern begins at the end it returns s itself, and
+// it never allocates when nothing matches.
 func (r *Redactor) RedactPartial(s string) string {
-	if r == nil || r.automaton == nil {
+	if r.empty() {
 		return s
 	}
-	state, spans := r.automaton.scan(s, 0, 0, 0, nil)
-	cut := len(s) - int(r.automaton.depth[state])
+	spans, cut := r.spans(s, false)
 	if len(spans) == 0 {
 		return s[:cut]
 	}
@@ -87,4 +130,17 @@ func (r *Redactor) RedactPartial(s string) string {
 		b.WriteString(s[last:cut])
 	}
 	return b.String()
+}
+
+// unionSpans merges two lists of spans, each sorted, disjoint and
+// non-touching, into one such list. When one is empty it returns the other
+// without allocating.
+func unionSpans(a, b []span) []span {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	return mergeInto(make([]span, 0, len(a)+len(b)), a, b)
 }

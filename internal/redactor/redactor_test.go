@@ -39,7 +39,9 @@ func TestRedact(t *testing.T) {
 		{"chain of overlaps", []string{"aaaaaaaa"}, strings.Repeat("a", 50), Token},
 		{"late long match reaches back", []string{"bcdefghi", "klmnopqr", "abcdefghijklmnopqrst"}, "<abcdefghijklmnopqrst>", "<" + Token + ">"},
 		{"late long match over earlier spans", []string{"bcdefghi", "mnopqrst", "abcdefghijklmnopqrstuv"}, "bcdefghi-abcdefghijklmnopqrstuv", Token + "-" + Token},
-		{"partial not redacted", []string{secretA}, secretA[:len(secretA)-1], secretA[:len(secretA)-1]},
+		{"a piece shorter than a fragment is kept", []string{secretA}, "<" + secretA[:11] + ">", "<" + secretA[:11] + ">"},
+		{"a fragment is redacted", []string{secretA}, "<" + secretA[:12] + ">", "<" + Token + ">"},
+		{"a cut secret is redacted", []string{secretA}, secretA[:len(secretA)-1], Token},
 		{"binary bytes", []string{"\x00\xff\x01\xfe\x02\xfd\x03\xfc"}, "a\x00\xff\x01\xfe\x02\xfd\x03\xfcb", "a" + Token + "b"},
 		{"token inside secret", []string{"x" + Token + "y"}, "(x" + Token + "y)", "(" + Token + ")"},
 	}
@@ -180,7 +182,7 @@ func TestRedactNoMatchReturnsInput(t *testing.T) {
 	}{
 		{"empty set", nil, "hello world"},
 		{"no match", []string{secretA, secretB}, strings.Repeat("log line without secrets\n", 100)},
-		{"near miss", []string{secretA}, secretA[1:] + secretA[:len(secretA)-1]},
+		{"near miss", []string{secretA}, secretA[13:] + " " + secretA[:11] + " " + secretA[5:16]},
 		{"empty input", []string{secretA}, ""},
 	}
 	for _, tt := range inputs {
@@ -205,7 +207,8 @@ func TestRedactNil(t *testing.T) {
 }
 
 func TestPatternsAreLongEnough(t *testing.T) {
-	for _, p := range patterns([]string{"12345678", "a\nbcdefghi\r\nj", "\x00\x01\x02\x03\x04\x05\x06\x07"}) {
+	ps := patterns([]string{"12345678", "a\nbcdefghi\r\nj", "\x00\x01\x02\x03\x04\x05\x06\x07"}, true)
+	for _, p := range append(ps.raw, ps.encoded...) {
 		if len(p) < MinimumSecretLength {
 			t.Errorf("pattern of length %d is shorter than %d", len(p), MinimumSecretLength)
 		}

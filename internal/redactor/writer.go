@@ -13,23 +13,29 @@ var errClosed = errors.New("redactor: write to closed writer")
 // Writer is the streaming form of [Redactor.Redact]: what it writes to the
 // underlying writer is exactly Redact of everything written to it, however
 // the writes split the stream, provided Flush is only called at the end.
-// It holds back only the raw input that could still be the beginning of a
-// pattern (at most the longest pattern's length), so text is passed on as
-// soon as no secret can begin in it, and memory stays bounded on endless
-// output. It is safe for
-// concurrent use. Close flushes it but does not close the underlying
+// It holds back only the input that could still become part of a match,
+// so text is passed on as soon as no secret can begin in it, and memory
+// stays bounded on endless output: at most the longest raw pattern's length
+// less one byte, or for an encoded form in progress its symbols with at most
+// maxGap skipped bytes before each (maxEncodedLen·(maxGap+1) bytes in the
+// worst case, 128 KiB; a wrapped or dumped form holds back little more than
+// itself). It is safe for concurrent use. Close flushes it but does not close the underlying
 // writer.
 type Writer struct {
-	mu        sync.Mutex
-	automaton *automaton // nil: pass everything through
-	w         io.Writer
+	mu  sync.Mutex
+	r   *Redactor // nil or empty: pass everything through
+	w   io.Writer
+	enc *encState // the encoded channel's state, when it has patterns
 
-	state   int32  // automaton state after the pos bytes written so far
+	state   int32  // raw automaton state after the pos bytes written so far
 	pos     int    // bytes written so far
 	out     int    // input before this position has been emitted or dropped
 	held    []byte // raw input from position heldStart to pos
 	hStart  int
 	spans   []span // replacements not emitted yet, sorted and disjoint
+	rawNew  []span // the raw channel's spans from the current write
+	encNew  []span // the encoded channel's, likewise
+	merged  []span // the union being built
 	scratch []byte // output being assembled
 	err     error  // first error from w, returned by every later call
 	closed  bool
@@ -38,8 +44,11 @@ type Writer struct {
 // NewWriter returns a Writer that writes the redacted stream to w.
 func (r *Redactor) NewWriter(w io.Writer) *Writer {
 	rw := &Writer{w: w}
-	if r != nil {
-		rw.automaton = r.automaton
+	if !r.empty() {
+		rw.r = r
+		if r.enc != nil {
+			rw.enc = &encState{}
+		}
 	}
 	return rw
 }
@@ -56,15 +65,22 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	if w.automaton == nil {
+	if w.r == nil {
 		return w.pass(p)
 	}
 	if len(p) == 0 {
 		return 0, nil
 	}
 	start := w.pos
-	w.state, w.spans = w.automaton.scan(unsafe.String(&p[0], len(p)), w.state, start, w.out, w.spans)
+	s := unsafe.String(&p[0], len(p))
+	if w.r.raw != nil {
+		w.state, w.rawNew = w.r.raw.scan(s, w.state, start, w.out, w.rawNew[:0])
+	}
+	if w.enc != nil {
+		w.encNew = w.r.enc.scan(w.enc, s, start, w.out, w.encNew[:0])
+	}
 	w.pos += len(p)
+	w.mergeNew()
 	w.emit(p, start, false)
 	if err := w.writeScratch(); err != nil {
 		return 0, err
@@ -98,8 +114,13 @@ func (w *Writer) flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if w.automaton == nil || w.closed {
+	if w.r == nil || w.closed {
 		return nil
+	}
+	if w.enc != nil {
+		w.encNew = w.r.enc.finish(w.enc, w.out, w.encNew[:0])
+		w.rawNew = w.rawNew[:0]
+		w.mergeNew()
 	}
 	w.emit(nil, w.pos, true)
 	return w.writeScratch()
@@ -123,9 +144,16 @@ func (w *Writer) pass(p []byte) (int, error) {
 // the end of the stream (atEnd), everything is final.
 func (w *Writer) emit(p []byte, pStart int, atEnd bool) {
 	// Any match still to come starts within the longest ending of the
-	// stream that begins a pattern: the automaton's state is that ending,
-	// and its depth is its length. Before it, nothing can change.
-	final := w.pos - int(w.automaton.depth[w.state])
+	// stream that begins a pattern: the raw automaton's state is that
+	// ending, and its depth is its length; the encoded channel knows where
+	// its match in progress began. Before that, nothing can change.
+	final := w.pos
+	if w.r.raw != nil {
+		final -= int(w.r.raw.depth[w.state])
+	}
+	if w.enc != nil {
+		final = min(final, w.r.enc.pending(w.enc, w.pos))
+	}
 	if atEnd {
 		final = w.pos + 1
 	}
@@ -157,6 +185,37 @@ func (w *Writer) emit(p []byte, pStart int, atEnd bool) {
 		keep = w.spans[0].end
 	}
 	w.hold(p, pStart, keep)
+}
+
+// mergeNew merges the spans the channels found in the current write into
+// the pending ones, reusing the Writer's buffers.
+func (w *Writer) mergeNew() {
+	if len(w.rawNew) == 0 && len(w.encNew) == 0 {
+		return
+	}
+	w.merged = mergeInto(w.merged[:0], w.spans, w.rawNew)
+	w.spans, w.merged = w.merged, w.spans
+	w.merged = mergeInto(w.merged[:0], w.spans, w.encNew)
+	w.spans, w.merged = w.merged, w.spans
+}
+
+// mergeInto appends to out the union of a and b, each sorted, disjoint
+// and non-touching, as one such list.
+func mergeInto(out, a, b []span) []span {
+	for len(a) > 0 || len(b) > 0 {
+		var next span
+		if len(b) == 0 || len(a) > 0 && a[0].start <= b[0].start {
+			next, a = a[0], a[1:]
+		} else {
+			next, b = b[0], b[1:]
+		}
+		if n := len(out); n > 0 && out[n-1].end >= next.start {
+			out[n-1].end = max(out[n-1].end, next.end)
+			continue
+		}
+		out = append(out, next)
+	}
+	return out
 }
 
 // appendRaw appends the raw input from position from to position to.

@@ -63,7 +63,7 @@ func TestWriterEqualsRedact(t *testing.T) {
 
 func TestWriterHoldsBackLittle(t *testing.T) {
 	r := New([]string{secretA})
-	maxLen := r.automaton.maxLen
+	maxLen := holdBound(r) + 1
 	var out bytes.Buffer
 	w := r.NewWriter(&out)
 	chunk := []byte(strings.Repeat("x", 1000))

@@ -60,7 +60,7 @@ func runBigOutput(workspace string) (memoryReport, error) {
 	if err != nil {
 		return memoryReport{}, err
 	}
-	cmd := fmt.Sprintf("yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c %d", bigOutputBytes)
+	cmd := fmt.Sprintf("yes 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c %d", bigOutputBytes)
 	start := time.Now()
 	res, err := tools.NewBash().Execute(context.Background(), &agent.Call{ID: "big", Arguments: json.RawMessage(bashArgs(cmd, 600)), Context: f.session.ToolContext()})
 	if err != nil {

@@ -1,0 +1,101 @@
+package redactor
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+)
+
+// fragmentLength is the number of consecutive bytes of a secret (of at
+// least twice this length) that is redacted wherever it appears on its
+// own: a cut, the start or end of a tail, or the text column of a hex dump
+// cannot show more of a secret than fragmentLength-1 bytes in a row. The
+// value is chosen by measurement against text that holds no secret (see
+// docs/performance.md): at 12, a thousand random and twenty realistic
+// secrets redact nothing in the Go source tree and /usr/share/doc.
+const fragmentLength = 12
+
+// fragmentLen returns the fragment length for a secret of n bytes:
+// fragmentLength, or for a secret shorter than twice that, half its length
+// rounded up, but never less than MinimumSecretLength.
+func fragmentLen(n int) int {
+	if n >= 2*fragmentLength {
+		return fragmentLength
+	}
+	return max(MinimumSecretLength, (n+1)/2)
+}
+
+// publicPrefixes returns the beginnings that well-known credentials share:
+// a piece of a secret that is mostly one of them is not secret, and matching
+// it would redact every mention of the kind of token.
+func publicPrefixes() []string {
+	return []string{
+		"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+		"sk-proj-", "sk-ant-api03-", "sk-ant-", "sk-",
+		"xoxb-", "xoxp-", "xoxa-", "xapp-", "glpat-",
+		"AKIA", "ASIA", "AIza", "ya29.",
+	}
+}
+
+// publicLen returns the length of the beginning of secret that is the
+// same across credentials of its kind: a JWT's header and payload (base64
+// JSON that anyone holding the token reads, and whose header is the same
+// in every token signed the same way), a Telegram bot token's bot id, or
+// the longest of publicPrefixes.
+func publicLen(secret string) int {
+	if i := jwtSignature(secret); i > 0 {
+		return i
+	}
+	if i := strings.IndexByte(secret, ':'); i >= 6 && i <= 12 && strings.Trim(secret[:i], "0123456789") == "" {
+		return i + 1
+	}
+	n := 0
+	for _, p := range publicPrefixes() {
+		if strings.HasPrefix(secret, p) {
+			n = max(n, len(p))
+		}
+	}
+	return n
+}
+
+// jwtSignature returns the offset of the signature of a JWT (three
+// base64url parts joined by dots, the first a JSON object), or 0 when
+// secret is not one.
+func jwtSignature(secret string) int {
+	parts := strings.Split(secret, ".")
+	if len(parts) != 3 || parts[2] == "" {
+		return 0
+	}
+	header, err := base64.RawURLEncoding.DecodeString(parts[0])
+	if err != nil {
+		return 0
+	}
+	var obj map[string]any
+	if json.Unmarshal(header, &obj) != nil {
+		return 0
+	}
+	return len(parts[0]) + 1 + len(parts[1]) + 1
+}
+
+// fragments returns every run of fragmentLen consecutive bytes of secret
+// (and of its \n and \r\n variants when it spans lines) that has at least
+// half its bytes after the secret's public beginning. Any longer run of the
+// secret is a union of these, so it is redacted whole.
+func fragments(secret string) []string {
+	k := fragmentLen(len(secret))
+	values := []string{secret}
+	if strings.ContainsAny(secret, "\r\n") {
+		lf := strings.ReplaceAll(secret, "\r\n", "\n")
+		values = append(values, lf, strings.ReplaceAll(lf, "\n", "\r\n"))
+	}
+	var out []string
+	for _, v := range values {
+		p := publicLen(v)
+		for i := 0; i+k <= len(v); i++ {
+			if i+k-max(i, p) >= (k+1)/2 {
+				out = append(out, v[i:i+k])
+			}
+		}
+	}
+	return out
+}

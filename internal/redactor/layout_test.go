@@ -1,0 +1,157 @@
+package redactor
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layoutSecrets are the secrets the layout tests hide: an API key of 37
+// bytes (the issue's case), a short one, and one with symbols and a
+// non-ASCII letter.
+var layoutSecrets = []struct{ name, value string }{
+	{"api key", "sk-live-Xq7Lm2Np9Rt4Vw8Yz1Bc5Df3Gh6Jk"},
+	{"short", "Zq8wXv3KpL0mNb7T"},
+	{"symbols", `p@ss w/rd&"x"+<y>?é\%`},
+}
+
+// runTool runs the real tool name with args on input and returns its
+// output; the test is skipped, naming the tool, when it is not installed.
+func runTool(t *testing.T, input []byte, name string, args ...string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not installed: %v", name, err)
+	}
+	cmd := exec.CommandContext(t.Context(), path, args...)
+	cmd.Env = []string{"LC_ALL=C"}
+	cmd.Stdin = bytes.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v (%d bytes on stderr)", name, args, err, stderr.Len())
+	}
+	return string(out)
+}
+
+// fillerText returns n bytes of file content that holds no secret, with
+// line breaks, digits and letters a hex dump or an encoding mixes in.
+func fillerText(n int) string {
+	const text = "export PATH=/usr/bin\nAPI_URL=https://api.example.com/v1\n# deadbeef cafe 0123\n"
+	return strings.Repeat(text, n/len(text)+1)[:n]
+}
+
+// checkHidden redacts out and fails when the secret survives in any form
+// or as a fragment, when nothing was redacted, or when a Writer fed the
+// output in pieces disagrees with Redact. It checks the redactor without
+// fragments too: the form itself must be seen through the layout, not only
+// its pieces that happen to sit on one line.
+func checkHidden(t *testing.T, secret, out string) {
+	t.Helper()
+	for _, withFragments := range []bool{false, true} {
+		r := build(patterns([]string{secret}, withFragments))
+		got := r.Redact(out)
+		if !strings.Contains(got, Token) {
+			t.Fatalf("fragments %v: nothing redacted in %d bytes of output", withFragments, len(out))
+		}
+		how := leak(got, secret)
+		if !withFragments && strings.Contains(how, "fragment") {
+			how = ""
+		}
+		if how != "" {
+			t.Fatalf("fragments %v: the secret (length %d) survives as %s in %d bytes of output", withFragments, len(secret), how, len(out))
+		}
+		for _, sizes := range [][]int{{1}, {7, 3, 64}} {
+			if d := mismatch(got, writeSplit(t, r, out, sizes)); d != "" {
+				t.Fatalf("fragments %v: Writer in pieces of %v differs from Redact: %s", withFragments, sizes, d)
+			}
+		}
+	}
+}
+
+// TestDumpLayouts runs the standard encoders and dump tools on a file that
+// holds a secret at every offset from 0 to 17 (every base64 and base32
+// alignment, every column of a 16-byte dump line) and checks that the
+// secret does not survive in their output in any decodable form.
+func TestDumpLayouts(t *testing.T) {
+	tools := [][]string{
+		{"base64"},
+		{"base64", "-w", "20"},
+		{"basenc", "--base64url"},
+		{"base32"},
+		{"xxd"},
+		{"xxd", "-u"},
+		{"xxd", "-g", "1"},
+		{"xxd", "-p"},
+		{"xxd", "-p", "-c", "8"},
+		{"od", "-An", "-tx1"},
+		{"od", "-tx1"},
+		{"hexdump", "-C"},
+		{"iconv", "-f", "UTF-8", "-t", "UTF-16LE"},
+		{"iconv", "-f", "UTF-8", "-t", "UTF-16BE"},
+		{"iconv", "-f", "UTF-8", "-t", "UTF-16"},
+	}
+	for _, sec := range layoutSecrets {
+		for _, tool := range tools {
+			t.Run(sec.name+"/"+strings.Join(tool, " "), func(t *testing.T) {
+				for offset := range 18 {
+					input := fillerText(offset) + sec.value + "\n" + fillerText(40)
+					out := runTool(t, []byte(input), tool[0], tool[1:]...)
+					t.Run(fmt.Sprint("offset ", offset), func(t *testing.T) {
+						checkHidden(t, sec.value, out)
+					})
+				}
+			})
+		}
+	}
+}
+
+// TestWrapWidths runs base64, base64url, base32 and xxd -p at every wrap
+// width from 1 to 80 characters (xxd -p -c counts bytes, so its widths are
+// the even ones up to 160 hex digits) with the secret at two offsets.
+func TestWrapWidths(t *testing.T) {
+	sec := layoutSecrets[0].value
+	for w := 1; w <= 80; w++ {
+		width := fmt.Sprint(w)
+		for _, tool := range [][]string{
+			{"base64", "-w", width},
+			{"basenc", "--base64url", "-w", width},
+			{"base32", "-w", width},
+			{"xxd", "-p", "-c", width},
+		} {
+			t.Run(strings.Join(tool, " "), func(t *testing.T) {
+				for _, offset := range []int{w % 5, 7 + w%3} {
+					input := fillerText(offset) + sec + fillerText(30)
+					checkHidden(t, sec, runTool(t, []byte(input), tool[0], tool[1:]...))
+				}
+			})
+		}
+	}
+}
+
+// TestDumpTextColumn checks that the text column of a dump shows no piece
+// of the secret: inside a match the whole span is replaced, and the rest of
+// a line is a fragment or shorter than one.
+func TestDumpTextColumn(t *testing.T) {
+	sec := layoutSecrets[0].value
+	r := New([]string{sec})
+	for _, tool := range [][]string{{"xxd"}, {"hexdump", "-C"}} {
+		t.Run(strings.Join(tool, " "), func(t *testing.T) {
+			for offset := range 16 {
+				out := runTool(t, []byte(fillerText(offset)+sec+fillerText(20)), tool[0], tool[1:]...)
+				got := r.Redact(out)
+				k := fragmentLen(len(sec))
+				for n := k; n <= len(sec); n++ {
+					for i := 0; i+n <= len(sec); i++ {
+						if strings.Contains(got, sec[i:i+n]) {
+							t.Fatalf("offset %d: %d bytes of the secret at %d show in the text column", offset, n, i)
+						}
+					}
+				}
+			}
+		})
+	}
+}
