@@ -155,3 +155,29 @@ func TestDumpTextColumn(t *testing.T) {
 		})
 	}
 }
+
+// TestDumpEmulations checks that the dumps the fuzz targets write are the
+// real tools' output, so the fuzzing covers the real layouts.
+func TestDumpEmulations(t *testing.T) {
+	for _, n := range []int{1, 15, 16, 17, 37, 64} {
+		data := []byte(fillerText(n))
+		tests := []struct {
+			name string
+			tool []string
+			emu  string
+		}{
+			{"xxd", []string{"xxd"}, xxdDump(data, false)},
+			{"xxd -u", []string{"xxd", "-u"}, xxdDump(data, true)},
+			{"hexdump -C", []string{"hexdump", "-C"}, hexdumpC(data)},
+			{"od -tx1", []string{"od", "-tx1"}, odDump(data, true)},
+			{"od -An -tx1", []string{"od", "-An", "-tx1"}, odDump(data, false)},
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprint(tt.name, " ", n), func(t *testing.T) {
+				if got := runTool(t, data, tt.tool[0], tt.tool[1:]...); got != tt.emu {
+					t.Errorf("emulation differs from the tool:\n%s\nwant:\n%s", tt.emu, got)
+				}
+			})
+		}
+	}
+}
