@@ -8,7 +8,7 @@ import (
 // HasSecrets reports whether r has any pattern to look for. When it has
 // none, every method of r returns its input unchanged.
 func (r *Redactor) HasSecrets() bool {
-	return r != nil && r.automaton != nil
+	return !r.empty()
 }
 
 // Redactable is an error that can hand out a copy of itself with every
