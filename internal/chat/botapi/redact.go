@@ -33,6 +33,8 @@ func (c *Client) outgoing(method, text string, mode models.ParseMode, partial bo
 	shown := red(visible)
 	switch {
 	case c.s.red.Redact(decoded) != decoded:
+	case !c.hidesAsShown(text):
+		shown = red(markup.Visible(text))
 	case shown == visible:
 		return out, mode
 	case partial && strings.HasPrefix(visible, shown):
@@ -43,6 +45,17 @@ func (c *Client) outgoing(method, text string, mode models.ParseMode, partial bo
 	}
 	c.s.logger.Warn("a message's visible text held a secret; it goes out as redacted plain text", "method", method)
 	return shown, ""
+}
+
+// hidesAsShown reports whether redacting the markup text hides what
+// redacting it as Telegram shows it hides, in the visible text and in the
+// markup with its entities decoded. It can hide less: a fragment of a
+// secret redacted in the markup leaves visible the part of the secret that
+// a tag or an entity split off.
+func (c *Client) hidesAsShown(text string) bool {
+	red := c.s.red.Redact(text)
+	return c.s.red.Redact(markup.Visible(text)) == markup.Visible(red) &&
+		c.s.red.Redact(html.UnescapeString(text)) == html.UnescapeString(red)
 }
 
 // redactKeyboard returns a copy of kb with every button's text, URL and
