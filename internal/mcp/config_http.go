@@ -66,6 +66,11 @@ func parseRemote(name string, fsrv fileServer, x *expander) (ServerConfig, []str
 		u, err = checkURL(raw)
 		note("url", err)
 		sc.URL = raw
+	} else {
+		// The error refuses an enabled server; a disabled one keeps its
+		// url as written (references, no values), so that it is still a
+		// remote one.
+		sc.URL = *fsrv.URL
 	}
 
 	names := slices.Sorted(maps.Keys(fsrv.Headers))

@@ -87,6 +87,11 @@ func TestLoadRemote(t *testing.T) {
 			body: `{"mcpServers": {"s": {"url": "https://mcp.example.com/", "disabled": true, "headers": {"X-Key": "${NOT_SET}"}}}}`,
 			want: []ServerConfig{{Name: "s", URL: "https://mcp.example.com/", Disabled: true, Headers: map[string]string{}}},
 		},
+		{
+			name: "unset variable in a disabled server's url",
+			body: `{"mcpServers": {"s": {"url": "https://mcp.example.com/${NOT_SET}", "disabled": true}}}`,
+			want: []ServerConfig{{Name: "s", URL: "https://mcp.example.com/${NOT_SET}", Disabled: true}},
+		},
 		{name: "a line break in a value", body: `{"mcpServers": {"s": {"url": "https://mcp.example.com/", "headers": {"X-Key": "${WITH_NEWLINE}"}}}}`, errHas: []string{"headers X-Key", "line break"}},
 		{name: "a reserved header", body: `{"mcpServers": {"s": {"url": "https://mcp.example.com/", "headers": {"mcp-session-id": "x", "Content-Type": "y"}}}}`, errHas: []string{"headers mcp-session-id", "headers Content-Type", "sets this header itself"}},
 		{name: "a bad header name", body: `{"mcpServers": {"s": {"url": "https://mcp.example.com/", "headers": {"X Key": "x"}}}}`, errHas: []string{`headers X Key`, "not a valid header name"}},
