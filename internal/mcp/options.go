@@ -7,8 +7,9 @@ import (
 
 // Defaults of the extension's options.
 const (
-	// DefaultDiscoveryTimeout bounds the start, handshake and tool listing
-	// of one server at discovery, and the start of a session's server.
+	// DefaultDiscoveryTimeout bounds the start (or, for a Streamable HTTP
+	// server, the connection), handshake and tool listing of one server at
+	// discovery, and the start (connection) of a session's server.
 	DefaultDiscoveryTimeout = 30 * time.Second
 	// DefaultIdleTimeout stops a session's server that had no call for so
 	// long.
