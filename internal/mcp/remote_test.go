@@ -32,7 +32,7 @@ const (
 )
 
 // remoteTools are the model's names of the remote server's tools.
-var remoteTools = []string{"mcp__remote__echo", "mcp__remote__stall", "mcp__remote__whoami"}
+var remoteTools = []string{"mcp__remote__echo", "mcp__remote__session", "mcp__remote__stall", "mcp__remote__whoami"}
 
 // remoteLookupEnv is the bot's environment the remote configuration expands.
 func remoteLookupEnv(name string) (string, bool) {
@@ -57,8 +57,10 @@ type remoteServer struct {
 	release chan struct{}
 	// unstall closes release, once per life.
 	unstall func()
-	// headers are those of every request received, in order.
+	// headers are those of every request received, in order, and
+	// methods their methods.
 	headers []http.Header
+	methods []string
 }
 
 // newRemoteServer starts a remoteServer and stops it when the test ends.
@@ -118,6 +120,20 @@ func (r *remoteServer) received(name string) []string {
 	return out
 }
 
+// deleted returns the session ids of the DELETE requests so far, which end
+// sessions.
+func (r *remoteServer) deleted() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for i, m := range r.methods {
+		if m == http.MethodDelete {
+			out = append(out, r.headers[i].Get("Mcp-Session-Id"))
+		}
+	}
+	return out
+}
+
 // requests returns how many requests the server received so far.
 func (r *remoteServer) requests() int {
 	r.mu.Lock()
@@ -128,7 +144,8 @@ func (r *remoteServer) requests() int {
 // handler is one life of the server: a new MCP server, so no session
 // survives a restart. Its tools: whoami echoes the credentials it received
 // (a server that leaks them back, to prove the redactor catches them),
-// echo returns its text, and stall answers only when release closes.
+// echo returns its text, session the id of the MCP session the call came
+// in, and stall answers only when release closes.
 func (r *remoteServer) handler(release <-chan struct{}) http.Handler {
 	server := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "v1.0.0"}, nil)
 	text := func(s string) *mcp.CallToolResult {
@@ -145,6 +162,10 @@ func (r *remoteServer) handler(release <-chan struct{}) http.Handler {
 		}) (*mcp.CallToolResult, any, error) {
 			return text(in.Text), nil, nil
 		})
+	mcp.AddTool(server, &mcp.Tool{Name: "session", Description: "Returns the MCP session's id."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			return text(req.Session.ID()), nil, nil
+		})
 	mcp.AddTool(server, &mcp.Tool{Name: "stall", Description: "Never answers in time."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			select {
@@ -157,6 +178,7 @@ func (r *remoteServer) handler(release <-chan struct{}) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.headers = append(r.headers, req.Header.Clone())
+		r.methods = append(r.methods, req.Method)
 		r.mu.Unlock()
 		h.ServeHTTP(w, req)
 	})
@@ -334,6 +356,42 @@ func TestRemoteServerDropsAndComesBack(t *testing.T) {
 		wantError(t, "tried again at a call made after 1s")
 	})
 	checkRemoteSecrets(t, "the log", h.logs.text())
+}
+
+// TestRemoteSessions checks that each chat has an MCP session of its own
+// with the server, and that closing the chat's session (/new) ends its MCP
+// session on the server and only that one.
+func TestRemoteSessions(t *testing.T) {
+	srv := newRemoteServer(t)
+	cfg := remoteConfig(t, srv.url())
+	h := newFauxHarness(t, cfg, cfg.Secrets)
+	sessionID := func(t *testing.T, s *agent.Session) string {
+		t.Helper()
+		msg := h.call(t, s, "mcp__remote__session", `{}`)
+		if msg.IsError || agent.TextOf(msg.Content) == "" {
+			t.Fatalf("session gave %v: %s", msg.IsError, agent.TextOf(msg.Content))
+		}
+		return agent.TextOf(msg.Content)
+	}
+	a, b := h.session(t, "a"), h.session(t, "b")
+	idA, idB := sessionID(t, a), sessionID(t, b)
+	if idA == idB {
+		t.Fatal("two chats share an MCP session")
+	}
+	if again := sessionID(t, a); again != idA {
+		t.Error("a chat's second call came in another MCP session")
+	}
+	before := len(srv.deleted())
+	a.Close()
+	if diff := cmp.Diff([]string{idA}, srv.deleted()[before:]); diff != "" {
+		t.Errorf("MCP sessions ended by closing chat a (-want +got):\n%s", diff)
+	}
+	if again := sessionID(t, b); again != idB {
+		t.Error("closing one chat changed the other's MCP session")
+	}
+	if reopened := sessionID(t, h.session(t, "a")); reopened == idA {
+		t.Error("the reopened chat reused the ended MCP session")
+	}
 }
 
 func TestRemoteCallTimeout(t *testing.T) {
