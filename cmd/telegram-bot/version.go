@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // runVersion prints the module version, the VCS revision the binary was
@@ -20,16 +21,30 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-// buildVersion describes the build from its embedded build information.
+// sourceCommit is the commit the binary was built from when the build
+// passes it with -ldflags "-X main.sourceCommit=..." (the Dockerfile does,
+// from Coolify's SOURCE_COMMIT build argument), because a build without the
+// .git directory records no VCS revision. The linker sets it; nothing
+// assigns it at run time.
+var sourceCommit string
+
+// buildVersion describes the build from its embedded build information and
+// sourceCommit.
 func buildVersion() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(unknown build) " + runtime.Version()
 	}
-	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
+	return describeBuild(info, sourceCommit)
+}
+
+// describeBuild returns "<module version> <revision> <Go version>", leaving
+// out what the build did not record: the module version when it is
+// "(devel)" and a revision is known, the revision when there is none. The
+// revision is the VCS revision the go command recorded (shortened, with
+// "+dirty" for a modified tree), else commit (from the build argument) when
+// it looks like one; "(devel)" stands alone only when neither is known.
+func describeBuild(info *debug.BuildInfo, commit string) string {
 	var rev, modified string
 	for _, s := range info.Settings {
 		switch s.Key {
@@ -41,13 +56,32 @@ func buildVersion() string {
 			}
 		}
 	}
+	if rev == "" && isRevision(commit) {
+		rev, modified = commit, ""
+	}
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	if rev != "" {
-		v += " " + rev + modified
+	var parts []string
+	if v := info.Main.Version; v != "" && (v != "(devel)" || rev == "") {
+		parts = append(parts, v)
 	}
-	return v + " " + info.GoVersion
+	if rev != "" {
+		parts = append(parts, rev+modified)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "(devel)")
+	}
+	return strings.Join(append(parts, info.GoVersion), " ")
+}
+
+// isRevision reports whether s looks like a commit hash (4 to 64
+// hexadecimal digits), so that an empty or odd build argument is ignored.
+func isRevision(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
+		return false
+	}
+	return strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
 }
 
 // newFlagSet returns a flag set for a sub-command whose --help prints its
