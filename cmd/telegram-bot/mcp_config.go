@@ -3,8 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"slices"
+	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -16,13 +19,21 @@ import (
 //   - A default file (MCP_CONFIG unset, mcp.json in the agent dir) that the
 //     bot's user could modify is ignored with a warning instead of stopping
 //     start-up: the agent can write there, and must not be able to keep the
-//     bot from starting by doing so. A file MCP_CONFIG names explicitly is
-//     the operator's choice, and its refusal stops start-up.
+//     bot from starting by doing so. When there is no such file there is
+//     nothing to refuse and no warning, even though the agent dir (or a
+//     directory above it) belongs to the bot's user, as it does in a local
+//     run. A file MCP_CONFIG names explicitly is the operator's choice, and
+//     its refusal stops start-up.
 //   - Every value a server's env sets under a name the spawn policy would
 //     deny (GITHUB_TOKEN, an API key) counts as a secret, whether it was
 //     written in the configuration or expanded from ${VAR}: the agent can
 //     read it from that server's /proc entries, so it is redacted everywhere.
 func loadMCP(cfg Config, lookup func(string) (string, bool)) (mcp.Config, error) {
+	if cfg.MCPConfigDefault && !strings.HasPrefix(strings.TrimSpace(cfg.MCPConfig), "{") {
+		if _, err := os.Lstat(cfg.MCPConfig); errors.Is(err, fs.ErrNotExist) {
+			return mcp.Config{}, nil
+		}
+	}
 	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
 	if errors.Is(err, mcp.ErrUntrusted) && cfg.MCPConfigDefault {
 		return mcp.Config{Warnings: []string{fmt.Sprintf("ignoring the MCP servers in %s: %v", cfg.MCPConfig, err)}}, nil

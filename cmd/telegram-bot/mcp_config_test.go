@@ -44,32 +44,40 @@ func goodEnvConfig(t *testing.T) Config {
 // TestAgentWrittenDefaultMCPConfig runs the doctor as an unprivileged user
 // whose agent dir holds an mcp.json that user wrote (as the agent could):
 // the default file is ignored with a warning, so the agent cannot stop the
-// bot from starting; the same file named by MCP_CONFIG is refused.
+// bot from starting; the same file named by MCP_CONFIG is refused. Without
+// the file there is nothing to refuse and no warning, though the agent dir
+// belongs to that user.
 func TestAgentWrittenDefaultMCPConfig(t *testing.T) {
 	if !asusertest.Needed() {
 		t.Skip("needs root to run the doctor as another user")
 	}
 	bin := asusertest.PublicCopy(t, botBinary(t), 0o755)
-	home := filepath.Join(filepath.Dir(bin), "home")
-	agentDir := filepath.Join(home, "data")
-	for _, step := range []error{
-		os.MkdirAll(agentDir, 0o755),
-		os.WriteFile(filepath.Join(agentDir, "mcp.json"), []byte(`{"mcpServers":{"x":{"command":"bash"}}}`), 0o644),
-		os.Chown(home, asusertest.UID, asusertest.GID),
-		os.Chown(agentDir, asusertest.UID, asusertest.GID),
-		os.Chown(filepath.Join(agentDir, "mcp.json"), asusertest.UID, asusertest.GID),
-	} {
-		if step != nil {
-			t.Fatal(step)
-		}
-	}
+	const warning = "ignoring the MCP servers in "
 	for _, tt := range []struct {
-		name, mcpConfig, want string
+		name      string
+		noFile    bool
+		explicit  bool
+		want      string
+		wantNoMCP bool
 	}{
-		{name: "default path", want: "ignoring the MCP servers in " + filepath.Join(agentDir, "mcp.json")},
-		{name: "explicit path", mcpConfig: filepath.Join(agentDir, "mcp.json"), want: "mcp.json: refusing an MCP configuration file"},
+		{name: "default path", want: warning},
+		{name: "explicit path", explicit: true, want: "mcp.json: refusing an MCP configuration file"},
+		{name: "no file", noFile: true, want: "none configured", wantNoMCP: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			home := filepath.Join(filepath.Dir(bin), strings.ReplaceAll(tt.name, " ", "-"))
+			agentDir := filepath.Join(home, "data")
+			steps := []error{os.MkdirAll(agentDir, 0o755), os.Chown(home, asusertest.UID, asusertest.GID), os.Chown(agentDir, asusertest.UID, asusertest.GID)}
+			if !tt.noFile {
+				steps = append(steps,
+					os.WriteFile(filepath.Join(agentDir, "mcp.json"), []byte(`{"mcpServers":{"x":{"command":"bash"}}}`), 0o644),
+					os.Chown(filepath.Join(agentDir, "mcp.json"), asusertest.UID, asusertest.GID))
+			}
+			for _, err := range steps {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
 			cmd := exec.Command(bin, "doctor")
 			cmd.Dir = home
 			cmd.Env = []string{
@@ -82,13 +90,16 @@ func TestAgentWrittenDefaultMCPConfig(t *testing.T) {
 				"AGENT_DIR=" + agentDir,
 				"WORKSPACE_DIR=" + filepath.Join(home, "workspace"),
 			}
-			if tt.mcpConfig != "" {
-				cmd.Env = append(cmd.Env, "MCP_CONFIG="+tt.mcpConfig)
+			if tt.explicit {
+				cmd.Env = append(cmd.Env, "MCP_CONFIG="+filepath.Join(agentDir, "mcp.json"))
 			}
 			asusertest.Drop(cmd)
 			out, _ := asusertest.CombinedOutput(t, cmd)
 			if !strings.Contains(string(out), tt.want) {
 				t.Errorf("the doctor's output lacks %q:\n%s", tt.want, out)
+			}
+			if tt.wantNoMCP && (strings.Contains(string(out), warning) || strings.Contains(string(out), "refusing")) {
+				t.Errorf("without an mcp.json the doctor warns about one:\n%s", out)
 			}
 		})
 	}
