@@ -215,7 +215,6 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 			logger.Warn("scheduler stop", "err", err)
 		}
 	}()
-	logger.Info("polling Telegram", "allowed_users", len(cfg.AllowedUserIDs), "model", cfg.Model)
 	if err := host.Run(ctx); err != nil {
 		logger.Error("chat host stopped", "err", err)
 		if errors.Is(err, chat.ErrUnauthorized) {

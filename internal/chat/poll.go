@@ -39,7 +39,7 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 	if offset > 0 {
 		h.logger.Debug("polling from after the last journaled update", "offset", offset)
 	}
-	failures := 0
+	failures, polling := 0, false
 	for ctx.Err() == nil {
 		raws, err := h.api.GetUpdates(ctx, offset, h.pollTimeout, allowedUpdates())
 		if err != nil {
@@ -63,6 +63,11 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 			continue
 		}
 		failures = 0
+		if !polling {
+			// Logged once Telegram has answered, so the line means it works.
+			polling = true
+			h.logger.Info("polling Telegram", "allowed_users", len(h.cfg.AllowedUserIDs), "model", h.cfg.Model)
+		}
 		offset = h.received(ctx, take, raws, offset)
 	}
 }
