@@ -10,10 +10,12 @@ import (
 // in an environment this process (and so any process of the same user, the
 // agent's included) can read through /proc/<ppid>/environ. That is the case
 // under `go run`, whose go command stays alive, unhardened, with the whole
-// environment, for as long as the bot runs. It returns the message to warn
-// with, naming the parent's pid and never a value, or "".
+// environment, for as long as the bot runs. Pid 1 is checked too: in the
+// image it is tini, which holds the whole environment as the bot's user
+// and must be kept unreadable (execute-only). It returns the message to
+// warn with, naming the parent's pid and never a value, or "".
 func exposingParent(procDir string, ppid int, secrets []string) string {
-	if ppid <= 1 {
+	if ppid <= 0 {
 		return ""
 	}
 	data, err := os.ReadFile(fmt.Sprintf("%s/%d/environ", procDir, ppid))

@@ -28,6 +28,7 @@ func TestExposingParent(t *testing.T) {
 	write("100", "PATH=/bin\x00OPENAI_API_KEY="+secret+"\x00", "go")
 	write("200", "PATH=/bin\x00HOME=/root\x00", "bash")
 	write("300", "", "hardened") // no environ file: unreadable
+	write("1", "PATH=/bin\x00OPENAI_API_KEY="+secret+"\x00", "tini")
 	tests := []struct {
 		name string
 		ppid int
@@ -36,7 +37,8 @@ func TestExposingParent(t *testing.T) {
 		{name: "go run holds the secret", ppid: 100, want: "the parent process 100 (go) holds the bot's secrets"},
 		{name: "a clean parent", ppid: 200},
 		{name: "an unreadable parent", ppid: 300},
-		{name: "init", ppid: 1},
+		{name: "a readable init (tini in a container)", ppid: 1, want: "the parent process 1 (tini) holds the bot's secrets"},
+		{name: "no parent", ppid: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
