@@ -2,27 +2,52 @@
 # telegram-bot: a Telegram-hosted AI agent that keeps the host's secrets away
 # from the agent. Configure it with environment variables (docs/telegram-bot.md);
 # no secret, token or .env file is ever copied into this image.
+#
+# The base images are pinned by exact tag: Debian trixie of a dated build,
+# Go 1.26.8 and Node.js 24 (the active LTS). scripts/image-base builds the
+# same three locally from Debian's packages for a machine without a registry.
 
 # ---- build: a static binary ----
-FROM golang:1.26-bookworm AS build
+FROM golang:1.26.8-trixie AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY cmd ./cmd
 COPY internal ./internal
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/telegram-bot ./cmd/telegram-bot
+# Coolify passes the deployed commit as SOURCE_COMMIT (with "Include Source
+# Commit in Build" on); the build context has no .git, so this is how
+# `telegram-bot version` and the start-up line know which commit runs.
+ARG SOURCE_COMMIT=""
+RUN CGO_ENABLED=0 go build -trimpath \
+      -ldflags="-s -w -X main.sourceCommit=${SOURCE_COMMIT}" \
+      -o /out/telegram-bot ./cmd/telegram-bot
 
-# ---- run: what the agent's tools need, and nothing secret ----
-FROM debian:bookworm-slim
+# ---- Node.js: only its files are taken, into the Debian image below ----
+FROM node:24.22.3-trixie-slim AS node
+
+# ---- run: a toolbox for the agent, and nothing secret ----
+FROM debian:trixie-20261124-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      bash ca-certificates tzdata git curl nodejs npm \
+      bash ca-certificates curl file gh git jq less openssh-client procps \
+      python3 python3-pip python3-venv ripgrep tini tzdata unzip \
  && rm -rf /var/lib/apt/lists/*
+
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+COPY --from=node /usr/local/lib/node_modules /usr/local/lib/node_modules
 
 # The bot runs as an unprivileged user with a fixed uid. This is what makes
 # host hardening effective: root reads every process's /proc/<pid>/environ,
 # hardened or not, so an agent running as root could read the bot's secrets.
-RUN groupadd --system --gid 10001 agent \
+#
+# tini is PID 1 and holds the container's whole environment for as long as
+# the container runs, as the same user as the agent: made execute-only
+# (0711) like the bot, the kernel makes it non-dumpable, so its
+# /proc/1/environ is closed to the agent.
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
+ && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
+ && chmod 0711 /usr/bin/tini \
+ && groupadd --system --gid 10001 agent \
  && useradd --system --uid 10001 --gid agent --home-dir /workspace --shell /bin/bash agent \
  && mkdir -p /data /workspace \
  && chown agent:agent /data /workspace
@@ -35,18 +60,35 @@ RUN groupadd --system --gid 10001 agent \
 # before the binary hardens itself.
 COPY --from=build --chown=root:root --chmod=0711 /out/telegram-bot /usr/local/bin/telegram-bot
 
+# The agent cannot install system packages; what it installs with pip and
+# npm goes to the workspace: `pip install --user` (and a plain `pip
+# install`, which falls back to it) into /workspace/.local, `npm install -g`
+# into /workspace/.npm-global, and both bin directories are on PATH, after
+# the system's, so that nothing the agent installs shadows a system command.
+# A venv (python3 -m venv) works as usual. PIP_BREAK_SYSTEM_PACKAGES lets
+# pip install into the user site of Debian's Python; as uid 10001 it cannot
+# touch the system's packages anyway.
 ENV AGENT_DIR=/data \
     WORKSPACE_DIR=/workspace \
     HOME=/workspace \
-    npm_config_cache=/workspace/.npm
+    PYTHONUSERBASE=/workspace/.local \
+    PIP_BREAK_SYSTEM_PACKAGES=1 \
+    npm_config_prefix=/workspace/.npm-global \
+    npm_config_cache=/workspace/.npm \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/workspace/.local/bin:/workspace/.npm-global/bin
 
 VOLUME ["/data"]
 WORKDIR /workspace
 USER 10001:10001
 
-# Fresh when the polling loop touched its heartbeat in the last 90 s.
+# Fresh when the polling loop touched its heartbeat in the last 90 s. The
+# health check and the entrypoint run with the container's whole
+# environment, so they name their binaries by absolute path: never a PATH
+# lookup that could find a file the agent wrote.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
-  CMD ["telegram-bot", "healthcheck"]
+  CMD ["/usr/local/bin/telegram-bot", "healthcheck"]
 
-ENTRYPOINT ["telegram-bot"]
+# tini (PID 1) reaps the orphans the agent's processes leave (a daemonized
+# server, a double fork) and passes SIGTERM on to the bot.
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/telegram-bot"]
 CMD ["run"]
