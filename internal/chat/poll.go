@@ -41,7 +41,14 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 	}
 	failures, polling := 0, false
 	for ctx.Err() == nil {
-		raws, err := h.api.GetUpdates(ctx, offset, h.pollTimeout, allowedUpdates())
+		// Until Telegram has answered once, ask without waiting, so that
+		// "polling Telegram" and the first heartbeat do not wait out a
+		// long poll of an idle bot.
+		timeout := h.pollTimeout
+		if !polling {
+			timeout = 0
+		}
+		raws, err := h.api.GetUpdates(ctx, offset, timeout, allowedUpdates())
 		if err != nil {
 			if ctx.Err() != nil {
 				return
