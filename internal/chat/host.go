@@ -47,7 +47,8 @@ func (rejectedTokenError) Unwrap() error { return ErrUnauthorized }
 type Config struct {
 	// Token is the bot token (TELEGRAM_BOT_TOKEN).
 	Token string
-	// APIURL is the Bot API server's base URL (TELEGRAM_API_URL).
+	// APIURL is the Bot API server's base URL (TELEGRAM_API_URL); empty
+	// means botapi.DefaultBaseURL.
 	APIURL string
 	// AllowedUserIDs are the only users the bot answers.
 	AllowedUserIDs []int64

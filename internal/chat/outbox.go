@@ -53,7 +53,7 @@ func (h *Host) drainOutbox(key string) {
 }
 
 // notice sends text to t as a transient notice: off the polling goroutine,
-// with at most two tries (see noticePolicy), split when long.
+// with at most two tries (Host.quick), split when long.
 func (h *Host) notice(t target, text string, replyTo int) {
 	h.post(t, func(ctx context.Context) { h.sendNotice(ctx, t, text, replyTo) })
 }
