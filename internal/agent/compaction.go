@@ -88,7 +88,7 @@ func (s *Session) compact(ctx context.Context, keep int) error {
 			Time:    time.Now(),
 		}},
 	}
-	resp, err := s.agent.provider.Complete(ctx, req, func(string) {})
+	resp, err := s.out.complete(ctx, req, func(string) {})
 	if err != nil {
 		return fmt.Errorf("agent: compacting the conversation: the summary request failed: %w", err)
 	}

@@ -48,6 +48,9 @@ type Session struct {
 	id    string
 	scope string
 	tr    *transcript
+	// out is the egress boundary every model request of the session
+	// passes (egress.go).
+	out *egress
 
 	// turn holds a token while a turn runs; done closes with the session.
 	turn chan struct{}
@@ -144,6 +147,7 @@ func (a *Agent) openSession(opts SessionOptions) (*Session, error) {
 		agent: a,
 		id:    opts.ID,
 		scope: opts.Scope,
+		out:   newEgress(a.provider, a.red),
 		turn:  make(chan struct{}, 1),
 		done:  make(chan struct{}),
 		model: opts.Model,

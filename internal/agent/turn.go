@@ -185,7 +185,7 @@ func (s *Session) send(ctx context.Context, system string, tools []ToolSpec) (Re
 	model := s.model
 	s.mu.Unlock()
 	req := Request{Model: model, System: system, Messages: msgs, Tools: tools}
-	resp, err := s.agent.provider.Complete(ctx, req, func(delta string) {
+	resp, err := s.out.complete(ctx, req, func(delta string) {
 		if delta != "" {
 			s.emit(Event{Kind: EventTextDelta, Text: delta})
 		}
