@@ -338,6 +338,10 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	if err != nil {
 		return err
 	}
+	// The label is a job's name read back from jobs.json, state the agent
+	// can write: redacted here, before rendering escapes it (an "&" in a
+	// secret becomes "&amp;") past the sender's own pass.
+	label = h.cfg.Redactor.Redact(label)
 	if _, _, err := w.enqueue(&workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}); err != nil {
 		return fmt.Errorf("chat: prompt %q for %s not queued: %w", label, scope, err)
 	}
