@@ -91,6 +91,7 @@ func TestImage(t *testing.T) {
 			t.Errorf("the polling line: %s", started)
 		}
 		t.Logf("start-up: %s", line)
+		t.Logf("polling: %s", started)
 		if sandbox := logLine(logs, "sandbox"); sandbox != "" {
 			t.Logf("sandbox: %s", sandbox)
 		}
