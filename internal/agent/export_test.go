@@ -2,7 +2,11 @@ package agent
 
 // Seams for the external tests of this package (package agent_test).
 
-import "log/slog"
+import (
+	"log/slog"
+	"sync"
+	"syscall"
+)
 
 const (
 	AbortedText         = abortedText
@@ -20,7 +24,6 @@ const (
 type (
 	Transcript      = transcript
 	TranscriptEntry = transcriptEntry
-	TranscriptFile  = transcriptFile
 )
 
 var (
@@ -46,6 +49,27 @@ func (s *Session) SetFrontEnd(f func(Event)) {
 	s.mu.Unlock()
 }
 
-// WrapTranscriptFile replaces the file under s's transcript with what wrap
-// makes of it, for fault injection.
-func (s *Session) WrapTranscriptFile(wrap func(TranscriptFile) TranscriptFile) { s.tr.f = wrap(s.tr.f) }
+// FailTranscriptAppend makes the n-th append (from 1) to s's transcript
+// from now on fail without writing.
+func (s *Session) FailTranscriptAppend(n int) {
+	s.tr.log = &failingLog{entryLog: s.tr.log, failAt: n}
+}
+
+// failingLog fails one append.
+type failingLog struct {
+	entryLog
+	mu      sync.Mutex
+	appends int
+	failAt  int
+}
+
+func (l *failingLog) Append(entries ...any) error {
+	l.mu.Lock()
+	l.appends++
+	fail := l.appends == l.failAt
+	l.mu.Unlock()
+	if fail {
+		return syscall.ENOSPC
+	}
+	return l.entryLog.Append(entries...)
+}

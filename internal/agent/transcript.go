@@ -1,16 +1,14 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"log/slog"
-	"os"
 	"slices"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/atomicfile"
 )
 
 // Transcript entry types. Every line of a transcript is an envelope
@@ -37,86 +35,37 @@ type transcriptEntry struct {
 	TokensBefore  int       `json:"tokens_before,omitempty"`
 }
 
-// transcriptFile is what a transcript needs of its file; *os.File
-// satisfies it (tests inject failing writes through it).
-type transcriptFile interface {
-	Write(p []byte) (int, error)
-	Sync() error
-	Truncate(size int64) error
-	Stat() (os.FileInfo, error)
+// entryLog is what a transcript needs of its file: an *atomicfile.Log, or
+// in tests one whose appends fail.
+type entryLog interface {
+	Append(entries ...any) error
 	Close() error
 }
 
-// transcript is a session's append-only JSONL file. Every append is one
-// write of a whole line, then fsync. An append that fails (a short write
-// on a full disk, a failed fsync) is cut away again, so a torn line can only
-// ever be the file's last one, which loading drops.
+// transcript is a session's append-only JSONL file (an atomicfile.Log:
+// every append is one write of whole lines, then fsync, and a failed one is
+// cut away again).
 type transcript struct {
 	path string
-	f    transcriptFile
-	// size is the length of the file's sound lines (-1 when unknown);
-	// needNewline reports that they end without a newline; torn reports
-	// bytes of a failed append after them that could not be cut away yet.
-	size        int64
-	needNewline bool
-	torn        bool
+	log  entryLog
 	// loaded is the last compaction the file recorded when it was opened.
 	loaded compactionState
 }
 
 // openTranscript opens (creating it when missing) the transcript at path and
 // loads its messages: those after its last compaction, which the returned
-// transcript keeps as loaded. A last line cut off by a crash mid-write (no newline,
-// not JSON) is logged, dropped and truncated away; any other line that does
-// not parse stops loading with the path and line number.
+// transcript keeps as loaded. A last line cut off by a crash mid-write is
+// logged, dropped and truncated away; any other line that does not parse
+// stops loading with the path and line number.
 func openTranscript(path string, logger *slog.Logger) (*transcript, []Message, error) {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("agent: reading transcript %s: %w", path, err)
-	}
-	loaded, messages, keep, needNewline, err := parseTranscript(path, data, logger)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("agent: opening transcript: %w", err)
-	}
-	if keep < int64(len(data)) {
-		if err := f.Truncate(keep); err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("agent: dropping the torn last line of %s: %w", path, err)
-		}
-	}
-	return &transcript{path: path, f: f, size: keep, needNewline: needNewline, loaded: loaded}, messages, nil
-}
-
-// parseTranscript parses a transcript's bytes into the last compaction and
-// the messages after it. keep is how many bytes are sound (less than
-// len(data) when a torn last line is dropped); needNewline reports a sound
-// last line without its newline.
-func parseTranscript(path string, data []byte, logger *slog.Logger) (loaded compactionState, messages []Message, keep int64, needNewline bool, err error) {
-	offset := 0
-	for lineNo := 1; offset < len(data); lineNo++ {
-		end := bytes.IndexByte(data[offset:], '\n')
-		last := end < 0
-		if last {
-			end = len(data) - offset
-		}
-		line := bytes.TrimSpace(data[offset : offset+end])
-		start := offset
-		offset += end + 1
-		if len(line) == 0 {
-			continue
-		}
+	var (
+		loaded   compactionState
+		messages []Message
+	)
+	each := func(lineNo int, line []byte) error {
 		var e transcriptEntry
-		if perr := checkEntry(json.Unmarshal(line, &e), e); perr != nil {
-			if last {
-				logger.Warn("agent: dropped a torn last line of a transcript (the process stopped mid-write)",
-					"path", path, "line", lineNo, "bytes", len(line))
-				return loaded, messages, int64(start), false, nil
-			}
-			return compactionState{}, nil, 0, false, fmt.Errorf("agent: transcript %s line %d does not parse: %w", path, lineNo, perr)
+		if err := checkEntry(json.Unmarshal(line, &e), e); err != nil {
+			return err
 		}
 		switch e.Type {
 		case entryMessage:
@@ -124,18 +73,20 @@ func parseTranscript(path string, data []byte, logger *slog.Logger) (loaded comp
 		case entryCompaction:
 			cut, ok := userIndex(messages, e.FirstKeptUser-loaded.usersBefore)
 			if !ok {
-				return compactionState{}, nil, 0, false, fmt.Errorf("agent: transcript %s line %d: the compaction keeps user message %d, which the transcript does not hold before it", path, lineNo, e.FirstKeptUser)
+				return fmt.Errorf("the compaction keeps user message %d, which the transcript does not hold before it", e.FirstKeptUser)
 			}
 			messages = slices.Clone(messages[cut:])
 			loaded = compactionState{summary: e.Summary, at: e.Time, usersBefore: e.FirstKeptUser}
 		default:
 			logger.Warn("agent: skipped a transcript entry of an unknown type", "path", path, "line", lineNo, "type", e.Type)
 		}
-		if last {
-			needNewline = true
-		}
+		return nil
 	}
-	return loaded, messages, int64(len(data)), needNewline, nil
+	log, err := atomicfile.OpenLog(path, 0o600, logger, each)
+	if err != nil {
+		return nil, nil, fmt.Errorf("agent: transcript: %w", err)
+	}
+	return &transcript{path: path, log: log, loaded: loaded}, messages, nil
 }
 
 // checkEntry returns err, or what makes the decoded entry e unusable.
@@ -185,57 +136,11 @@ func (t *transcript) appendCompaction(c compactionState, tokensBefore int) error
 
 // appendEntry writes e as one line and syncs the file.
 func (t *transcript) appendEntry(e transcriptEntry) error {
-	line, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("agent: encoding a transcript entry: %w", err)
-	}
-	t.cutTorn()
-	buf := make([]byte, 0, len(line)+2)
-	if t.needNewline || t.torn {
-		buf = append(buf, '\n')
-	}
-	buf = append(append(buf, line...), '\n')
-	n, err := t.f.Write(buf)
-	if err == nil && n != len(buf) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		t.torn = true
-		t.cutTorn()
-		return fmt.Errorf("agent: writing transcript %s: %w", t.path, err)
-	}
-	if err := t.f.Sync(); err != nil {
-		t.torn = true
-		t.cutTorn()
-		return fmt.Errorf("agent: syncing transcript %s: %w", t.path, err)
-	}
-	t.needNewline = false
-	switch {
-	case t.torn || t.size < 0:
-		// The line went after a torn one that could not be cut away.
-		t.torn = false
-		t.size = -1
-		if fi, err := t.f.Stat(); err == nil {
-			t.size = fi.Size()
-		}
-	default:
-		t.size += int64(len(buf))
+	if err := t.log.Append(e); err != nil {
+		return fmt.Errorf("agent: transcript: %w", err)
 	}
 	return nil
 }
 
-// cutTorn truncates the file back to its sound lines after a failed
-// append. When that fails (or the size is unknown) the torn bytes stay and
-// the next append starts on a fresh line, so it never glues onto them; that
-// append tries the cut again first.
-func (t *transcript) cutTorn() {
-	if !t.torn || t.size < 0 {
-		return
-	}
-	if err := t.f.Truncate(t.size); err == nil {
-		t.torn = false
-	}
-}
-
 // close closes the file.
-func (t *transcript) close() error { return t.f.Close() }
+func (t *transcript) close() error { return t.log.Close() }

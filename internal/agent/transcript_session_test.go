@@ -54,9 +54,7 @@ func TestToolResultKeptWhenTranscriptFails(t *testing.T) {
 	a := newTestAgent(t, faux, agent.WithTools(echo), agent.WithSessionDir(dir))
 	s := openSession(t, a, agent.SessionOptions{ID: "f"})
 	// Writes: 1 the user message, 2 the assistant's calls, 3 c1's result.
-	s.WrapTranscriptFile(func(f agent.TranscriptFile) agent.TranscriptFile {
-		return &agent.FaultyFile{TranscriptFile: f, FailWrite: map[int]bool{3: true}}
-	})
+	s.FailTranscriptAppend(3)
 
 	var log eventLog
 	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, log.add); err == nil {

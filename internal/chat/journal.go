@@ -1,18 +1,18 @@
 package chat
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/atomicfile"
 )
 
 // JournalFile is the inbound journal in the agent dir: every message that
@@ -55,7 +55,8 @@ type journal struct {
 	path   string
 	logger *slog.Logger
 	mu     sync.Mutex
-	f      *os.File
+	log    *atomicfile.Log
+	closed bool
 	// interrupted holds, per scope, the latest message whose turn a crash
 	// or a restart cut short, for /retry.
 	interrupted map[string]journalEntry
@@ -75,17 +76,19 @@ type journal struct {
 	// compaction so that the next start-up knows where polling stopped.
 	pending map[int64]journalEntry
 	top     journalEntry
-	// doneSince and bytesSince count what was written since the last
-	// compaction; compactDone and compactBytes are the thresholds.
-	doneSince, bytesSince     int
+	// doneSince counts the entries marked done since the last compaction,
+	// and compactedAt is the file's size after it; compactDone and
+	// compactBytes are the thresholds.
+	doneSince                 int
+	compactedAt               int64
 	compactDone, compactBytes int
 }
 
 // openJournal reads the journal, turns every entry still pending into an
 // interrupted one, compacts the file to those, and opens it for appending.
 // A line that does not parse stops it with the path and the line number,
-// and the file is left as it is, except for the last line: a crash may
-// have torn it, so it is dropped (and logged).
+// and the file is left as it is, except for a torn last line (see
+// atomicfile.OpenLog).
 func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 	j := &journal{
 		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string]journalEntry{}, known: map[int64]bool{},
@@ -94,32 +97,15 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("chat: journal: %w", err)
 	}
-	data, err := os.ReadFile(j.path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("chat: journal %s: %w", j.path, err)
-	}
 	states := map[int64]journalEntry{}
 	var order []int64
-	lines := bytes.Split(data, []byte("\n"))
-	last := len(lines) - 1
-	for last >= 0 && len(bytes.TrimSpace(lines[last])) == 0 {
-		last--
-	}
-	for i, line := range lines[:last+1] {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
+	each := func(_ int, line []byte) error {
 		var e journalEntry
-		err := json.Unmarshal(line, &e)
-		if err == nil && e.ID == 0 {
-			err = errors.New("no update id")
+		if err := json.Unmarshal(line, &e); err != nil {
+			return err
 		}
-		if err != nil {
-			if i == last {
-				logger.Warn("the inbound journal's last line is torn (a crash while writing it?); dropped", "path", j.path, "line", i+1, "err", err)
-				continue
-			}
-			return nil, fmt.Errorf("chat: journal %s: line %d does not parse (fix or remove the file): %w", j.path, i+1, err)
+		if e.ID == 0 {
+			return errors.New("no update id")
 		}
 		prev, seen := states[e.ID]
 		if !seen {
@@ -139,7 +125,13 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 				j.lastAt = time.Unix(e.At, 0)
 			}
 		}
+		return nil
 	}
+	log, err := atomicfile.OpenLog(j.path, 0o600, logger, each)
+	if err != nil {
+		return nil, fmt.Errorf("chat: journal (fix or remove the file): %w", err)
+	}
+	j.log = log
 	for _, id := range order {
 		e := states[id]
 		switch e.State {
@@ -159,6 +151,7 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 		j.top = journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At}
 	}
 	if err := j.rewriteLocked(); err != nil {
+		j.log.Close()
 		return nil, err
 	}
 	return j, nil
@@ -182,27 +175,17 @@ func (j *journal) liveLocked() []journalEntry {
 	return slices.CompactFunc(keep, func(a, b journalEntry) bool { return a.ID == b.ID })
 }
 
-// rewriteLocked replaces the file with its live entries, atomically
-// (temporary file, fsync, rename, fsync of the directory), and reopens it
-// for appending.
+// rewriteLocked replaces the file with its live entries, atomically.
 func (j *journal) rewriteLocked() error {
-	var buf bytes.Buffer
-	for _, e := range j.liveLocked() {
-		line, _ := json.Marshal(e)
-		buf.Write(append(line, '\n'))
+	live := j.liveLocked()
+	entries := make([]any, len(live))
+	for i, e := range live {
+		entries[i] = e
 	}
-	if err := writeFileAtomic(j.path, buf.Bytes()); err != nil {
-		return fmt.Errorf("chat: journal %s: %w", j.path, err)
-	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
+	if err := j.log.Rewrite(entries...); err != nil {
 		return fmt.Errorf("chat: journal: %w", err)
 	}
-	if j.f != nil {
-		j.f.Close()
-	}
-	j.f = f
-	j.doneSince, j.bytesSince = 0, 0
+	j.doneSince, j.compactedAt = 0, j.log.Size()
 	return nil
 }
 
@@ -212,35 +195,27 @@ func (j *journal) write(entries ...journalEntry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
-	for _, e := range entries {
-		line, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("chat: journal: %w", err)
-		}
-		buf.Write(append(line, '\n'))
+	lines := make([]any, len(entries))
+	for i, e := range entries {
+		lines[i] = e
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f == nil {
+	if j.closed {
 		return errors.New("chat: journal: closed")
 	}
-	if _, err := j.f.Write(buf.Bytes()); err != nil {
+	if err := j.log.Append(lines...); err != nil {
 		return fmt.Errorf("chat: journal: %w", err)
 	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("chat: journal: %w", err)
-	}
-	j.bytesSince += buf.Len()
 	for _, e := range entries {
 		j.track(e)
 	}
-	if j.doneSince >= j.compactDone || j.bytesSince >= j.compactBytes {
+	if j.doneSince >= j.compactDone || j.log.Size()-j.compactedAt >= int64(j.compactBytes) {
 		// The entries are safely written: a failed compaction leaves the
 		// journal as it was, longer only.
 		if err := j.rewriteLocked(); err != nil {
 			j.logger.Warn("the inbound journal could not be compacted; it keeps growing", "err", err)
-			j.doneSince, j.bytesSince = 0, 0
+			j.doneSince, j.compactedAt = 0, j.log.Size()
 		}
 	}
 	return nil
@@ -311,8 +286,8 @@ func (j *journal) reported() []journalEntry {
 func (j *journal) close() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f != nil {
-		j.f.Close()
-		j.f = nil
+	if !j.closed {
+		j.log.Close()
+		j.closed = true
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/volcanic/telegram-agent/internal/atomicfile"
 )
 
 // SettingsFile is the file in the agent dir that keeps each chat's settings.
@@ -68,7 +70,10 @@ func (s *settingsStore) update(scope string, f func(*chatSettings)) error {
 	s.all[scope] = c
 	data, err := json.MarshalIndent(s.all, "", "  ")
 	if err == nil {
-		err = writeFileAtomic(s.path, append(data, '\n'))
+		err = os.MkdirAll(filepath.Dir(s.path), 0o700)
+	}
+	if err == nil {
+		err = atomicfile.WriteFile(s.path, append(data, '\n'), 0o600)
 	}
 	if err != nil {
 		if had {
@@ -77,40 +82,6 @@ func (s *settingsStore) update(scope string, f func(*chatSettings)) error {
 			delete(s.all, scope)
 		}
 		return fmt.Errorf("chat: settings: %w", err)
-	}
-	return nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory: write, fsync, rename, fsync the directory.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

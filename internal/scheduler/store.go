@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/atomicfile"
 )
 
 // fileVersion is the version of the jobs.json format this package writes.
@@ -74,8 +76,8 @@ func checkStored(j Job) error {
 	return nil
 }
 
-// saveJobs writes jobs to path atomically: a temporary file in the same
-// directory, fsync, rename, then an fsync of the directory.
+// saveJobs writes jobs to path with atomicfile.WriteFile, creating its
+// directory when missing.
 func saveJobs(path string, jobs []Job) error {
 	if jobs == nil {
 		jobs = []Job{}
@@ -89,28 +91,8 @@ func saveJobs(path string, jobs []Job) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("scheduler: creating %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("scheduler: writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("scheduler: writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("scheduler: syncing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("scheduler: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("scheduler: replacing %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // best effort: not every file system syncs directories
-		d.Close()
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("scheduler: saving jobs: %w", err)
 	}
 	return nil
 }

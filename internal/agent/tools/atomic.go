@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/volcanic/telegram-agent/internal/atomicfile"
 )
 
-// writeFileAtomic replaces path's content with data: it writes a temporary
-// file in the same folder, syncs it and renames it over path, so a reader
-// never sees half a file. An existing file keeps its permission bits; a new
-// one gets 0644. A symbolic link is followed, so its target is replaced.
+// writeFileAtomic replaces path's content with data through
+// atomicfile.WriteFile, so a reader never sees half a file. An existing
+// file keeps its permission bits; a new one gets 0644. A symbolic link is
+// followed, so its target is replaced.
 func writeFileAtomic(path string, data []byte) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
@@ -27,25 +29,5 @@ func writeFileAtomic(path string, data []byte) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, mode)
 }
