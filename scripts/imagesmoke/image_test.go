@@ -92,10 +92,10 @@ func TestImage(t *testing.T) {
 		}
 		t.Logf("start-up: %s", line)
 		t.Logf("polling: %s", started)
-		if sandbox := logLine(logs, "sandbox"); sandbox != "" {
-			t.Logf("sandbox: %s", sandbox)
-		}
 	})
+	// The agent sandbox (AGENT_SANDBOX=auto) says at start-up whether it
+	// is in force; Landlock works under podman's default seccomp profile.
+	sandbox := logLine(c.logs(t), "Agent sandbox:")
 	t.Run("version", func(t *testing.T) {
 		// Standard output only: podman reports on stderr that it cannot
 		// schedule health checks without systemd.
@@ -126,6 +126,37 @@ func TestImage(t *testing.T) {
 			s.check(t, out)
 		})
 	}
+
+	t.Run("tini reaps an orphan", func(t *testing.T) {
+		// A process in the container whose parent exits goes to PID 1:
+		// tini must wait for it, or it stays a zombie. (The agent's own
+		// orphans go to its sandbox launcher when the sandbox is on.)
+		out := podman(t, "exec", c.name, "sh", "-c", `sh -c 'sleep 2 & echo $! > /tmp/orphan.pid'
+sleep 1
+p=$(cat /tmp/orphan.pid)
+echo "parent $(ps -o ppid= -p $p | tr -d ' ')"
+sleep 2.5
+echo "after $(ps -o stat= -p $p | tr -d ' ' || true)"
+echo "zombies $(ps -eo stat= | grep -c '^Z' || true)"`)
+		for _, want := range []string{"parent 1\n", "after \n", "zombies 0"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("want %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("the sandbox keeps the agent out of the bot's state", func(t *testing.T) {
+		if !strings.Contains(sandbox, "landlock ABI") {
+			t.Skipf("the bot reports no agent sandbox in force: %q", sandbox)
+		}
+		t.Logf("%s", sandbox)
+		out := m.run(t, tg, `touch /data/agent-was-here 2>/dev/null && echo "data written" || echo "data refused"
+touch /workspace/agent-was-here && echo "workspace written"`)
+		for _, want := range []string{"data refused", "workspace written"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("want %q with the sandbox in force:\n%s", want, out)
+			}
+		}
+	})
 
 	if *unhealthy {
 		t.Run("unhealthy when polling stops", func(t *testing.T) {
@@ -372,22 +403,28 @@ echo "tls $(test -s /etc/ssl/certs/ca-certificates.crt && echo ca-certificates)"
 			},
 		},
 		{
-			name: "tini reaps an orphan",
+			name: "an orphan of the agent's bash is reaped",
 			// The orphan is in a session of its own, so the end of the call
-			// does not kill it; when its parent exits, PID 1 adopts it.
+			// does not kill it; when its parent exits, PID 1 adopts it (or,
+			// with the agent sandbox, the call's launcher, a subreaper).
 			command: `setsid -f sh -c 'sleep 2 & echo $! > /workspace/orphan.pid; exit 0'
 sleep 1
 p=$(cat /workspace/orphan.pid)
-echo "orphan $p parent $(ps -o ppid= -p $p | tr -d ' ')"
+pp=$(ps -o ppid= -p $p | tr -d ' ')
+echo "orphan $p parent $pp $(ps -o comm= -p $pp)"
 sleep 2.5
 echo "after $(ps -o stat= -p $p | tr -d ' ' || true)"
 echo "zombies $(ps -eo stat= | grep -c '^Z' || true)"`,
 			check: func(t *testing.T, out string) {
-				if !regexp.MustCompile(`orphan \d+ parent 1\n`).MatchString(out) {
-					t.Errorf("the orphan was not adopted by PID 1:\n%s", out)
+				parent := regexp.MustCompile(`orphan \d+ parent (\d+) (\S+)\n`).FindStringSubmatch(out)
+				if parent == nil || (parent[1] != "1" && parent[2] != "telegram-bot") {
+					t.Errorf("the orphan was not adopted by PID 1 or the sandbox launcher:\n%s", out)
 				}
 				if !strings.Contains(out, "after \n") || !strings.Contains(out, "zombies 0") {
 					t.Errorf("the orphan was not reaped (it stays a zombie):\n%s", out)
+				}
+				if parent != nil {
+					t.Logf("adopted by %s (%s)", parent[1], parent[2])
 				}
 			},
 		},
