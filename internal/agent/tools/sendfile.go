@@ -1,0 +1,183 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
+// SendFileName is the send_file tool's name, part of the contract with the
+// model.
+const SendFileName = "send_file"
+
+// The Bot API's upload limits.
+const (
+	// MaxPhotoBytes is the largest file sent as a photo; a bigger image
+	// goes as a document.
+	MaxPhotoBytes = 10 << 20
+	// MaxDocumentBytes is the largest file the Bot API accepts as an
+	// upload; a bigger one is refused.
+	MaxDocumentBytes = 50 << 20
+	// maxCaptionRunes is the Bot API's limit of a caption.
+	maxCaptionRunes = 1024
+)
+
+// OutgoingFile is a file ready to go to a chat. Its name, caption and, for
+// a text file, its content are redacted already.
+type OutgoingFile struct {
+	Name    string
+	Data    []byte
+	Caption string
+	// Photo asks for a photo (a PNG, JPEG or WebP image of at most
+	// MaxPhotoBytes); otherwise it goes as a document.
+	Photo bool
+}
+
+// FileSender delivers a file to the chat that scope names (the session's
+// scope). The chat host implements it, retrying like its other sends. It
+// reports whether the file went out as a photo (a photo Telegram refuses,
+// for its dimensions say, may go as a document instead).
+type FileSender interface {
+	SendFile(ctx context.Context, scope string, f OutgoingFile) (photo bool, err error)
+}
+
+// sendFileTool sends files from the agent's view to the chat.
+type sendFileTool struct {
+	sender FileSender
+}
+
+// NewSendFile returns the send_file tool {path, caption?, as_photo?}: the
+// file goes to the session's chat through sender, as a photo when it is a
+// PNG, JPEG or WebP image of at most MaxPhotoBytes and as_photo is not
+// false, else as a document of at most MaxDocumentBytes. A text file goes
+// out redacted; a binary file that holds a secret, in any form the
+// redactor knows, is refused (the file itself is never changed). The file
+// name and the caption are redacted too.
+func NewSendFile(sender FileSender) agent.Tool { return &sendFileTool{sender: sender} }
+
+// Spec describes the tool to the model.
+func (t *sendFileTool) Spec() agent.ToolSpec {
+	return agent.ToolSpec{
+		Name: SendFileName,
+		Description: fmt.Sprintf("Send a file to the user in this chat: a chart, a PDF, a patch, an archive. "+
+			"PNG, JPEG and WebP images up to %d MB are sent as photos unless as_photo is false; anything else is sent as a document, at most %d MB. "+
+			"Secrets in a text file are replaced with %s; a binary file holding a secret is not sent. Relative paths are relative to the workspace.",
+			MaxPhotoBytes>>20, MaxDocumentBytes>>20, redactor.Token),
+		Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Path of the file, relative to the workspace or absolute."},
+    "caption": {"type": "string", "description": "Text shown with the file."},
+    "as_photo": {"type": "boolean", "description": "false sends an image as a document (uncompressed); default true."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`),
+	}
+}
+
+// sendFileArgs are the send_file tool's arguments.
+type sendFileArgs struct {
+	Path    string `json:"path"`
+	Caption string `json:"caption"`
+	AsPhoto *bool  `json:"as_photo"`
+}
+
+// path returns the path argument.
+func (a *sendFileArgs) path() string { return a.Path }
+
+// Execute sends one file.
+func (t *sendFileTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	var args sendFileArgs
+	path, err := decodePathArgs(call, &args)
+	if err != nil {
+		return agent.ErrorResult(err.Error()), nil
+	}
+	if t.sender == nil || call.Context == nil || call.Context.Scope == "" {
+		return agent.ErrorResult("send_file: this session has no chat to send a file to"), nil
+	}
+	data, errResult := readForSending(path)
+	if errResult != nil {
+		return *errResult, nil
+	}
+	red := call.Context.Redactor()
+	name := red.Redact(filepath.Base(path))
+	text := utf8.Valid(data) && !bytes.ContainsRune(data, 0)
+	redacted := false
+	if content := string(data); red.Redact(content) != content {
+		if !text {
+			return agent.ErrorResult(fmt.Sprintf("Not sent: %s is a binary file that holds a secret (in a form the redactor knows), so it cannot go out; the file was left unchanged. Send a version without the secret.", name)), nil
+		}
+		data, redacted = []byte(red.Redact(content)), true
+	}
+	mimeType, image := sniffImage(data)
+	photo := image && mimeType != "image/gif" && len(data) <= MaxPhotoBytes && (args.AsPhoto == nil || *args.AsPhoto)
+	caption := red.Redact(args.Caption)
+	if r := []rune(caption); len(r) > maxCaptionRunes {
+		caption = string(r[:maxCaptionRunes-1]) + "…"
+	}
+	sentPhoto, err := t.sender.SendFile(ctx, call.Context.Scope, OutgoingFile{Name: name, Data: data, Caption: caption, Photo: photo})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return agent.Result{}, ctxErr
+		}
+		return agent.ErrorResult(fmt.Sprintf("Not sent: %s could not be delivered to the chat: %v", name, err)), nil
+	}
+	kind := "document"
+	if sentPhoto {
+		kind = "photo"
+	}
+	note := ""
+	if redacted {
+		note = ", secrets replaced with " + redactor.Token
+	}
+	return agent.Result{
+		Content: []agent.Content{agent.Text(fmt.Sprintf("Sent %s %s (%s%s) to the chat.", kind, name, formatSize(int64(len(data))), note))},
+		Details: map[string]any{"kind": kind, "name": name, "bytes": len(data), "redacted": redacted},
+	}, nil
+}
+
+// readForSending reads the regular file at path, refusing one larger than
+// the Bot API takes before reading it. The error result is worded for the
+// model.
+func readForSending(path string) ([]byte, *agent.Result) {
+	fail := func(format string, args ...any) ([]byte, *agent.Result) {
+		r := agent.ErrorResult(fmt.Sprintf(format, args...))
+		return nil, &r
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail("Not sent: %s", describeFileError(path, err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fail("Not sent: %s", describeFileError(path, err))
+	}
+	switch {
+	case info.IsDir():
+		return fail("Not sent: %s is a directory; pack it first (tar, zip) and send the archive", path)
+	case !info.Mode().IsRegular():
+		return fail("Not sent: %s is not a regular file", path)
+	case info.Size() > MaxDocumentBytes:
+		return fail("Not sent: %s is %s, larger than the %d MB the Telegram Bot API accepts for an upload; compress or split it", path, formatSize(info.Size()), MaxDocumentBytes>>20)
+	case info.Size() == 0:
+		return fail("Not sent: %s is empty, and Telegram does not take empty files", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxDocumentBytes+1))
+	if err != nil {
+		return fail("Not sent: %s", describeFileError(path, err))
+	}
+	if len(data) > MaxDocumentBytes {
+		return fail("Not sent: %s grew past the %d MB the Telegram Bot API accepts while it was read", path, MaxDocumentBytes>>20)
+	}
+	return data, nil
+}
