@@ -55,6 +55,8 @@ type Config struct {
 	// the default file in the agent dir.
 	MCPConfigDefault bool
 	BashTimeoutMax   time.Duration
+	// Approvals is APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES.
+	Approvals approvalSettings
 
 	LogLevel  slog.Level
 	LogFormat string
@@ -143,6 +145,10 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		problem("BASH_TIMEOUT_MAX must be a positive duration such as 600s or 10m")
 	} else {
 		c.BashTimeoutMax = d
+	}
+
+	if c.Approvals, err = parseApprovals(e); err != nil {
+		errs = append(errs, err)
 	}
 
 	if err := c.LogLevel.UnmarshalText([]byte(strings.TrimSpace(e.LogLevel))); err != nil {

@@ -113,6 +113,9 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		AgentDir:        "/data",
 		WorkspaceDir:    "/workspace",
 		BashTimeoutMax:  "forever",
+		ApprovalMode:    "sometimes",
+		ApprovalTimeout: "-1m",
+		ApprovalRules:   "ok, (unclosed",
 		LogLevel:        "loud",
 		LogFormat:       "xml",
 	}
@@ -133,6 +136,9 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		"BAD=NAME",
 		"PROCESS_ENV_HARDEN_HOST_PROCESS",
 		"BASH_TIMEOUT_MAX",
+		"APPROVAL_MODE",
+		"APPROVAL_TIMEOUT",
+		"APPROVAL_RULES",
 		"LOG_LEVEL",
 		"LOG_FORMAT",
 	} {
@@ -375,17 +381,19 @@ func TestApplyBlankDefaults(t *testing.T) {
 	e := Env{LogLevel: " ", LogFormat: "", AgentDir: "", OpenAIModel: "custom-model", SpeechModel: ""}
 	e.applyBlankDefaults()
 	want := Env{
-		APIURL:         "https://api.telegram.org",
-		OpenAIBaseURL:  "https://api.openai.com/v1",
-		OpenAIModel:    "custom-model",
-		ContextWindow:  "128000",
-		SpeechModel:    "whisper-1",
-		HardenHost:     "true",
-		AgentDir:       "data",
-		WorkspaceDir:   "workspace",
-		BashTimeoutMax: "600s",
-		LogLevel:       "info",
-		LogFormat:      "text",
+		APIURL:          "https://api.telegram.org",
+		OpenAIBaseURL:   "https://api.openai.com/v1",
+		OpenAIModel:     "custom-model",
+		ContextWindow:   "128000",
+		SpeechModel:     "whisper-1",
+		HardenHost:      "true",
+		AgentDir:        "data",
+		WorkspaceDir:    "workspace",
+		BashTimeoutMax:  "600s",
+		ApprovalMode:    "risky",
+		ApprovalTimeout: "10m",
+		LogLevel:        "info",
+		LogFormat:       "text",
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("applyBlankDefaults (-want +got):\n%s", diff)

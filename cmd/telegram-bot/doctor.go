@@ -113,6 +113,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 		doctorHardening(ctx, r, cfg, deps.probe, policy)
 	}
 	doctorTools(r, cfg)
+	doctorApprovals(r, cfg)
 	doctorDirs(r, cfg)
 	if policy != nil {
 		doctorMCP(ctx, r, cfg, deps.lookup, policy)

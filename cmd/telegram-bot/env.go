@@ -42,6 +42,10 @@ type Env struct {
 	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers: inline JSON, or a file the bot's user cannot modify (default: mcp.json in AGENT_DIR)"`
 	BashTimeoutMax  string `envconfig:"BASH_TIMEOUT_MAX" default:"600s" desc:"the longest a bash call may run"`
 
+	ApprovalMode    string `envconfig:"APPROVAL_MODE" default:"risky" desc:"off, risky (ask the chat before the commands the rules match) or all (before every call but read)"`
+	ApprovalTimeout string `envconfig:"APPROVAL_TIMEOUT" default:"10m" desc:"how long a call waits for the chat's answer; no answer denies it"`
+	ApprovalRules   string `envconfig:"APPROVAL_RULES" desc:"comma-separated regular expressions: a bash command one matches is asked about too"`
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 }
