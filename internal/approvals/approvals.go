@@ -84,7 +84,7 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 	}
 	req := Request{
 		Scope: scope, SessionID: session, CallID: ev.CallID, Tool: ev.ToolName,
-		Command: shorten(e.red.Redact(shown), shownLength), Rules: rules,
+		Command: shorten(e.red.Redact(shown), shownLength), Rules: rules, Timeout: e.cfg.timeout,
 	}
 	log := e.logger.With("scope", scope, "session", session, "tool", ev.ToolName, "rules", ruleIDs(rules))
 	what := fmt.Sprintf("%s (%s)", req.Command, describeAll(rules))

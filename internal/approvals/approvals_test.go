@@ -198,7 +198,7 @@ func TestDecisions(t *testing.T) {
 			}
 			want := []Request{{
 				Scope: "telegram:1", SessionID: "chat-1", Tool: "bash", Command: "rm -rf victim",
-				Rules: []Rule{Describe(RuleRecursiveDelete)},
+				Rules: []Rule{Describe(RuleRecursiveDelete)}, Timeout: DefaultTimeout,
 			}}
 			if diff := cmp.Diff(want, e.asker.requests(), cmpIgnoreCallID); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)

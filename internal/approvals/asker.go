@@ -1,6 +1,9 @@
 package approvals
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Decision is the answer to an approval request. The zero value denies.
 type Decision int
@@ -43,6 +46,9 @@ type Request struct {
 	// Rules are the rules the call matches that the chat has not always
 	// allowed, never empty. "Always in this chat" allows all of them.
 	Rules []Rule
+	// Timeout is how long the request waits for an answer; no answer
+	// denies the call.
+	Timeout time.Duration
 }
 
 // Asker asks the chat a Request is about, and waits for the answer. The
