@@ -46,6 +46,8 @@ func callbackRoutes() []callbackRoute {
 	return []callbackRoute{
 		{kind: callbackStop, handle: (*Host).pressStop},
 		{kind: callbackCancelJob, handle: (*Host).pressCancelJob},
+		{kind: callbackApproval, handle: (*Host).pressApproval},
+		{kind: callbackRevoke, handle: (*Host).pressRevoke},
 	}
 }
 

@@ -81,6 +81,8 @@ func commands() []command {
 			help: "scheduled jobs, with cancel buttons", run: (*Host).jobsCommand},
 		{name: "retry", menu: "run the message a restart interrupted again",
 			help: "run the message a restart interrupted again", run: (*Host).retryCommand},
+		{name: "approvals", menu: "what is always allowed here, with revoke buttons",
+			help: "the approval rules always allowed in this chat, with revoke buttons", run: (*Host).approvalsCommand},
 	}
 }
 

@@ -115,7 +115,9 @@ type Host struct {
 	noDrafts atomic.Bool
 	allowed  map[int64]bool
 	settings *settingsStore
-	journal  *journal
+	// asks are the approval requests waiting for a button.
+	asks    approvalBoard
+	journal *journal
 
 	// turnCtx is the parent of every turn; cancelled at shutdown after the
 	// chats were told.

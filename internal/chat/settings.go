@@ -24,6 +24,9 @@ type chatSettings struct {
 	Session string `json:"session,omitempty"`
 	// Model is the model chosen with /model; empty means the default.
 	Model string `json:"model,omitempty"`
+	// Approvals are the approval rules the chat allowed for good
+	// ("Always in this chat"), sorted.
+	Approvals []string `json:"approvals,omitempty"`
 }
 
 // settingsStore is chat-settings.json in memory, written through atomically.

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/approvals"
 )
 
 // runTurn runs one turn for it: builds the user content (attachments
@@ -40,7 +41,12 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		return
 	}
 	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
-	res, err := sess.Prompt(ctx, content, out.emit)
+	promptCtx := ctx
+	if it.kind == itemPrompt {
+		// A scheduled job's turn: nobody watches it to answer an approval.
+		promptCtx = approvals.Unattended(ctx)
+	}
+	res, err := sess.Prompt(promptCtx, content, out.emit)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		h.logger.Error("turn failed", "scope", t.String(), "session", sess.ID(), "err", err)
 	}

@@ -1,0 +1,289 @@
+package chat
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/approvals"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+)
+
+// The kinds of the approval buttons' callback data.
+const (
+	// callbackApproval is an answer to an approval request:
+	// "approve:<request id>:<once|always|deny>".
+	callbackApproval = "approve"
+	// callbackRevoke revokes an "always" decision in /approvals:
+	// "revoke:<rule hash>".
+	callbackRevoke = "revoke"
+)
+
+// The answers an approval request's buttons carry.
+var approvalChoices = map[string]approvals.Decision{
+	"once":   approvals.AllowOnce,
+	"always": approvals.AllowAlways,
+	"deny":   approvals.Deny,
+}
+
+// pendingApproval is an approval request waiting for its chat's answer.
+type pendingApproval struct {
+	target target
+	// answer receives the first press; it holds one.
+	answer chan approvals.Decision
+}
+
+// approvalBoard is the approval requests waiting for an answer, by id.
+type approvalBoard struct {
+	mu      sync.Mutex
+	pending map[string]*pendingApproval
+}
+
+// add registers a request for t and returns its id.
+func (b *approvalBoard) add(t target) (string, *pendingApproval) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending == nil {
+		b.pending = map[string]*pendingApproval{}
+	}
+	id := newTurnID()
+	for b.pending[id] != nil {
+		id = newTurnID()
+	}
+	p := &pendingApproval{target: t, answer: make(chan approvals.Decision, 1)}
+	b.pending[id] = p
+	return id, p
+}
+
+// remove forgets the request id.
+func (b *approvalBoard) remove(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.pending, id)
+}
+
+// answer delivers d to the request id of t; it reports false when no such
+// request waits (it ended, or the press comes from another chat).
+func (b *approvalBoard) answer(id string, t target, d approvals.Decision) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pending[id]
+	if p == nil || p.target != t {
+		return false
+	}
+	select {
+	case p.answer <- d:
+		delete(b.pending, id)
+		return true
+	default:
+		return false
+	}
+}
+
+// Ask asks req's chat whether the call may run (approvals.Asker): a
+// message with the command, the rules and the buttons Allow once, Always
+// in this chat and Deny, and waits for a press until ctx ends (the
+// approval timeout, or the turn stopped). The message is then edited to
+// say how it ended, its buttons gone.
+func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
+	t, err := parseTarget(req.Scope)
+	if err != nil {
+		return approvals.Deny, err
+	}
+	id, p := h.asks.add(t)
+	defer h.asks.remove(id)
+	text := approvalText(req)
+	// The request goes out even when the turn is stopped while it is on
+	// its way, so that it can then be marked as ended, not left with live
+	// buttons.
+	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
+	defer cancel()
+	msg, err := h.api.SendMessage(sendCtx, botapi.Message{
+		ChatID: t.chatID, ThreadID: t.threadID, Text: text, ParseMode: models.ParseModeHTML,
+		Buttons: approvalButtons(id),
+	})
+	if err != nil {
+		return approvals.Deny, fmt.Errorf("chat: sending the approval request: %w", err)
+	}
+	var d approvals.Decision
+	var outcome string
+	select {
+	case d = <-p.answer:
+		outcome = map[approvals.Decision]string{
+			approvals.AllowOnce:   "✅ Allowed once.",
+			approvals.AllowAlways: "✅ Allowed, and always in this chat for these rules (/approvals to revoke).",
+			approvals.Deny:        "🚫 Denied.",
+		}[d]
+	case <-ctx.Done():
+		outcome = "⏹ The turn was stopped: denied."
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			outcome = "⌛ No answer in time: denied."
+		}
+	}
+	msgID := msg.ID
+	h.post(t, func(ctx context.Context) {
+		if _, err := h.api.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text + "\n\n" + html.EscapeString(outcome), ParseMode: models.ParseModeHTML}); err != nil {
+			h.logger.Warn("the approval request was not updated", "scope", t.String(), "err", err)
+		}
+	})
+	if ctx.Err() != nil {
+		return approvals.Deny, ctx.Err()
+	}
+	return d, nil
+}
+
+// approvalText is the approval request's message, in HTML.
+func approvalText(req approvals.Request) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "⚠️ <b>Approval needed</b> for %s:\n<pre>%s</pre>\n", html.EscapeString(req.Tool), html.EscapeString(req.Command))
+	for _, r := range req.Rules {
+		fmt.Fprintf(&b, "• %s\n", html.EscapeString(r.Description))
+	}
+	if req.Timeout > 0 {
+		fmt.Fprintf(&b, "No answer within %s denies it.", approxDuration(req.Timeout))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// approvalButtons are the request's three buttons.
+func approvalButtons(id string) *models.InlineKeyboardMarkup {
+	data := func(choice string) string { return callbackApproval + ":" + id + ":" + choice }
+	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{
+		{{Text: "✅ Allow once", CallbackData: data("once")}, {Text: "♾ Always in this chat", CallbackData: data("always")}},
+		{{Text: "🚫 Deny", CallbackData: data("deny")}},
+	}}
+}
+
+// pressApproval handles an approval button: the answer goes to its
+// waiting request; a request that no longer waits says so and loses its
+// buttons.
+func (h *Host) pressApproval(p press) {
+	id, choice, _ := strings.Cut(p.arg, ":")
+	d, known := approvalChoices[choice]
+	if known && h.asks.answer(id, p.target, d) {
+		h.post(p.target, func(ctx context.Context) { p.answer(ctx, "") })
+		return
+	}
+	t := p.target
+	h.post(t, func(ctx context.Context) {
+		p.answer(ctx, "This request is no longer waiting.")
+		if err := h.removeButtons(ctx, t, p.msgID); err != nil {
+			h.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
+		}
+	})
+}
+
+// AlwaysAllowed reports whether the chat scope allowed rule for good
+// (approvals.DecisionStore).
+func (h *Host) AlwaysAllowed(scope, rule string) bool {
+	return slices.Contains(h.settings.get(scope).Approvals, rule)
+}
+
+// AllowAlways keeps that the chat scope allows rule from now on, in
+// chat-settings.json (approvals.DecisionStore).
+func (h *Host) AllowAlways(scope, rule string) error {
+	return h.settings.update(scope, func(c *chatSettings) {
+		if !slices.Contains(c.Approvals, rule) {
+			c.Approvals = append(c.Approvals, rule)
+			slices.Sort(c.Approvals)
+		}
+	})
+}
+
+// ruleHash names a rule in a revoke button's callback data, which must
+// stay within Telegram's 64 bytes whatever the rule (an operator's
+// expression may be long).
+func ruleHash(rule string) string {
+	sum := sha256.Sum256([]byte(rule))
+	return hex.EncodeToString(sum[:6])
+}
+
+// approvalsList is /approvals: the chat's "always" decisions, each with a
+// revoke button.
+func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup) {
+	rules := h.settings.get(scope).Approvals
+	if len(rules) == 0 {
+		return "Nothing is always allowed in this chat: risky commands are asked about each time.", nil
+	}
+	var b strings.Builder
+	b.WriteString("Always allowed in this chat:\n")
+	var rows [][]models.InlineKeyboardButton
+	for _, id := range rules {
+		r := approvals.Describe(id)
+		fmt.Fprintf(&b, "• %s\n", r.Description)
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + shorten(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
+	}
+	return strings.TrimSpace(b.String()), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// revokeApproval removes the chat's decision whose rule hashes to hash and
+// reports whether there was one.
+func (h *Host) revokeApproval(scope, hash string) (bool, error) {
+	found := false
+	err := h.settings.update(scope, func(c *chatSettings) {
+		c.Approvals = slices.DeleteFunc(c.Approvals, func(id string) bool {
+			if ruleHash(id) == hash {
+				found = true
+				return true
+			}
+			return false
+		})
+	})
+	return found, err
+}
+
+// approxDuration words d for a person: "10 minutes", "90 seconds".
+func approxDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return counted(int(d/time.Hour), "hour", "hours")
+	case d >= time.Minute && d%time.Minute == 0:
+		return counted(int(d/time.Minute), "minute", "minutes")
+	}
+	return counted(int(d.Round(time.Second)/time.Second), "second", "seconds")
+}
+
+// approvalsCommand handles /approvals: the chat's "always" decisions, each
+// with a revoke button.
+func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
+	t := in.target
+	h.post(t, func(ctx context.Context) {
+		text, buttons := h.approvalsList(t.String())
+		p := h.messageParams(t, text, "", in.msg.ID)
+		p.Buttons = buttons
+		if _, err := h.quick.SendMessage(ctx, p); err != nil {
+			h.logSendError("approvals", t, err)
+		}
+	})
+}
+
+// pressRevoke handles a revoke button of /approvals: the decision goes,
+// and the list is re-rendered in place.
+func (h *Host) pressRevoke(p press) {
+	t := p.target
+	h.post(t, func(ctx context.Context) {
+		found, err := h.revokeApproval(t.String(), p.arg)
+		switch {
+		case err != nil:
+			h.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
+			p.answer(ctx, "Could not revoke it: the settings were not saved.")
+		case !found:
+			p.answer(ctx, "That was revoked already.")
+		default:
+			p.answer(ctx, "Revoked: it will be asked about again.")
+		}
+		text, buttons := h.approvalsList(t.String())
+		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: p.msgID, Text: text, Buttons: buttons}); err != nil {
+			h.logSendError("approvals edit", t, err)
+		}
+	})
+}

@@ -1,0 +1,360 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/approvals"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+// hostRef hands the approvals extension and send_file the host, which is
+// built after the agent they belong to (main does the same).
+type hostRef struct{ h atomic.Pointer[Host] }
+
+func (r *hostRef) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
+	return r.h.Load().Ask(ctx, req)
+}
+
+func (r *hostRef) AlwaysAllowed(scope, rule string) bool {
+	return r.h.Load().AlwaysAllowed(scope, rule)
+}
+
+func (r *hostRef) AllowAlways(scope, rule string) error { return r.h.Load().AllowAlways(scope, rule) }
+
+func (r *hostRef) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (bool, error) {
+	return r.h.Load().SendFile(ctx, scope, f)
+}
+
+// approvalHarness is a harness whose agent has the approvals extension and
+// send_file, both through the host.
+func approvalHarness(t *testing.T, cfg harnessConfig, opts ...approvals.Option) *harness {
+	t.Helper()
+	ref := &hostRef{}
+	ext, err := approvals.New(ref, ref, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.agentOpts = append(cfg.agentOpts, agent.WithExtensions(ext), agent.WithTools(tools.NewSendFile(ref)))
+	h := newHarness(t, cfg)
+	ref.h.Store(h.host)
+	return h
+}
+
+// rmVictim is the model's risky call, and the folder it would remove.
+const rmVictim = `{"command":"rm -rf victim"}`
+
+// victim makes the folder rm -rf victim removes.
+func (h *harness) victim() string {
+	h.t.Helper()
+	dir := filepath.Join(h.workspace, "victim")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return dir
+}
+
+// callbacks returns the callback data of m's buttons, in order.
+func callbacks(t *testing.T, m telegramtest.Message) []string {
+	t.Helper()
+	var markup struct {
+		InlineKeyboard [][]struct {
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if m.ReplyMarkup == "" {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(m.ReplyMarkup), &markup); err != nil {
+		t.Fatalf("reply markup %s: %v", m.ReplyMarkup, err)
+	}
+	var out []string
+	for _, row := range markup.InlineKeyboard {
+		for _, b := range row {
+			out = append(out, b.CallbackData)
+		}
+	}
+	return out
+}
+
+// press presses the button of the approval request m whose choice is
+// once, always or deny.
+func (h *harness) press(m telegramtest.Message, choice string) {
+	h.t.Helper()
+	for _, data := range callbacks(h.t, m) {
+		if strings.HasSuffix(data, ":"+choice) {
+			h.tg.SendCallback(userID, userID, m.ID, data)
+			return
+		}
+	}
+	h.t.Fatalf("the approval request has no %q button: %s", choice, m.ReplyMarkup)
+}
+
+// lastID returns the id of the bot's latest message in the user's chat.
+func (h *harness) lastID() int {
+	id := 0
+	for _, m := range h.tg.Messages(userID) {
+		id = max(id, m.ID)
+	}
+	return id
+}
+
+// waitNewText waits for a bot message after the message after whose
+// visible text contains s.
+func (h *harness) waitNewText(after int, s string) telegramtest.Message {
+	h.t.Helper()
+	var found telegramtest.Message
+	h.waitMessages(userID, s, func(msgs []telegramtest.Message) bool {
+		for _, m := range msgs {
+			if m.ID > after && strings.Contains(m.Visible, s) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// waitEdited waits until the message id reads want, without buttons.
+func (h *harness) waitEdited(id int, want string) {
+	h.t.Helper()
+	h.waitMessages(userID, "message "+want, func(msgs []telegramtest.Message) bool {
+		for _, m := range msgs {
+			if m.ID == id {
+				return strings.Contains(m.Visible, want) && !strings.Contains(m.ReplyMarkup, callbackApproval)
+			}
+		}
+		return false
+	})
+}
+
+// lastToolResult returns the last tool result the model was sent.
+func lastToolResult(t *testing.T, faux *agenttest.FauxProvider) string {
+	t.Helper()
+	reqs := faux.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		msgs := reqs[i].Messages
+		for j := len(msgs) - 1; j >= 0; j-- {
+			if msgs[j].Role == agent.RoleTool {
+				return agent.TextOf(msgs[j].Content)
+			}
+		}
+	}
+	t.Fatal("the model was sent no tool result")
+	return ""
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// TestApprovalAnswers runs a risky command through each button.
+func TestApprovalAnswers(t *testing.T) {
+	tests := []struct {
+		choice      string
+		wantRun     bool
+		wantOutcome string
+		wantResult  string
+	}{
+		{"once", true, "✅ Allowed once.", "[Exit code: 0]"},
+		{"always", true, "✅ Allowed, and always in this chat", "[Exit code: 0]"},
+		{"deny", false, "🚫 Denied.", "Not run: the user denied: rm -rf victim (a recursive delete"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.choice, func(t *testing.T) {
+			faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("finished"))
+			h := approvalHarness(t, harnessConfig{provider: faux})
+			dir := h.victim()
+			h.tg.SendText(userID, userID, "clean up")
+			req := h.waitText(userID, "Approval needed")
+			for _, want := range []string{"rm -rf victim", "a recursive delete", "No answer within 10 minutes denies it."} {
+				if !strings.Contains(req.Visible, want) {
+					t.Errorf("the approval request %q does not show %q", req.Visible, want)
+				}
+			}
+			if exists(dir) != true {
+				t.Fatal("the command ran before it was approved")
+			}
+			h.press(req, tt.choice)
+			h.waitText(userID, "finished")
+			h.waitEdited(req.ID, tt.wantOutcome)
+			if exists(dir) != !tt.wantRun {
+				t.Errorf("after %s the folder exists: %v", tt.choice, exists(dir))
+			}
+			if got := lastToolResult(t, faux); !strings.Contains(got, tt.wantResult) {
+				t.Errorf("tool result %q does not contain %q", got, tt.wantResult)
+			}
+			if got, want := h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete), tt.choice == "always"; got != want {
+				t.Errorf("always allowed: %v, want %v", got, want)
+			}
+			// The button of an answered request stops nothing and says so.
+			h.press(req, "once")
+			waitFor(t, "the stale toast", func() bool {
+				for _, r := range h.tg.RequestsFor("answerCallbackQuery") {
+					if r.Params["text"] == "This request is no longer waiting." {
+						return true
+					}
+				}
+				return false
+			})
+		})
+	}
+}
+
+// TestApprovalAlwaysPersists checks that "Always in this chat" survives a
+// restart, that /approvals lists it and that revoking it asks again.
+func TestApprovalAlwaysPersists(t *testing.T) {
+	agentDir, workspace, tg := t.TempDir(), t.TempDir(), telegramtest.New(t)
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("first done"))
+	h := approvalHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: workspace})
+	h.victim()
+	h.tg.SendText(userID, userID, "clean up")
+	h.press(h.waitText(userID, "Approval needed"), "always")
+	h.waitText(userID, "first done")
+	h.stop()
+
+	data, err := os.ReadFile(filepath.Join(agentDir, SettingsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]chatSettings
+	if err := json.Unmarshal(data, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{approvals.RuleRecursiveDelete}, saved["1001"].Approvals); diff != "" {
+		t.Errorf("chat-settings.json approvals (-want +got):\n%s", diff)
+	}
+
+	// After the restart the rule is still allowed: no question.
+	faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("second done"))
+	h = approvalHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: workspace})
+	dir := h.victim()
+	before := h.lastID()
+	h.tg.SendText(userID, userID, "clean up again")
+	h.waitNewText(before, "second done")
+	if exists(dir) {
+		t.Error("an always-allowed command did not run after the restart")
+	}
+	for _, m := range h.tg.Messages(userID) {
+		if m.ID > before && strings.Contains(m.Visible, "Approval needed") {
+			t.Errorf("asked again after the restart: %q", m.Visible)
+		}
+	}
+
+	// /approvals lists it; its button revokes it and re-renders the list.
+	h.tg.SendText(userID, userID, "/approvals")
+	list := h.waitNewText(before, "Always allowed in this chat:")
+	if !strings.Contains(list.Visible, "a recursive delete") {
+		t.Errorf("/approvals does not list the rule: %q", list.Visible)
+	}
+	buttons := callbacks(t, list)
+	if len(buttons) != 1 {
+		t.Fatalf("/approvals has %d buttons, want 1", len(buttons))
+	}
+	h.tg.SendCallback(userID, userID, list.ID, buttons[0])
+	h.waitMessages(userID, "the list re-rendered", func(msgs []telegramtest.Message) bool {
+		for _, m := range msgs {
+			if m.ID == list.ID {
+				return strings.HasPrefix(m.Visible, "Nothing is always allowed") && m.ReplyMarkup == ""
+			}
+		}
+		return false
+	})
+	if h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+		t.Error("the revoked rule is still allowed")
+	}
+	faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("third done"))
+	h.victim()
+	before = h.lastID()
+	h.tg.SendText(userID, userID, "and again")
+	h.press(h.waitNewText(before, "Approval needed"), "deny")
+	h.waitNewText(before, "third done")
+}
+
+// TestApprovalTimeout checks that no answer in time denies the call.
+func TestApprovalTimeout(t *testing.T) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("gave up"))
+	h := approvalHarness(t, harnessConfig{provider: faux}, approvals.WithTimeout(300*time.Millisecond))
+	dir := h.victim()
+	h.tg.SendText(userID, userID, "clean up")
+	req := h.waitText(userID, "Approval needed")
+	h.waitText(userID, "gave up")
+	h.waitEdited(req.ID, "⌛ No answer in time: denied.")
+	if !exists(dir) {
+		t.Error("the command ran without an answer")
+	}
+	if got := lastToolResult(t, faux); !strings.Contains(got, "did not answer the approval request") {
+		t.Errorf("tool result %q does not say the request timed out", got)
+	}
+}
+
+// TestApprovalStop checks that /stop and the Stop button end the wait with
+// a denial.
+func TestApprovalStop(t *testing.T) {
+	for _, how := range []string{"/stop", "Stop button"} {
+		t.Run(how, func(t *testing.T) {
+			faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)))
+			h := approvalHarness(t, harnessConfig{provider: faux})
+			dir := h.victim()
+			h.tg.SendText(userID, userID, "clean up")
+			req := h.waitText(userID, "Approval needed")
+			if how == "/stop" {
+				h.tg.SendText(userID, userID, "/stop")
+			} else {
+				status, data := h.waitStatus(userID, "bash: rm -rf victim")
+				h.tg.SendCallback(userID, userID, status.ID, data)
+			}
+			h.waitText(userID, "⏹ Stopped")
+			h.waitEdited(req.ID, "⏹ The turn was stopped: denied.")
+			if !exists(dir) {
+				t.Error("the command ran after the turn was stopped")
+			}
+		})
+	}
+}
+
+// TestApprovalScheduledJob checks that a job's turn denies a risky call
+// without asking, and the job's answer can say so.
+func TestApprovalScheduledJob(t *testing.T) {
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)))
+	faux.Handle(func(_ context.Context, req agent.Request, _ func(string)) (agent.Response, error) {
+		msgs := req.Messages
+		return agent.Response{Text: "job says: " + agent.TextOf(msgs[len(msgs)-1].Content)}, nil
+	})
+	h := approvalHarness(t, harnessConfig{provider: faux})
+	dir := h.victim()
+	if err := h.host.Prompt(t.Context(), "1001", "⏰ Job cleanup", "clean up"); err != nil {
+		t.Fatal(err)
+	}
+	answer := h.waitText(userID, "job says:")
+	if !strings.Contains(answer.Visible, "started by a scheduled job, so there was nobody to ask") {
+		t.Errorf("the job's answer %q does not say why the call was denied", answer.Visible)
+	}
+	if !strings.Contains(answer.Visible, "⏰ Job cleanup") {
+		t.Errorf("the job's answer %q is not labelled", answer.Visible)
+	}
+	if !exists(dir) {
+		t.Error("a scheduled job ran a risky command")
+	}
+	for _, m := range h.tg.Messages(userID) {
+		if strings.Contains(m.Visible, "Approval needed") {
+			t.Errorf("a scheduled job asked: %q", m.Visible)
+		}
+	}
+}
