@@ -17,6 +17,11 @@ type approvalSettings struct {
 	Rules   []*regexp.Regexp
 }
 
+// options returns the approvals extension's options.
+func (a approvalSettings) options() []approvals.Option {
+	return []approvals.Option{approvals.WithMode(a.Mode), approvals.WithTimeout(a.Timeout), approvals.WithRules(a.Rules...)}
+}
+
 // parseApprovals reads APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES;
 // every problem is reported, joined, naming the variable. Blank values
 // mean the defaults.

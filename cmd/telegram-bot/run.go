@@ -15,6 +15,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/mcp"
@@ -132,6 +133,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 1
 	}
 	logger.Info(policy.Summary())
+	logger.Info("Approvals: " + cfg.Approvals.summary())
 	for _, name := range cfg.Passed {
 		logger.Info("passed to agent processes; its value is redacted", "variable", name)
 	}
@@ -156,7 +158,14 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger))
 	defer mcpExt.Close()
-	extensions := []agent.Extension{sched, mcpExt}
+	// Approvals come last, so that they see every call's arguments after
+	// the other extensions' handlers; they ask through the chat host.
+	approver, err := approvals.New(chats, chats, cfg.Approvals.options()...)
+	if err != nil {
+		logger.Error("approvals", "err", err)
+		return 1
+	}
+	extensions := []agent.Extension{sched, mcpExt, approver}
 	// The system prompt is built per turn: the template, then the
 	// operator's SYSTEM.md (agent dir) and AGENTS.md (workspace root).
 	pb := prompt.NewBuilder(cfg.AgentDir, cfg.WorkspaceDir, logger)
@@ -167,7 +176,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithSessionDir(filepath.Join(cfg.AgentDir, "sessions")),
 		agent.WithWorkspace(cfg.WorkspaceDir),
 		agent.WithDefaultTimeZone(cfg.DefaultTimeZone),
-		agent.WithTools(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax))...),
+		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax)), tools.NewSendFile(chats))...),
 		agent.WithToolTimeout(toolTimeout(cfg)),
 		agent.WithSystemPrompt(pb.Prompt),
 		agent.WithContextWindow(cfg.ContextWindow),
@@ -228,8 +237,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	return 0
 }
 
-// chatsProxy is the scheduler's Chats before the chat host exists; set
-// points it at the host before anything fires.
+// chatsProxy is what the scheduler (Chats), the approvals (Asker,
+// DecisionStore) and send_file (FileSender) need of the chat host, before
+// the host exists; set points it at the host before anything fires.
 type chatsProxy struct {
 	mu   sync.RWMutex
 	host *chat.Host
@@ -272,6 +282,35 @@ func (c *chatsProxy) TimeZone(target string) string {
 		return ""
 	}
 	return h.TimeZone(target)
+}
+
+func (c *chatsProxy) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
+	h, err := c.get()
+	if err != nil {
+		return approvals.Deny, err
+	}
+	return h.Ask(ctx, req)
+}
+
+func (c *chatsProxy) AlwaysAllowed(scope, rule string) bool {
+	h, err := c.get()
+	return err == nil && h.AlwaysAllowed(scope, rule)
+}
+
+func (c *chatsProxy) AllowAlways(scope, rule string) error {
+	h, err := c.get()
+	if err != nil {
+		return err
+	}
+	return h.AllowAlways(scope, rule)
+}
+
+func (c *chatsProxy) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (bool, error) {
+	h, err := c.get()
+	if err != nil {
+		return false, err
+	}
+	return h.SendFile(ctx, scope, f)
 }
 
 // jobBoard shows the scheduler's jobs to /jobs.
