@@ -99,7 +99,7 @@ func (c *command) check(base string, args []string) {
 	case base == "git":
 		c.git(args)
 	case base == "dd":
-		if slices.ContainsFunc(args, func(s string) bool { return strings.HasPrefix(s, "of=") || isComputedText(s) }) {
+		if slices.ContainsFunc(args, func(s string) bool { return strings.HasPrefix(s, "of=") || leadsComputed(s) }) {
 			a.add(RuleDD)
 		}
 	case strings.HasPrefix(base, "mkfs") || base == "mke2fs" || base == "mkswap" || base == "wipefs":

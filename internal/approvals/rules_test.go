@@ -162,6 +162,8 @@ func TestAssessCommand(t *testing.T) {
 		{"kill -0 literal", `kill -0 1234 2>/dev/null && echo alive`, nil},
 		{"kill -l", `kill -l`, nil},
 		{"dd to stdout", `dd if=/dev/urandom bs=16 count=1 | xxd`, nil},
+		{"dd from a computed input", `P=$$; dd if=/proc/$P/mem bs=4096 count=1 | strings`, nil},
+		{"dd computed operand", `O=of=/dev/sda; dd if=x $O`, []string{RuleDD}},
 		{"chmod", `chmod +x run.sh`, nil},
 		{"chmod -rwx mode", `chmod -rwx secret`, nil},
 		{"curl to file", `curl -fsSL -o page.html https://example.com`, nil},
