@@ -57,6 +57,9 @@ type Config struct {
 	BashTimeoutMax   time.Duration
 	// Approvals is APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES.
 	Approvals approvalSettings
+	// StrangerReply is STRANGER_REPLY: tell users who are not allowed their
+	// id.
+	StrangerReply bool
 
 	LogLevel  slog.Level
 	LogFormat string
@@ -149,6 +152,10 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 
 	if c.Approvals, err = parseApprovals(e); err != nil {
 		errs = append(errs, err)
+	}
+	var ok bool
+	if c.StrangerReply, ok = parseSwitch(e.StrangerReply); !ok {
+		problem("STRANGER_REPLY must be on or off")
 	}
 
 	if err := c.LogLevel.UnmarshalText([]byte(strings.TrimSpace(e.LogLevel))); err != nil {

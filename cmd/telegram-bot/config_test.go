@@ -116,6 +116,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		ApprovalMode:    "sometimes",
 		ApprovalTimeout: "-1m",
 		ApprovalRules:   "ok, (unclosed",
+		StrangerReply:   "sometimes",
 		LogLevel:        "loud",
 		LogFormat:       "xml",
 	}
@@ -139,6 +140,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		"APPROVAL_MODE",
 		"APPROVAL_TIMEOUT",
 		"APPROVAL_RULES",
+		"STRANGER_REPLY",
 		"LOG_LEVEL",
 		"LOG_FORMAT",
 	} {
@@ -392,6 +394,7 @@ func TestApplyBlankDefaults(t *testing.T) {
 		BashTimeoutMax:  "600s",
 		ApprovalMode:    "risky",
 		ApprovalTimeout: "10m",
+		StrangerReply:   "on",
 		LogLevel:        "info",
 		LogFormat:       "text",
 	}

@@ -104,6 +104,11 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 		return r.finish()
 	}
 	r.line("  ok: %d allowed user(s), model %s, Bot API %s", len(cfg.AllowedUserIDs), cfg.Model, hostOf(cfg.APIURL))
+	if cfg.StrangerReply {
+		r.line("  users who are not allowed: told their id once a day (STRANGER_REPLY=on)")
+	} else {
+		r.line("  users who are not allowed: ignored silently (STRANGER_REPLY=off)")
+	}
 	for _, w := range cfg.Warnings {
 		r.warn("%s", w)
 	}

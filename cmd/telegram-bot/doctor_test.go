@@ -124,6 +124,8 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 		"DATABASE_URL (DATABASE_URL)",
 		"keep these variables although they look secret: MY_APIKEY_PATH (",
 		"model provider: answers at 127.0.0.1",
+		"users who are not allowed: told their id once a day (STRANGER_REPLY=on)",
+		"risky: the chat is asked before the commands the built-in rules match; no answer within 10m0s denies",
 		"Ready",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {

@@ -45,6 +45,7 @@ type Env struct {
 	ApprovalMode    string `envconfig:"APPROVAL_MODE" default:"risky" desc:"off, risky (ask the chat before the commands the rules match) or all (before every call but read)"`
 	ApprovalTimeout string `envconfig:"APPROVAL_TIMEOUT" default:"10m" desc:"how long a call waits for the chat's answer; no answer denies it"`
 	ApprovalRules   string `envconfig:"APPROVAL_RULES" desc:"comma-separated regular expressions: a bash command one matches is asked about too"`
+	StrangerReply   string `envconfig:"STRANGER_REPLY" default:"on" desc:"on: a user who is not allowed is told their id once a day, in a private chat; off: silence"`
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`

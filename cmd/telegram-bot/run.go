@@ -197,16 +197,17 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))
 	}
 	host, err := chat.New(chat.Config{
-		Token:           cfg.BotToken,
-		APIURL:          cfg.APIURL,
-		AllowedUserIDs:  cfg.AllowedUserIDs,
-		Agent:           ag,
-		Redactor:        red,
-		AgentDir:        cfg.AgentDir,
-		WorkspaceDir:    cfg.WorkspaceDir,
-		DefaultTimeZone: cfg.DefaultTimeZone,
-		Model:           cfg.Model,
-		Models:          cfg.Models,
+		Token:             cfg.BotToken,
+		APIURL:            cfg.APIURL,
+		AllowedUserIDs:    cfg.AllowedUserIDs,
+		Agent:             ag,
+		Redactor:          red,
+		AgentDir:          cfg.AgentDir,
+		WorkspaceDir:      cfg.WorkspaceDir,
+		DefaultTimeZone:   cfg.DefaultTimeZone,
+		Model:             cfg.Model,
+		Models:            cfg.Models,
+		SilentToStrangers: !cfg.StrangerReply,
 	}, opts...)
 	if err != nil {
 		logger.Error("chat host", "err", err)

@@ -94,7 +94,7 @@ func TestRememberStranger(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			seen := maps.Clone(tt.seen)
-			if got := rememberStranger(seen, tt.id, now); got != tt.wantLoud {
+			if got := rememberStranger(seen, tt.id, now, strangerLogInterval); got != tt.wantLoud {
 				t.Errorf("logged at Info = %v, want %v", got, tt.wantLoud)
 			}
 			if diff := cmp.Diff(tt.want, seen); diff != "" {
@@ -169,5 +169,58 @@ func TestUnsupportedKindsAreAnswered(t *testing.T) {
 	h.waitText(userID, "echo: hi")
 	if n := len(faux.Requests()); n != 1 {
 		t.Errorf("the model was asked %d times, want once (for the text only)", n)
+	}
+}
+
+// A stranger in a private chat is told their id once a day, with no model
+// call; in a group they are not; STRANGER_REPLY=off silences the reply.
+func TestStrangerReply(t *testing.T) {
+	faux := agenttest.NewFauxProvider()
+	h := newHarness(t, harnessConfig{provider: faux})
+	const other = int64(3003)
+	h.tg.SendText(strangerID, strangerID, "hello?")
+	h.tg.SendText(strangerID, strangerID, "hello??")
+	h.tg.SendText(-500, other, "@bot hi")
+	h.tg.SendText(other, other, "me too")
+	h.waitText(other, "Your Telegram user id is 3003; ask its operator to add it to TELEGRAM_ALLOWED_USER_IDS.")
+	h.waitText(strangerID, "This is a private bot. Your Telegram user id is 2002;")
+	// The allowed user's turn comes after the strangers' messages: once it
+	// is answered, they have all been handled.
+	faux.Enqueue(agenttest.FauxText("for the allowed user"))
+	h.tg.SendText(userID, userID, "hi")
+	h.waitText(userID, "for the allowed user")
+	if n := len(h.tg.Messages(strangerID)); n != 1 {
+		t.Errorf("the stranger got %d replies to two messages, want 1", n)
+	}
+	if n := len(h.tg.Messages(-500)); n != 0 {
+		t.Errorf("the group got %d messages", n)
+	}
+	if n := len(faux.Requests()); n != 1 {
+		t.Errorf("model requests = %d, want 1 (the allowed user's)", n)
+	}
+
+	faux = agenttest.NewFauxProvider(agenttest.FauxText("for the allowed user"))
+	h = newHarness(t, harnessConfig{provider: faux, silentToStrangers: true})
+	h.tg.SendText(strangerID, strangerID, "hello?")
+	h.tg.SendText(userID, userID, "hi")
+	h.waitText(userID, "for the allowed user")
+	if n := len(h.tg.Messages(strangerID)); n != 0 {
+		t.Errorf("with STRANGER_REPLY=off the stranger got %d messages", n)
+	}
+}
+
+// The stranger reply's memory: once per id and day, at most maxStrangers
+// ids.
+func TestStrangerReplyInterval(t *testing.T) {
+	seen := map[int64]time.Time{}
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	steps := []struct {
+		at   time.Duration
+		want bool
+	}{{0, true}, {time.Hour, false}, {23 * time.Hour, false}, {24 * time.Hour, true}, {25 * time.Hour, false}}
+	for _, s := range steps {
+		if got := rememberStranger(seen, strangerID, now.Add(s.at), strangerReplyInterval); got != s.want {
+			t.Errorf("reply after %v: %v, want %v", s.at, got, s.want)
+		}
 	}
 }

@@ -61,6 +61,8 @@ type harnessConfig struct {
 	models []string
 	// secrets are more secret values, beside the token and openAIKey.
 	secrets []string
+	// silentToStrangers is Config.SilentToStrangers.
+	silentToStrangers bool
 }
 
 // newHarness starts a host whose agent runs provider, with the built-in
@@ -115,7 +117,7 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 	host, err := New(Config{
 		Token: tg.Token(), APIURL: tg.URL(), AllowedUserIDs: []int64{userID},
 		Agent: ag, Redactor: red, AgentDir: cfg.agentDir, WorkspaceDir: cfg.workspace, Model: "test-model",
-		Models: cfg.models,
+		Models: cfg.models, SilentToStrangers: cfg.silentToStrangers,
 	}, opts...)
 	if err != nil {
 		t.Fatalf("chat.New: %v", err)

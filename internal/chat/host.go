@@ -72,6 +72,9 @@ type Config struct {
 	// Models are the models a chat may switch to with /model
 	// (OPENAI_MODELS); empty means switching is not configured.
 	Models []string
+	// SilentToStrangers keeps the bot from telling users who are not
+	// allowed their id and how to get access (STRANGER_REPLY=off).
+	SilentToStrangers bool
 }
 
 // Option configures a Host built by New.
@@ -130,8 +133,11 @@ type Host struct {
 	// strangers is when each user who is not allowed was last logged at
 	// Info.
 	strangers map[int64]time.Time
-	closing   bool
-	workers   sync.WaitGroup
+	// strangerReplies is when each of them was last told how to get
+	// access.
+	strangerReplies map[int64]time.Time
+	closing         bool
+	workers         sync.WaitGroup
 
 	// outbox holds each chat's notices waiting to be sent (see post);
 	// notices tracks the goroutines sending them, until noticeCtx ends.
@@ -177,17 +183,18 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		return nil, errors.Join(errs...)
 	}
 	h := &Host{
-		cfg:           cfg,
-		logger:        slog.New(slog.DiscardHandler),
-		retry:         botapi.DefaultRetryPolicy(),
-		editInterval:  time.Second,
-		pollTimeout:   50 * time.Second,
-		shutdownGrace: 5 * time.Second,
-		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
-		chats:         make(map[string]*chatWorker),
-		strangers:     make(map[int64]time.Time),
-		outbox:        make(map[string][]func(context.Context)),
-		pollSleep:     sleep,
+		cfg:             cfg,
+		logger:          slog.New(slog.DiscardHandler),
+		retry:           botapi.DefaultRetryPolicy(),
+		editInterval:    time.Second,
+		pollTimeout:     50 * time.Second,
+		shutdownGrace:   5 * time.Second,
+		allowed:         make(map[int64]bool, len(cfg.AllowedUserIDs)),
+		chats:           make(map[string]*chatWorker),
+		strangers:       make(map[int64]time.Time),
+		strangerReplies: make(map[int64]time.Time),
+		outbox:          make(map[string][]func(context.Context)),
+		pollSleep:       sleep,
 	}
 	h.source = pollSource{h}
 	for _, o := range opts {

@@ -105,8 +105,10 @@ func TestStrangerCausesNoModelRequest(t *testing.T) {
 	if n := len(faux.Requests()); n != 1 {
 		t.Errorf("model requests = %d, want 1 (the allowed user's)", n)
 	}
-	if msgs := h.tg.Messages(strangerID); len(msgs) != 0 {
-		t.Errorf("the stranger got %d messages", len(msgs))
+	// The stranger is told, once, how to get access; nothing else.
+	msgs := h.waitMessages(strangerID, "the stranger reply", func(msgs []telegramtest.Message) bool { return len(msgs) > 0 })
+	if len(msgs) != 1 || msgs[0].Visible != strangerReply(strangerID) {
+		t.Errorf("the stranger got %d messages: %s", len(msgs), describe(msgs))
 	}
 	if msgs := h.tg.Messages(-500); len(msgs) != 0 {
 		t.Errorf("the group got %d messages: %s", len(msgs), describe(msgs))
