@@ -374,7 +374,7 @@ echo "npx $(npx --offline smoke-npm)"`,
 		{
 			name: "gh, git, jq, ps and the rest of the toolbox",
 			command: `set -e
-cd /workspace && rm -rf smoke-repo && git init -q smoke-repo && cd smoke-repo
+d=$(mktemp -d /workspace/smoke-repo.XXXXXX) && git init -q "$d" && cd "$d"
 git -c user.name=smoke -c user.email=smoke@example.invalid commit -q --allow-empty -m "smoke commit"
 echo "git $(git log --format=%s)"
 echo "jq $(echo '{"a":{"b":42}}' | jq .a.b)"
