@@ -202,7 +202,10 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 }
 
 // copyOutput reads the pipe into sink until EOF or until the read is
-// interrupted (a deadline or a close).
+// interrupted (a deadline or a close). A deadline cuts the wait, not the
+// output: what the pipe already holds is still read, so a reader that the
+// scheduler left behind on a loaded machine loses nothing the command wrote
+// before the cut.
 func copyOutput(sink io.Writer, r *os.File) error {
 	buf := make([]byte, readChunk)
 	for {
@@ -213,6 +216,9 @@ func copyOutput(sink io.Writer, r *os.File) error {
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				readBuffered(sink, r, buf)
 			}
 			return err
 		}
