@@ -28,14 +28,23 @@ type inbound struct {
 	// unsupported names what the message carries that the bot cannot read
 	// ("videos", "stickers"); such a message gets a reply, never a turn.
 	unsupported string
+	// edited marks an edit of a message sent earlier (msg.ID is the
+	// original's): it replaces the message while that is still queued,
+	// else it runs as a message of its own, marked as an edit.
+	edited bool
 }
 
 // classifyUpdate applies the access rules: only allowed users are answered,
 // in private chats always, in groups only when they mention the bot, reply
 // to it or send a command. It returns nil for everything else (a stranger's
-// message is logged with the user id at Debug, nothing more).
+// message is logged with the user id at Debug, nothing more). An edited
+// message is classified like a new one; an edited command is ignored, so
+// that fixing a typo in one never runs it twice.
 func (h *Host) classifyUpdate(u *models.Update) *inbound {
-	m := u.Message
+	m, edited := u.Message, false
+	if m == nil && u.EditedMessage != nil {
+		m, edited = u.EditedMessage, true
+	}
 	if m == nil || m.From == nil {
 		return nil
 	}
@@ -53,7 +62,7 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 	if text == "" {
 		text, entities = m.Caption, m.CaptionEntities
 	}
-	in := &inbound{updateID: u.ID, msg: m, target: targetOf(m), text: text}
+	in := &inbound{updateID: u.ID, msg: m, target: targetOf(m), text: text, edited: edited}
 
 	command, args, isCommand := parseCommand(text, me.Username)
 	// Telegram marks every mention with an entity; the text alone is not
@@ -77,8 +86,8 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 		h.logger.Debug("ignored a group message that is not for the bot", "user_id", m.From.ID, "chat_id", m.Chat.ID)
 		return nil
 	}
-	if isCommand && command == "" {
-		return nil // a command for another bot
+	if isCommand && (command == "" || edited) {
+		return nil // a command for another bot, or an edited command
 	}
 	in.text = strings.TrimSpace(removeMentions(text, mentions))
 	if isCommand {

@@ -98,6 +98,9 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 		note := fmt.Sprintf("[The user sent a file, saved in the workspace at %s (%d bytes).]", rel, len(data))
 		text = strings.TrimSpace(note + "\n\n" + text)
 	}
+	if in.edited {
+		text = strings.TrimSpace(editedNote + "\n\n" + text)
+	}
 	if text != "" {
 		content = append([]agent.Content{agent.Text(text)}, content...)
 	}
@@ -106,6 +109,9 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 	}
 	return content, nil
 }
+
+// editedNote tells the model that a message is an edit of one it saw.
+const editedNote = "[The user edited an earlier message of theirs; this is its new text.]"
 
 // download fetches a file through getFile, within the Bot API's 20 MB
 // limit, and returns it with its path on Telegram's file server.

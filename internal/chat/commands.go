@@ -21,7 +21,39 @@ func (h *Host) dispatch(ctx context.Context, in *inbound) {
 		h.handleCommand(ctx, in)
 		return
 	}
+	if in.edited && h.replaceQueued(in) {
+		return
+	}
 	h.queueTurn(in, in.updateID)
+}
+
+// replaceQueued puts the edit in in place of its message while that waits
+// in the chat's queue, and reports whether it did; the original's journal
+// entry is done then, the edit's takes its place.
+func (h *Host) replaceQueued(in *inbound) bool {
+	w := h.existingWorker(in.target)
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	var old int64
+	replaced := false
+	for _, it := range w.queue {
+		if it.kind == itemMessage && it.in != nil && it.in.msg.ID == in.msg.ID {
+			// The edit replaces a message nobody has answered: it is not
+			// marked as an edit for the model.
+			edit := *in
+			edit.edited = false
+			old, it.in, it.journalID, replaced = it.journalID, &edit, in.updateID, true
+			break
+		}
+	}
+	w.mu.Unlock()
+	if replaced {
+		h.journalDone(old)
+		h.notice(in.target, "✏️ Updated the queued message.", in.msg.ID)
+	}
+	return replaced
 }
 
 // queueTurn queues in as a turn; the user is told when it has to wait, or

@@ -17,7 +17,7 @@ import (
 const HeartbeatFile = "heartbeat"
 
 // allowedUpdates returns the update types the host asks for.
-func allowedUpdates() []string { return []string{"message", "callback_query"} }
+func allowedUpdates() []string { return []string{"message", "edited_message", "callback_query"} }
 
 // pollSource is the update source of long polling (getUpdates).
 type pollSource struct{ h *Host }
