@@ -8,8 +8,7 @@ const (
 	// [WithContextWindow] says otherwise.
 	DefaultContextWindow = 128000
 	// DefaultContextReserve is how many tokens are kept free for the answer
-	// unless [WithContextReserve] says otherwise (at most a quarter of the
-	// window).
+	// (at most a quarter of the window).
 	DefaultContextReserve = 16384
 	// DefaultKeepTurns is how many of the latest user turns compaction keeps
 	// word for word unless [WithCompactionKeepTurns] says otherwise.

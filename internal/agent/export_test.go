@@ -73,3 +73,12 @@ func (l *failingLog) Append(entries ...any) error {
 	}
 	return l.entryLog.Append(entries...)
 }
+
+// Options only tests set, under the names the tests use; production keeps
+// the defaults.
+
+// WithContextReserve is withContextReserve, for the tests.
+func WithContextReserve(tokens int) Option { return withContextReserve(tokens) }
+
+// WithMaxSteps is withMaxSteps, for the tests.
+func WithMaxSteps(n int) Option { return withMaxSteps(n) }

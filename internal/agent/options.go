@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// DefaultMaxSteps is how many model calls one turn may make unless
-// [WithMaxSteps] says otherwise.
+// DefaultMaxSteps is how many model calls one turn may make.
 const DefaultMaxSteps = 50
 
 // Option configures an [Agent] built by [New].
@@ -53,9 +52,9 @@ func WithDefaultTimeZone(iana string) Option {
 	return func(c *config) { c.defaultTimeZone = iana }
 }
 
-// WithMaxSteps sets how many model calls one turn may make (default
+// withMaxSteps sets how many model calls one turn may make (default
 // [DefaultMaxSteps]); values below 1 are ignored.
-func WithMaxSteps(n int) Option {
+func withMaxSteps(n int) Option {
 	return func(c *config) {
 		if n >= 1 {
 			c.maxSteps = n
@@ -110,12 +109,12 @@ func WithContextWindow(tokens int) Option {
 	}
 }
 
-// WithContextReserve sets how many tokens of the context window are kept
+// withContextReserve sets how many tokens of the context window are kept
 // free for the answer: a session is compacted before a request would use
 // more than the window minus the reserve. The default is
 // [DefaultContextReserve], at most a quarter of the window; values below 0
 // are ignored, and a reserve is never more than half the window.
-func WithContextReserve(tokens int) Option {
+func withContextReserve(tokens int) Option {
 	return func(c *config) {
 		if tokens >= 0 {
 			c.contextReserve = tokens

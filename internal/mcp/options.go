@@ -57,17 +57,17 @@ func WithDiscoveryTimeout(d time.Duration) Option {
 	}
 }
 
-// WithIdleTimeout sets how long a session's server may go without a call
+// withIdleTimeout sets how long a session's server may go without a call
 // before it is stopped (default DefaultIdleTimeout); zero or less never
 // stops it for idleness.
-func WithIdleTimeout(d time.Duration) Option {
+func withIdleTimeout(d time.Duration) Option {
 	return func(o *options) { o.idleTimeout = d }
 }
 
-// WithStopGrace sets how long a stopped server may take to exit after its
+// withStopGrace sets how long a stopped server may take to exit after its
 // stdin is closed, before SIGTERM and then SIGKILL (default
 // DefaultStopGrace); values below 1ns are ignored.
-func WithStopGrace(d time.Duration) Option {
+func withStopGrace(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
 			o.stopGrace = d
@@ -75,12 +75,12 @@ func WithStopGrace(d time.Duration) Option {
 	}
 }
 
-// WithCallTimeout sets how long one tool call may wait for the server's
+// withCallTimeout sets how long one tool call may wait for the server's
 // answer (default DefaultCallTimeout); values below 1ns are ignored. A
 // server that does not answer in time is killed (its whole process group),
 // the call gets an error result saying so, and the next call starts the
 // server again.
-func WithCallTimeout(d time.Duration) Option {
+func withCallTimeout(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
 			o.callTimeout = d
@@ -94,19 +94,19 @@ func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.logger = l }
 }
 
-// WithTempDir sets where discovery creates the servers' temporary working
+// withTempDir sets where discovery creates the servers' temporary working
 // directories (default: os.TempDir()).
-func WithTempDir(dir string) Option {
+func withTempDir(dir string) Option {
 	return func(o *options) { o.tempDir = dir }
 }
 
-// WithReconnectBackoff sets how long a session waits before trying a
+// withReconnectBackoff sets how long a session waits before trying a
 // Streamable HTTP server again after a failed connection attempt: first,
 // doubling with every further failure up to most (defaults
 // DefaultReconnectFirst and DefaultReconnectMax). Calls made meanwhile get
 // an error result at once. Values below 1ns are ignored; most is raised to
 // first when it is shorter.
-func WithReconnectBackoff(first, most time.Duration) Option {
+func withReconnectBackoff(first, most time.Duration) Option {
 	return func(o *options) {
 		if first > 0 {
 			o.reconnectFirst = first

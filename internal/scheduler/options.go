@@ -43,9 +43,9 @@ type config struct {
 // Option configures a Scheduler built by New.
 type Option func(*config)
 
-// WithClock sets the clock the scheduler reads (default time.Now), for
+// withClock sets the clock the scheduler reads (default time.Now), for
 // tests.
-func WithClock(now func() time.Time) Option {
+func withClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now != nil {
 			c.now = now
@@ -59,9 +59,9 @@ func WithWorkspace(dir string) Option {
 	return func(c *config) { c.workspace = dir }
 }
 
-// WithScriptTimeout bounds every watcher run (default
+// withScriptTimeout bounds every watcher run (default
 // DefaultScriptTimeout); values below 1ns are ignored.
-func WithScriptTimeout(d time.Duration) Option {
+func withScriptTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
 			c.scriptTimeout = d
@@ -74,9 +74,9 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
-// WithOutputLimit caps the watcher output put to the model, in bytes
+// withOutputLimit caps the watcher output put to the model, in bytes
 // (default DefaultOutputLimit); values below 1 are ignored.
-func WithOutputLimit(n int) Option {
+func withOutputLimit(n int) Option {
 	return func(c *config) {
 		if n > 0 {
 			c.outputLimit = n
@@ -84,9 +84,9 @@ func WithOutputLimit(n int) Option {
 	}
 }
 
-// WithMaxJobs sets how many jobs one chat may have (default
+// withMaxJobs sets how many jobs one chat may have (default
 // DefaultMaxJobs); values below 1 are ignored.
-func WithMaxJobs(n int) Option {
+func withMaxJobs(n int) Option {
 	return func(c *config) {
 		if n > 0 {
 			c.maxJobs = n
@@ -94,10 +94,10 @@ func WithMaxJobs(n int) Option {
 	}
 }
 
-// WithMinInterval sets the shortest interval a recurring schedule may have
+// withMinInterval sets the shortest interval a recurring schedule may have
 // (default DefaultMinInterval); tests lower it to fire every second.
 // Values below 1ns are ignored.
-func WithMinInterval(d time.Duration) Option {
+func withMinInterval(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
 			c.minInterval = d

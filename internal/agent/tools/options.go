@@ -69,9 +69,9 @@ func defaultBashConfig() bashConfig {
 // BashOption configures the tool NewBash builds.
 type BashOption func(*bashConfig)
 
-// WithDefaultTimeout sets the timeout of a call that names none (default
+// withDefaultTimeout sets the timeout of a call that names none (default
 // DefaultBashTimeout). Values below or equal to zero are ignored.
-func WithDefaultTimeout(d time.Duration) BashOption {
+func withDefaultTimeout(d time.Duration) BashOption {
 	return func(c *bashConfig) {
 		if d > 0 {
 			c.defaultTimeout = d
@@ -97,11 +97,11 @@ func WithKillGrace(d time.Duration) BashOption {
 	}
 }
 
-// WithPipeGrace sets how long the tool waits, once the shell has exited,
+// withPipeGrace sets how long the tool waits, once the shell has exited,
 // for background processes to release the output pipe before it kills the
 // command's process group (default DefaultPipeGrace). Negative values are
 // ignored.
-func WithPipeGrace(d time.Duration) BashOption {
+func withPipeGrace(d time.Duration) BashOption {
 	return func(c *bashConfig) {
 		if d >= 0 {
 			c.pipeGrace = d
@@ -109,11 +109,11 @@ func WithPipeGrace(d time.Duration) BashOption {
 	}
 }
 
-// WithTailLimits sets how much of the output's tail a result keeps: at most
+// withTailLimits sets how much of the output's tail a result keeps: at most
 // maxLines lines and maxBytes bytes, whichever is smaller (defaults
 // DefaultMaxLines and DefaultMaxBytes). Values below 1 leave a limit as it
 // is.
-func WithTailLimits(maxLines, maxBytes int) BashOption {
+func withTailLimits(maxLines, maxBytes int) BashOption {
 	return func(c *bashConfig) {
 		if maxLines > 0 {
 			c.maxLines = maxLines
@@ -124,21 +124,21 @@ func WithTailLimits(maxLines, maxBytes int) BashOption {
 	}
 }
 
-// WithProgressInterval sets the shortest time between two progress
+// withProgressInterval sets the shortest time between two progress
 // snapshots (default DefaultProgressInterval). Zero or less turns progress
 // reports off.
-func WithProgressInterval(d time.Duration) BashOption {
+func withProgressInterval(d time.Duration) BashOption {
 	return func(c *bashConfig) { c.progressInterval = d }
 }
 
-// WithSpillLimits bounds the files the full outputs are saved in
+// withSpillLimits bounds the files the full outputs are saved in
 // (<workspace>/.tmp/bash-*.log): each holds at most maxBytes bytes (the
 // output's first ones; the result says so), and before a new one is
 // created, those older than maxAge are removed and then the oldest, so that
 // at most maxFiles remain with the new one (defaults DefaultSpillMaxBytes,
 // DefaultSpillMaxAge, DefaultSpillMaxFiles). Values below 1 leave a limit
 // as it is.
-func WithSpillLimits(maxBytes int64, maxAge time.Duration, maxFiles int) BashOption {
+func withSpillLimits(maxBytes int64, maxAge time.Duration, maxFiles int) BashOption {
 	return func(c *bashConfig) {
 		if maxBytes > 0 {
 			c.spillMaxBytes = maxBytes
