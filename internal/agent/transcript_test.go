@@ -1,78 +1,22 @@
 package agent
 
 import (
-	"fmt"
-
-	"context"
 	"encoding/json"
-	"github.com/google/go-cmp/cmp"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/logtest"
 )
 
 // tornMarker is the text of the message whose line a crash tore; the log
 // must never hold it.
 const tornMarker = "torn-content-must-not-be-logged"
-
-// logEntry is one record a recordingHandler kept: its level, message and
-// attributes rendered as text.
-type logEntry struct {
-	level slog.Level
-	msg   string
-	attrs map[string]string
-}
-
-// recordingHandler is a slog.Handler that keeps every record; safe for
-// concurrent use. Groups are flattened: the tests log none.
-type recordingHandler struct {
-	mu      *sync.Mutex
-	entries *[]logEntry
-	attrs   []slog.Attr
-}
-
-// newRecordingHandler returns an empty recordingHandler.
-func newRecordingHandler() *recordingHandler {
-	return &recordingHandler{mu: &sync.Mutex{}, entries: &[]logEntry{}}
-}
-
-// Enabled records every level.
-func (*recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
-
-// Handle keeps r.
-func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
-	e := logEntry{level: r.Level, msg: r.Message, attrs: map[string]string{}}
-	for _, a := range h.attrs {
-		e.attrs[a.Key] = a.Value.String()
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		e.attrs[a.Key] = a.Value.String()
-		return true
-	})
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	*h.entries = append(*h.entries, e)
-	return nil
-}
-
-// WithAttrs returns a handler sharing h's records that adds attrs to each.
-func (h *recordingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &recordingHandler{mu: h.mu, entries: h.entries, attrs: append(append([]slog.Attr{}, h.attrs...), attrs...)}
-}
-
-// WithGroup returns h: groups are flattened.
-func (h *recordingHandler) WithGroup(string) slog.Handler { return h }
-
-// records returns a copy of the records kept so far.
-func (h *recordingHandler) records() []logEntry {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]logEntry(nil), *h.entries...)
-}
 
 // MessageLine is one transcript line holding a user message (exported for
 // the external tests).
@@ -124,8 +68,8 @@ func TestTranscriptLoad(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content(t)), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			logs := newRecordingHandler()
-			tr, msgs, err := openTranscript(path, slog.New(logs))
+			logs := logtest.New()
+			tr, msgs, err := openTranscript(path, logs.Logger())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), path) {
 					t.Fatalf("err = %v, want one naming %s and %s", err, path, tt.wantErr)
@@ -135,7 +79,7 @@ func TestTranscriptLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkLoadWarning(t, logs.records(), path, tt.wantWarn, tt.wantLine)
+			checkLoadWarning(t, logs.Records(), path, tt.wantWarn, tt.wantLine)
 			var texts []string
 			for _, m := range msgs {
 				texts = append(texts, TextOf(m.Content))
@@ -163,15 +107,15 @@ func TestTranscriptLoad(t *testing.T) {
 // checkLoadWarning checks that a transcript load logged one warning
 // holding want, naming path and line, and no part of the torn message; or
 // nothing when want is empty.
-func checkLoadWarning(t *testing.T, records []logEntry, path, want, line string) {
+func checkLoadWarning(t *testing.T, records []logtest.Record, path, want, line string) {
 	t.Helper()
 	for _, r := range records {
-		if strings.Contains(r.msg, tornMarker) {
-			t.Errorf("the log message %q holds the torn line's content", r.msg)
+		if strings.Contains(r.Message, tornMarker) {
+			t.Errorf("the log message %q holds the torn line's content", r.Message)
 		}
-		for k, v := range r.attrs {
+		for k, v := range r.Attrs {
 			if strings.Contains(v, tornMarker) {
-				t.Errorf("the log record %q holds the torn line's content in %s", r.msg, k)
+				t.Errorf("the log record %q holds the torn line's content in %s", r.Message, k)
 			}
 		}
 	}
@@ -185,11 +129,11 @@ func checkLoadWarning(t *testing.T, records []logEntry, path, want, line string)
 		t.Fatalf("the load logged %d records, want one warning holding %q: %v", len(records), want, records)
 	}
 	r := records[0]
-	if r.level != slog.LevelWarn || !strings.Contains(r.msg, want) {
-		t.Errorf("the load logged %v %q, want a warning holding %q", r.level, r.msg, want)
+	if r.Level != slog.LevelWarn || !strings.Contains(r.Message, want) {
+		t.Errorf("the load logged %v %q, want a warning holding %q", r.Level, r.Message, want)
 	}
-	if r.attrs["path"] != path || r.attrs["line"] != line {
-		t.Errorf("the warning's path is %q and line %q, want %q and %s", r.attrs["path"], r.attrs["line"], path, line)
+	if r.Attrs["path"] != path || r.Attrs["line"] != line {
+		t.Errorf("the warning's path is %q and line %q, want %q and %s", r.Attrs["path"], r.Attrs["line"], path, line)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/logtest"
 )
 
 // prctlCall is one recorded call of the prctl seam.
@@ -209,7 +210,7 @@ func TestHardenerApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &recorder{}
+			rec := logtest.New()
 			tt.sys.hardener(&sync.Once{}).apply(tt.enabled, slog.New(rec))
 			if diff := cmp.Diff(tt.wantPrctl, tt.sys.prctlCalls); diff != "" {
 				t.Errorf("prctl calls (-want +got):\n%s", diff)
@@ -217,7 +218,7 @@ func TestHardenerApply(t *testing.T) {
 			if diff := cmp.Diff(tt.wantRlimit, tt.sys.rlimitCalls); diff != "" {
 				t.Errorf("setrlimit calls (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantLog, rec.logged()); diff != "" {
+			if diff := cmp.Diff(tt.wantLog, logged(rec)); diff != "" {
 				t.Errorf("log (-want +got):\n%s", diff)
 			}
 		})
@@ -238,14 +239,14 @@ func TestHardenerApplyFirstCallWins(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sys := &fakeSystem{euid: 1000}
-			rec := &recorder{}
+			rec := logtest.New()
 			once := &sync.Once{}
 			sys.hardener(once).apply(tt.first, slog.New(rec))
 			sys.hardener(once).apply(tt.second, slog.New(rec))
 			if diff := cmp.Diff(tt.wantPrctl, sys.prctlCalls); diff != "" {
 				t.Errorf("prctl calls (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantLog, rec.logged()); diff != "" {
+			if diff := cmp.Diff(tt.wantLog, logged(rec)); diff != "" {
 				t.Errorf("log (-want +got):\n%s", diff)
 			}
 		})

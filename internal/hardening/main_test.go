@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"os"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/logtest"
 )
 
 // TestMain first lets the test binary act as a helper process when the
@@ -19,9 +21,9 @@ func TestMain(m *testing.M) {
 }
 
 func TestApplyAfterTestMainDoesNothing(t *testing.T) {
-	rec := &recorder{}
+	rec := logtest.New()
 	Apply(true, slog.New(rec))
-	if got := rec.logged(); len(got) != 0 {
+	if got := logged(rec); len(got) != 0 {
 		t.Errorf("Apply after TestMain's Apply(false) logged %v, want nothing (the first call wins)", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/logtest"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -114,7 +115,7 @@ func TestDiscovery(t *testing.T) {
 	})
 
 	t.Run("logs", func(t *testing.T) {
-		logs := h.logs.text()
+		logs := h.logs.Text()
 		checkAbsent(t, "the log", "the configured secret", logs, configuredSecret)
 		for _, want := range []string{"server unavailable", "server=broken", "line=fake server ready"} {
 			if !strings.Contains(logs, want) {
@@ -320,7 +321,7 @@ func TestCrashRestarts(t *testing.T) {
 	if second == first {
 		t.Errorf("the server was not restarted (pid %d)", second)
 	}
-	if !strings.Contains(h.logs.text(), "restarting") {
+	if !strings.Contains(h.logs.Text(), "restarting") {
 		t.Error("the restart was not logged")
 	}
 }
@@ -359,7 +360,7 @@ func TestSessionSpawnGoesThroughExtensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close(); _ = ext.Close() })
-	h := &harness{agent: a, ext: ext, faux: faux, logs: &logRecorder{}}
+	h := &harness{agent: a, ext: ext, faux: faux, logs: logtest.New()}
 
 	s := h.session(t, "hooked")
 	out := agent.TextOf(h.call(t, s, "mcp__fake__env", `{}`).Content)

@@ -2,15 +2,14 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/logtest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -91,7 +90,7 @@ type harness struct {
 	ext   *Extension
 	// faux is the provider, when it is a faux one.
 	faux *agenttest.FauxProvider
-	logs *logRecorder
+	logs *logtest.Recorder
 	// workspace is the agent's working directory.
 	workspace string
 }
@@ -117,7 +116,7 @@ func newFauxHarness(t *testing.T, cfg Config, secrets []string, opts ...Option) 
 // adds the configuration's Secrets).
 func startHarness(t *testing.T, cfg Config, provider agent.Provider, secrets []string, opts ...Option) *harness {
 	t.Helper()
-	logs := &logRecorder{}
+	logs := logtest.New()
 	logger := slog.New(logs)
 	ext := New(cfg, append([]Option{WithLogger(logger), WithTempDir(t.TempDir())}, opts...)...)
 	ws := t.TempDir()
@@ -167,69 +166,6 @@ func (h *harness) call(t *testing.T, s *agent.Session, tool, args string) agent.
 	return agent.Message{}
 }
 
-// logRecorder is a slog.Handler that keeps every record as text.
-type logRecorder struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-
-func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", rec.Level, rec.Message)
-	rec.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
-		return true
-	})
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines = append(r.lines, b.String())
-	return nil
-}
-
-func (r *logRecorder) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &logView{r: r, attrs: attrs}
-}
-
-func (r *logRecorder) WithGroup(string) slog.Handler { return r }
-
-// text returns every record so far, one a line.
-func (r *logRecorder) text() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.lines, "\n")
-}
-
-// logView is a logRecorder with attributes attached.
-type logView struct {
-	r     *logRecorder
-	attrs []slog.Attr
-}
-
-func (v *logView) Enabled(context.Context, slog.Level) bool { return true }
-
-func (v *logView) Handle(ctx context.Context, rec slog.Record) error {
-	rec = rec.Clone()
-	rec.AddAttrs(v.attrs...)
-	return v.r.Handle(ctx, rec)
-}
-
-func (v *logView) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &logView{r: v.r, attrs: append(append([]slog.Attr(nil), v.attrs...), attrs...)}
-}
-
-func (v *logView) WithGroup(string) slog.Handler { return v }
-
-// checkAbsent fails the test when text holds secret; it names what leaked,
-// never the value or the text.
-func checkAbsent(t *testing.T, where, what, text, secret string) {
-	t.Helper()
-	if strings.Contains(text, secret) {
-		t.Errorf("%s contains %s (value and text not printed)", where, what)
-	}
-}
-
 // checkServerEnv checks the environment a server printed (out, parsed into
 // vars) against the injected host environment and the configuration of
 // configFile: deny-listed and secret-valued inherited variables are absent,
@@ -260,5 +196,14 @@ func checkServerEnv(t *testing.T, out string, vars map[string]string) {
 				t.Errorf("%s does not have the expected value (not printed)", tt.name)
 			}
 		})
+	}
+}
+
+// checkAbsent fails the test when text holds secret; it names what leaked,
+// never the value or the text.
+func checkAbsent(t *testing.T, where, what, text, secret string) {
+	t.Helper()
+	if strings.Contains(text, secret) {
+		t.Errorf("%s contains %s (value and text not printed)", where, what)
 	}
 }

@@ -281,7 +281,7 @@ func TestRemoteHeadersNeverReachTheModel(t *testing.T) {
 		}
 	})
 	t.Run("the log never saw them", func(t *testing.T) {
-		checkRemoteSecrets(t, "the log", h.logs.text())
+		checkRemoteSecrets(t, "the log", h.logs.Text())
 	})
 }
 
@@ -346,7 +346,7 @@ func TestRemoteServerDropsAndComesBack(t *testing.T) {
 		// The server forgot the session: the call is sent again in a
 		// new one.
 		wantOK(t, "restarted")
-		if logs := h.logs.text(); !strings.Contains(logs, "no longer knows the session") {
+		if logs := h.logs.Text(); !strings.Contains(logs, "no longer knows the session") {
 			t.Error("the log does not say the session was opened again")
 		}
 	})
@@ -355,7 +355,7 @@ func TestRemoteServerDropsAndComesBack(t *testing.T) {
 		wantError(t, "the next call connects again")
 		wantError(t, "tried again at a call made after 1s")
 	})
-	checkRemoteSecrets(t, "the log", h.logs.text())
+	checkRemoteSecrets(t, "the log", h.logs.Text())
 }
 
 // TestRemoteSessions checks that each chat has an MCP session of its own

@@ -8,6 +8,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/logtest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -30,7 +31,7 @@ func TestDiscoveryHookFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			logs := &logRecorder{}
+			logs := logtest.New()
 			logger := slog.New(logs)
 			ext := New(Config{Servers: []ServerConfig{fakeServer(t, "fake")}}, WithLogger(logger), WithTempDir(t.TempDir()))
 			a, err := agent.New(agenttest.NewFauxProvider(), newPolicy(t, tt.hook), redactor.New([]string{configuredSecret}),
@@ -42,7 +43,7 @@ func TestDiscoveryHookFailure(t *testing.T) {
 				t.Fatalf("Start: %v", err)
 			}
 			t.Cleanup(func() { a.Close(); _ = ext.Close() })
-			text := logs.text()
+			text := logs.Text()
 			// safe keeps the secret out of failure messages.
 			safe := redactor.New([]string{configuredSecret}).Redact
 			var line string

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/volcanic/telegram-agent/internal/logtest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -43,7 +44,7 @@ func TestStderrLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &logRecorder{}
+			rec := logtest.New()
 			l := newStderrLog(slog.New(rec), redactor.New([]string{configuredSecret}), "s")
 			for _, w := range tt.writes {
 				if n, err := l.Write([]byte(w)); n != len(w) || err != nil {
@@ -51,7 +52,7 @@ func TestStderrLog(t *testing.T) {
 				}
 			}
 			l.finish()
-			logs := rec.text()
+			logs := rec.Text()
 			checkAbsent(t, "the log", "the secret", logs, configuredSecret)
 			checkAbsent(t, "the tail", "the secret", l.tail(), configuredSecret)
 			for _, want := range tt.logHas {
@@ -65,7 +66,7 @@ func TestStderrLog(t *testing.T) {
 			if len(l.tail()) > stderrTailSize {
 				t.Errorf("tail is %d bytes, more than %d", len(l.tail()), stderrTailSize)
 			}
-			if n := len(rec.lines); tt.maxLines > 0 && n > tt.maxLines {
+			if n := len(rec.Lines()); tt.maxLines > 0 && n > tt.maxLines {
 				t.Errorf("%d log lines, want at most %d", n, tt.maxLines)
 			}
 		})

@@ -1,57 +1,19 @@
 package scheduler
 
 import (
-	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/volcanic/telegram-agent/internal/logtest"
 )
 
-// logLine is one record a recordingHandler kept.
+// logLine is what the test compares of a record.
 type logLine struct {
 	Level   slog.Level
 	Message string
 	Attrs   map[string]string
-}
-
-// recordingHandler keeps every record, with its attributes as text.
-type recordingHandler struct {
-	mu    *sync.Mutex
-	lines *[]logLine
-	attrs []slog.Attr
-}
-
-func newRecordingHandler() *recordingHandler {
-	return &recordingHandler{mu: &sync.Mutex{}, lines: &[]logLine{}}
-}
-
-func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
-	attrs := map[string]string{}
-	for _, a := range h.attrs {
-		attrs[a.Key] = a.Value.String()
-	}
-	r.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	*h.lines = append(*h.lines, logLine{Level: r.Level, Message: r.Message, Attrs: attrs})
-	return nil
-}
-
-func (h *recordingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &recordingHandler{mu: h.mu, lines: h.lines, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
-}
-
-func (h *recordingHandler) WithGroup(string) slog.Handler { return h }
-
-func (h *recordingHandler) all() []logLine {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]logLine(nil), *h.lines...)
 }
 
 // A job's firing and its outcome are logged at Info (Warn for a failed
@@ -77,15 +39,16 @@ func TestFiringIsLogged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := newRecordingHandler()
-			e := newEnv(t, setup{opts: []Option{WithLogger(slog.New(rec))}})
+			rec := logtest.New()
+			e := newEnv(t, setup{opts: []Option{WithLogger(rec.Logger())}})
 			j, err := e.s.Schedule("chat-a", "@hourly", tt.prompt, tt.script, "tea")
 			if err != nil {
 				t.Fatal(err)
 			}
 			e.runNow(t, j.ID)
 			var got []logLine
-			for _, l := range rec.all() {
+			for _, r := range rec.Records() {
+				l := logLine{Level: r.Level, Message: r.Message, Attrs: r.Attrs}
 				for _, bad := range []string{"prompt-text", "watcher-output-text"} {
 					for k, v := range l.Attrs {
 						if l.Level >= slog.LevelInfo && (strings.Contains(v, bad) || strings.Contains(l.Message, bad)) {

@@ -1,13 +1,11 @@
 package spawnpolicy
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -81,66 +79,4 @@ func newTestPolicy(t testing.TB, opts Options, logger *slog.Logger, env map[stri
 // sortedNames returns env's names, sorted.
 func sortedNames(env map[string]string) []string {
 	return slices.Sorted(maps.Keys(env))
-}
-
-// recordingHandler is a slog.Handler that keeps every record, at every
-// level, with the attributes of its logger, rendered as text.
-type recordingHandler struct {
-	mu    *sync.Mutex
-	lines *[]string
-	attrs []slog.Attr
-}
-
-// newRecordingHandler returns an empty recording handler.
-func newRecordingHandler() *recordingHandler {
-	return &recordingHandler{mu: &sync.Mutex{}, lines: &[]string{}}
-}
-
-// Enabled records every level.
-func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
-
-// Handle renders r with every attribute, groups flattened.
-func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", r.Level, r.Message)
-	for _, a := range h.attrs {
-		renderAttr(&b, "", a)
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		renderAttr(&b, "", a)
-		return true
-	})
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	*h.lines = append(*h.lines, b.String())
-	return nil
-}
-
-// WithAttrs keeps attrs for every later record.
-func (h *recordingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	out := *h
-	out.attrs = append(slices.Clone(h.attrs), attrs...)
-	return &out
-}
-
-// WithGroup is flattened: the recording is for searching, not structure.
-func (h *recordingHandler) WithGroup(string) slog.Handler { return h }
-
-// records returns the rendered records so far.
-func (h *recordingHandler) records() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(*h.lines)
-}
-
-// renderAttr writes a resolved attribute, recursing into groups.
-func renderAttr(b *strings.Builder, prefix string, a slog.Attr) {
-	v := a.Value.Resolve()
-	if v.Kind() == slog.KindGroup {
-		for _, g := range v.Group() {
-			renderAttr(b, prefix+a.Key+".", g)
-		}
-		return
-	}
-	fmt.Fprintf(b, " %s%s=%v", prefix, a.Key, v.Any())
 }

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/logtest"
 )
 
 func TestPrepareLogsNamesNeverValues(t *testing.T) {
@@ -36,7 +38,7 @@ func TestPrepareLogsNamesNeverValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newRecordingHandler()
+			h := logtest.New()
 			logger := slog.New(h).With("component", "test")
 			opts := DefaultOptions()
 			opts.SecretValues = testSecrets()
@@ -48,7 +50,7 @@ func TestPrepareLogsNamesNeverValues(t *testing.T) {
 			_ = p.Explain()
 			_ = p.Summary()
 
-			records := h.records()
+			records := h.Lines()
 			for i, record := range records {
 				for j, secret := range testSecrets() {
 					if strings.Contains(record, secret) {
@@ -85,13 +87,13 @@ func TestPrepareLogsNamesNeverValues(t *testing.T) {
 }
 
 func TestPrepareLogsNothingAboveDebug(t *testing.T) {
-	h := newRecordingHandler()
+	h := logtest.New()
 	logger := slog.New(levelFilter{Handler: h, min: slog.LevelInfo})
 	p := newTestPolicy(t, DefaultOptions(), logger, hostEnv())
 	if _, err := p.Prepare(bashRequest()); err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
-	if got := h.records(); len(got) != 0 {
+	if got := h.Lines(); len(got) != 0 {
 		t.Errorf("got %d records with Debug off, want none: %q", len(got), got)
 	}
 }
