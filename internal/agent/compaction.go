@@ -92,6 +92,7 @@ func (s *Session) compact(ctx context.Context, keep int) error {
 	if err != nil {
 		return fmt.Errorf("agent: compacting the conversation: the summary request failed: %w", err)
 	}
+	s.reportUsage(ctx, model, resp)
 	summary := strings.TrimSpace(s.agent.red.Redact(resp.Text))
 	if summary == "" {
 		return errors.New("agent: compacting the conversation: the model wrote an empty summary")

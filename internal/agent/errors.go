@@ -14,6 +14,12 @@ import (
 // [errors.Is], whichever provider produced it.
 var ErrContextTooLong = errors.New("agent: the conversation exceeds the model's context window")
 
+// ErrStreamInterrupted reports that the model's answer stream broke after
+// some text had arrived and before any tool call began: nothing of it was
+// kept, and the same request may be sent again. The session sends it once
+// more, after an [EventStreamRestart].
+var ErrStreamInterrupted = errors.New("agent: the model's answer was cut off")
+
 // ErrSessionClosed is returned by a closed session's Prompt.
 var ErrSessionClosed = errors.New("agent: session is closed")
 

@@ -31,6 +31,13 @@ const (
 	// would not fit, or by [Session.Compact]); Text holds the redacted
 	// summary that now stands for the earlier conversation.
 	EventCompaction
+	// EventStreamRestart: the model's answer stream was cut off and the
+	// request is sent again; the text deltas since the request began are
+	// void, and the answer streams anew.
+	EventStreamRestart
+	// EventModelFallback: the request's model was unavailable and Text
+	// names the fallback model that answered.
+	EventModelFallback
 )
 
 // String returns the kind's name, as logs print it.
@@ -54,6 +61,10 @@ func (k EventKind) String() string {
 		return "turn_end"
 	case EventCompaction:
 		return "compaction"
+	case EventStreamRestart:
+		return "stream_restart"
+	case EventModelFallback:
+		return "model_fallback"
 	}
 	return "unknown"
 }

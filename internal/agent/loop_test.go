@@ -38,7 +38,7 @@ func TestTurnWithTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(agent.TurnResult{Text: "all done", Steps: 2, Usage: agent.Usage{TotalTokens: 20}}, res); diff != "" {
+	if diff := cmp.Diff(agent.TurnResult{Text: "all done", Steps: 2, Usage: agent.Usage{TotalTokens: 20}, Total: agent.Usage{TotalTokens: 30}, ToolCalls: 1}, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
 	wantKinds := []agent.EventKind{agent.EventTurnStart, agent.EventTextDelta, agent.EventTextDelta, agent.EventTextDelta, agent.EventToolStart, agent.EventToolEnd, agent.EventTextDelta, agent.EventTextDelta, agent.EventTurnEnd}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"log/slog"
 	"time"
 )
@@ -27,6 +28,7 @@ type config struct {
 	contextWindow   int
 	contextReserve  int
 	keepTurns       int
+	usageRecorder   func(context.Context, UsageReport)
 }
 
 // WithSessionDir keeps one append-only JSONL transcript per session in dir

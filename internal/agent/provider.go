@@ -39,6 +39,9 @@ type Response struct {
 	Usage     Usage
 	// FinishReason is the provider's reason (stop, tool_calls, length).
 	FinishReason string
+	// Model is the model that answered when the provider fell back to
+	// another than the request's; empty means the request's.
+	Model string
 }
 
 // Usage is what the provider reported for one request.
@@ -46,4 +49,7 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// CachedTokens are the prompt tokens the provider served from its
+	// prompt cache (part of PromptTokens).
+	CachedTokens int `json:"cached_tokens,omitempty"`
 }

@@ -16,6 +16,10 @@ type TurnResult struct {
 	Steps int
 	// Usage is what the provider reported for the turn's last request.
 	Usage Usage
+	// Total is the usage of all the turn's requests together.
+	Total Usage
+	// ToolCalls is how many tool calls the turn ran.
+	ToolCalls int
 	// StepLimit reports that the turn stopped at the step limit.
 	StepLimit bool
 }
@@ -122,6 +126,8 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 			return res, err
 		}
 		res.Usage = resp.Usage
+		res.Total = res.Total.add(resp.Usage)
+		res.ToolCalls += len(resp.ToolCalls)
 		res.Text = resp.Text
 		assistant := Message{Role: RoleAssistant, ToolCalls: normalizeCalls(resp.ToolCalls, res.Steps), Time: time.Now()}
 		if resp.Text != "" {
@@ -178,22 +184,37 @@ func (s *Session) request(ctx context.Context, system string, tools []ToolSpec) 
 	return resp, err
 }
 
-// send makes one model request of the working context.
+// send makes one model request of the working context. An answer stream
+// cut after text arrived ([ErrStreamInterrupted]) is sent once more, after
+// an [EventStreamRestart] that tells the front end to drop what it showed.
+// An answer from a fallback model is announced with an
+// [EventModelFallback].
 func (s *Session) send(ctx context.Context, system string, tools []ToolSpec) (Response, error) {
 	s.mu.Lock()
 	msgs, sent := s.workingContextLocked()
 	model := s.model
 	s.mu.Unlock()
 	req := Request{Model: model, System: system, Messages: msgs, Tools: tools}
-	resp, err := s.out.complete(ctx, req, func(delta string) {
+	onText := func(delta string) {
 		if delta != "" {
 			s.emit(Event{Kind: EventTextDelta, Text: delta})
 		}
-	})
-	if err == nil {
-		s.measured(resp.Usage, sent)
 	}
-	return resp, err
+	resp, err := s.out.complete(ctx, req, onText)
+	if errors.Is(err, ErrStreamInterrupted) && ctx.Err() == nil {
+		s.agent.logger.Warn("agent: the model's answer was cut off; sending the request again", "session", s.id)
+		s.emit(Event{Kind: EventStreamRestart})
+		resp, err = s.out.complete(ctx, req, onText)
+	}
+	if err != nil {
+		return resp, err
+	}
+	s.measured(resp.Usage, sent)
+	s.reportUsage(ctx, model, resp)
+	if resp.Model != "" && resp.Model != model {
+		s.emit(Event{Kind: EventModelFallback, Text: resp.Model})
+	}
+	return resp, nil
 }
 
 // normalizeCalls gives every call an id, unique within the response.

@@ -33,6 +33,12 @@ const (
 	// *openai.APIError whose HTTPStatusCode is 0. A non-streamed response
 	// is a 500 error with the same body.
 	FailErrorEvent
+	// FailReset resets the connection (a TCP RST) after the first
+	// FailAfter chunks; with FailAfter 0 before any answer at all, as a
+	// proxy or a load balancer dropping the connection does. The client
+	// sees ECONNRESET ("connection reset by peer"), or an unexpected EOF
+	// once the body began.
+	FailReset
 )
 
 // midStreamError returns the error OpenAI reports when it fails
@@ -60,6 +66,8 @@ func (f Failure) String() string {
 		return "FailStall"
 	case FailErrorEvent:
 		return "FailErrorEvent"
+	case FailReset:
+		return "FailReset"
 	default:
 		return fmt.Sprintf("Failure(%d)", int(f))
 	}
@@ -105,6 +113,9 @@ type ToolCall struct {
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
+	// CachedTokens are the prompt tokens served from the provider's cache
+	// (part of PromptTokens), sent as prompt_tokens_details.cached_tokens.
+	CachedTokens int
 }
 
 // HTTPError is an error answer: a status code and OpenAI's JSON error body
@@ -182,6 +193,13 @@ func ContextLengthExceeded() Response {
 // WithUsage returns a copy of r that reports the given token counts.
 func (r Response) WithUsage(promptTokens, completionTokens int) Response {
 	r.Usage = &Usage{PromptTokens: promptTokens, CompletionTokens: completionTokens}
+	return r
+}
+
+// WithCachedUsage returns a copy of r that reports the given token counts,
+// cachedTokens of the prompt tokens served from the cache.
+func (r Response) WithCachedUsage(promptTokens, completionTokens, cachedTokens int) Response {
+	r.Usage = &Usage{PromptTokens: promptTokens, CompletionTokens: completionTokens, CachedTokens: cachedTokens}
 	return r
 }
 

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -153,6 +154,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, *resp.Error)
 		return
 	}
+	if resp.Failure == FailReset && resp.FailAfter == 0 {
+		s.reset(w)
+		return
+	}
 	id, resp := s.assignIDs(resp)
 	if rec.Chat.Stream {
 		s.stream(w, r, *rec.Chat, resp, id)
@@ -224,7 +229,23 @@ func (s *Server) fail(r *http.Request, sse *sseWriter, f Failure) {
 		panic(http.ErrAbortHandler) // A stalled stream never ends cleanly.
 	case FailErrorEvent:
 		_ = sse.data(encodeError(midStreamError()))
+	case FailReset:
+		s.reset(sse.w)
 	}
+}
+
+// reset drops the request's connection with a TCP RST: the connection is
+// taken from the HTTP server and closed with a zero linger time.
+func (s *Server) reset(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		s.t.Errorf("fake openai: taking the connection to reset it: %v", err)
+		return
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 // stall blocks until the request's context ends or the server closes.
@@ -310,6 +331,11 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, req ChatReques
 		_, _ = w.Write([]byte(`{"id":`))
 	case FailErrorEvent:
 		writeError(w, midStreamError())
+	case FailReset:
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body[:len(body)/2])
+		w.(http.Flusher).Flush()
+		s.reset(w)
 	case FailStall:
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()

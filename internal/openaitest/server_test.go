@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +47,14 @@ func TestStreamedText(t *testing.T) {
 			includeUsage: true,
 			wantDeltas:   4,
 			wantUsage:    &openai.Usage{PromptTokens: 12, CompletionTokens: 3, TotalTokens: 15},
+		},
+		{
+			name:         "cached prompt tokens",
+			response:     openaitest.Text("Hello, world!").WithCachedUsage(12, 3, 8),
+			includeUsage: true,
+			wantDeltas:   4,
+			wantUsage: &openai.Usage{PromptTokens: 12, CompletionTokens: 3, TotalTokens: 15,
+				PromptTokensDetails: &openai.PromptTokensDetails{CachedTokens: 8}},
 		},
 		{
 			name:       "no usage unless requested",
@@ -312,6 +321,12 @@ func TestBrokenStream(t *testing.T) {
 			wantAPIErr: true,
 		},
 		{
+			name:     "connection reset mid-stream",
+			response: openaitest.Text("Hello, world!").Fail(openaitest.FailReset, 2),
+			wantErr:  true,
+			wantText: "Hell",
+		},
+		{
 			name:       "failure after every chunk still withholds done",
 			response:   openaitest.Text("Hi").Fail(openaitest.FailAbort, 100),
 			wantErr:    true,
@@ -345,7 +360,7 @@ func TestBrokenStream(t *testing.T) {
 func TestBrokenNonStreamed(t *testing.T) {
 	failures := []openaitest.Failure{
 		openaitest.FailAbort, openaitest.FailEndWithoutDone, openaitest.FailInvalidJSON,
-		openaitest.FailStall, openaitest.FailErrorEvent,
+		openaitest.FailStall, openaitest.FailErrorEvent, openaitest.FailReset,
 	}
 	for _, f := range failures {
 		t.Run(f.String(), func(t *testing.T) {
@@ -356,6 +371,17 @@ func TestBrokenNonStreamed(t *testing.T) {
 				t.Error("CreateChatCompletion succeeded, want an error")
 			}
 		})
+	}
+}
+
+func TestResetBeforeAnswer(t *testing.T) {
+	srv := openaitest.New(t, openaitest.WithScript(openaitest.Text("Hello").Fail(openaitest.FailReset, 0)))
+	_, err := newClient(srv).CreateChatCompletionStream(testContext(t), chatRequest("hi"))
+	if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.EOF) {
+		t.Errorf("CreateChatCompletionStream = %v, want a connection reset", err)
+	}
+	if n := len(srv.ChatRequests()); n != 1 {
+		t.Errorf("the server recorded %d requests, want 1", n)
 	}
 }
 

@@ -44,9 +44,15 @@ type functionDelta struct {
 }
 
 type wireUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens        int                `json:"prompt_tokens"`
+	CompletionTokens    int                `json:"completion_tokens"`
+	TotalTokens         int                `json:"total_tokens"`
+	PromptTokensDetails *wirePromptDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// wirePromptDetails is OpenAI's breakdown of the prompt tokens.
+type wirePromptDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 // usageOf converts a response's usage to its wire form.
@@ -54,11 +60,15 @@ func usageOf(u *Usage) *wireUsage {
 	if u == nil {
 		return &wireUsage{}
 	}
-	return &wireUsage{
+	w := &wireUsage{
 		PromptTokens:     u.PromptTokens,
 		CompletionTokens: u.CompletionTokens,
 		TotalTokens:      u.PromptTokens + u.CompletionTokens,
 	}
+	if u.CachedTokens > 0 {
+		w.PromptTokensDetails = &wirePromptDetails{CachedTokens: u.CachedTokens}
+	}
+	return w
 }
 
 // streamChunks returns the chunks that stream resp: a role chunk, the text
