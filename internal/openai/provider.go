@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,8 +47,8 @@ type Config struct {
 	BaseURL string
 	// HTTPClient is the client to use (it is copied, never modified).
 	HTTPClient *http.Client
-	// MaxRetries is how many times a 429 or 5xx answer is retried
-	// (default 3; negative means never).
+	// MaxRetries is how many times a request that failed before its
+	// answer began is retried (default 3; negative means never).
 	MaxRetries int
 	// RetryBaseDelay is the first backoff delay, doubled on every retry
 	// (default 1s). A Retry-After header replaces it.
@@ -57,6 +58,9 @@ type Config struct {
 	// IdleTimeout ends a request that receives nothing (no headers, no
 	// chunk) for this long (default 2m), so a turn never hangs.
 	IdleTimeout time.Duration
+	// FallbackModels are tried in order, each with its own retries, when
+	// the request's model stays unavailable (OPENAI_FALLBACK_MODELS).
+	FallbackModels []string
 	// Logger logs retries (statuses and delays, never messages).
 	Logger *slog.Logger
 }
@@ -119,28 +123,117 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Complete streams one chat completion. A 429 or 5xx answer that arrives
-// before any text is retried with backoff (honouring Retry-After) up to
-// MaxRetries times; then, and for every other failure, it returns an error:
-// a *ProviderError for an error answer (status and the provider's message),
-// the context's error when ctx ends, and a plain error for a broken stream.
+// Complete streams one chat completion. A request that fails before any
+// of the answer arrived (a reset or refused connection, an EOF, a 429 or
+// 5xx answer, a stream that broke or went idle) is retried with backoff,
+// honouring Retry-After, up to MaxRetries times. When the model stays
+// unavailable after its retries, the FallbackModels are tried in order and
+// the Response names the one that answered. A stream cut after text arrived
+// and before any tool call began returns an error matching
+// [agent.ErrStreamInterrupted], so that the caller can send the request
+// again; a stream cut inside a tool call is not retried. Errors are a
+// *agent.ProviderError for an error answer or a broken answer, the
+// context's error when ctx ends, and a transport error otherwise; none of
+// them holds the request's URL.
 func (p *Provider) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 	creq := buildChatRequest(req)
+	models := []string{req.Model}
+	for _, m := range p.cfg.FallbackModels {
+		if !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+	}
+	var err error
+	for i, model := range models {
+		if i > 0 {
+			p.cfg.Logger.Warn("openai: the model stays unavailable; trying a fallback model",
+				"model", models[i-1], "problem", problemKind(err), "fallback", model)
+		}
+		creq.Model = model
+		var resp agent.Response
+		if resp, err = p.complete(ctx, creq, onText); err == nil {
+			if i > 0 {
+				resp.Model = model
+			}
+			return resp, nil
+		}
+		if ctx.Err() != nil || !unavailable(err) {
+			break
+		}
+	}
+	return agent.Response{}, err
+}
+
+// complete is Complete for one model, with its retries.
+func (p *Provider) complete(ctx context.Context, creq goopenai.ChatCompletionRequest, onText func(string)) (agent.Response, error) {
 	for attempt := 0; ; attempt++ {
-		resp, streamed, err := p.attempt(ctx, creq, onText)
+		resp, prog, err := p.attempt(ctx, creq, onText)
 		if err == nil {
 			return resp, nil
 		}
-		var pe *agent.ProviderError
-		if streamed || attempt >= p.cfg.MaxRetries || ctx.Err() != nil || !errors.As(err, &pe) || !pe.Retryable() {
+		if ctx.Err() != nil {
 			return agent.Response{}, err
 		}
-		delay := p.backoff(attempt, pe.RetryAfter)
-		p.cfg.Logger.Warn("openai: model provider error, retrying", "status", pe.StatusCode, "retry", attempt+1, "delay", delay)
+		if prog.text && !prog.tools && transient(err) {
+			return agent.Response{}, fmt.Errorf("%w: %w", agent.ErrStreamInterrupted, err)
+		}
+		if prog.text || prog.tools || attempt >= p.cfg.MaxRetries || !transient(err) {
+			return agent.Response{}, err
+		}
+		var retryAfter time.Duration
+		var pe *agent.ProviderError
+		if errors.As(err, &pe) {
+			retryAfter = pe.RetryAfter
+		}
+		delay := p.backoff(attempt, retryAfter)
+		p.cfg.Logger.Warn("openai: the model request failed before the answer began; retrying",
+			"model", creq.Model, "problem", problemKind(err), "retry", attempt+1, "delay", delay)
 		if err := p.sleep(ctx, delay); err != nil {
 			return agent.Response{}, fmt.Errorf("model request cancelled: %w", err)
 		}
 	}
+}
+
+// transient reports whether a failed request may succeed when sent again:
+// a 429 or 5xx answer, an error event mid-stream, a broken or idle
+// stream, or a transport failure (no HTTP answer at all).
+func transient(err error) bool {
+	var pe *agent.ProviderError
+	if errors.As(err, &pe) {
+		return pe.Retryable() || pe.StatusCode == 0
+	}
+	var te *transportError
+	return errors.As(err, &te)
+}
+
+// unavailable reports whether err, after the retries, says the model
+// cannot answer now, so that a fallback model may: a transient failure
+// that is not a stream cut mid-answer, or a 404 for the model.
+func unavailable(err error) bool {
+	if errors.Is(err, agent.ErrStreamInterrupted) {
+		return false
+	}
+	var pe *agent.ProviderError
+	if errors.As(err, &pe) && pe.StatusCode == http.StatusNotFound {
+		return true
+	}
+	return transient(err)
+}
+
+// problemKind names err's kind for the log, never its text (which can
+// hold the provider's URL).
+func problemKind(err error) string {
+	var pe *agent.ProviderError
+	if errors.As(err, &pe) {
+		if pe.StatusCode != 0 {
+			return "status " + strconv.Itoa(pe.StatusCode)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "idle timeout"
+		}
+		return "broken answer"
+	}
+	return "connection"
 }
 
 // backoff is the delay before retry attempt+1.
@@ -156,9 +249,15 @@ func (p *Provider) backoff(attempt int, retryAfter time.Duration) time.Duration 
 // idle timeout.
 var errIdleTimeout = errors.New("idle timeout")
 
-// attempt sends one request and reads its stream. streamed reports whether
-// any text reached onText (such a request is not retried).
-func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, onText func(string)) (resp agent.Response, streamed bool, err error) {
+// progress is how far a request's answer got before it failed.
+type progress struct {
+	// text reports that text reached onText; tools that a tool call
+	// began.
+	text, tools bool
+}
+
+// attempt sends one request and reads its stream.
+func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, onText func(string)) (resp agent.Response, prog progress, err error) {
 	headers := &capturedHeaders{}
 	reqCtx, cancel := context.WithCancelCause(context.WithValue(ctx, headerCaptureKey{}, headers))
 	defer cancel(nil)
@@ -167,7 +266,7 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 
 	stream, err := p.client.CreateChatCompletionStream(reqCtx, creq)
 	if err != nil {
-		return agent.Response{}, false, p.mapError(ctx, reqCtx, err, headers)
+		return agent.Response{}, prog, p.mapError(ctx, reqCtx, err, headers)
 	}
 	defer stream.Close()
 	var text strings.Builder
@@ -179,7 +278,7 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 			break
 		}
 		if err != nil {
-			return agent.Response{}, streamed, p.mapError(ctx, reqCtx, err, headers)
+			return agent.Response{}, prog, p.mapError(ctx, reqCtx, err, headers)
 		}
 		idle.Reset(p.cfg.IdleTimeout)
 		if chunk.Usage != nil {
@@ -188,6 +287,9 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 				CompletionTokens: chunk.Usage.CompletionTokens,
 				TotalTokens:      chunk.Usage.TotalTokens,
 			}
+			if d := chunk.Usage.PromptTokensDetails; d != nil {
+				resp.Usage.CachedTokens = d.CachedTokens
+			}
 		}
 		for _, choice := range chunk.Choices {
 			if choice.Index != 0 {
@@ -195,10 +297,11 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 			}
 			if d := choice.Delta.Content; d != "" {
 				text.WriteString(d)
-				streamed = true
+				prog.text = true
 				onText(d)
 			}
 			for _, tc := range choice.Delta.ToolCalls {
+				prog.tools = true
 				calls.add(tc)
 			}
 			if choice.FinishReason != "" {
@@ -207,12 +310,12 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 		}
 	}
 	if finish == "" {
-		return agent.Response{}, streamed, errors.New("model provider: the answer stream ended before it was complete")
+		return agent.Response{}, prog, &agent.ProviderError{Message: "the answer stream ended before it was complete", Err: io.ErrUnexpectedEOF}
 	}
 	resp.Text = text.String()
 	resp.ToolCalls = calls.calls()
 	resp.FinishReason = finish
-	return resp, streamed, nil
+	return resp, prog, nil
 }
 
 // mapError turns a go-openai error into the agent's: the context's error
@@ -255,8 +358,28 @@ func (p *Provider) mapError(ctx, reqCtx context.Context, err error, headers *cap
 			Err:        err,
 		}
 	}
-	return fmt.Errorf("model provider: %w", err)
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		// Its text starts with the method and the URL: only the cause goes
+		// on.
+		return &transportError{err: urlErr.Err}
+	}
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) {
+		return &agent.ProviderError{Message: "the answer could not be read (invalid JSON)", Err: err}
+	}
+	return &transportError{err: err}
 }
+
+// transportError is a request that got no usable answer: the connection
+// failed, was reset or closed early. Its text never holds the URL.
+type transportError struct{ err error }
+
+// Error returns "model provider: connection failed: <cause>".
+func (e *transportError) Error() string { return "model provider: connection failed: " + e.err.Error() }
+
+// Unwrap returns the cause.
+func (e *transportError) Unwrap() error { return e.err }
 
 // truncateRunes cuts s to at most n runes.
 func truncateRunes(s string, n int) string {

@@ -20,7 +20,7 @@ func newOpenAI(srv *openaitest.Server, idle time.Duration) *Provider {
 }
 
 func TestOpenAIStreamedText(t *testing.T) {
-	srv := openaitest.New(t, openaitest.WithChunkSize(3), openaitest.WithScript(openaitest.Text("Hello, world!").WithUsage(12, 4)))
+	srv := openaitest.New(t, openaitest.WithChunkSize(3), openaitest.WithScript(openaitest.Text("Hello, world!").WithCachedUsage(12, 4, 8)))
 	var d deltas
 	resp, err := newOpenAI(srv, 0).Complete(context.Background(), agent.Request{
 		Model: "m", System: "sys",
@@ -33,7 +33,7 @@ func TestOpenAIStreamedText(t *testing.T) {
 	if resp.Text != "Hello, world!" || len(d.all()) < 3 || strings.Join(d.all(), "") != resp.Text {
 		t.Errorf("text %q in %d deltas", resp.Text, len(d.all()))
 	}
-	if resp.Usage.PromptTokens != 12 || resp.Usage.CompletionTokens != 4 || resp.FinishReason != "stop" {
+	if resp.Usage.PromptTokens != 12 || resp.Usage.CompletionTokens != 4 || resp.Usage.CachedTokens != 8 || resp.FinishReason != "stop" {
 		t.Errorf("usage %+v finish %q", resp.Usage, resp.FinishReason)
 	}
 	req := srv.ChatRequests()[0]
@@ -106,28 +106,54 @@ func TestOpenAIErrors(t *testing.T) {
 	// The retries wait 5ms, 10ms, 20ms (RetryBaseDelay doubled) unless the
 	// provider asks for a delay.
 	backoff := []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}
+	ok := openaitest.Text("ok")
+	text := openaitest.Text("partial answer here")
+	call := openaitest.ToolCalls(openaitest.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"ls -la"}`})
 	tests := []struct {
-		name        string
-		script      []openaitest.Response
+		name   string
+		script []openaitest.Response
+		// wantStatus is the ProviderError's status (0: none needed);
+		// wantText a part of the error; success wants "ok".
+		success     bool
 		wantStatus  int
 		wantText    string
 		wantReqs    int
 		wantDelays  []time.Duration
 		contextLong bool
+		interrupted bool
 	}{
-		{"429 with Retry-After then success", []openaitest.Response{openaitest.RateLimited("1"), openaitest.Text("ok")}, 0, "", 2, []time.Duration{time.Second}, false},
-		{"500 three times then success", []openaitest.Response{
-			openaitest.StatusError(500, "down"), openaitest.StatusError(502, "down"), openaitest.StatusError(503, "down"), openaitest.Text("ok"),
-		}, 0, "", 4, backoff, false},
-		{"500 four times", []openaitest.Response{
+		{name: "429 with Retry-After then success", script: []openaitest.Response{openaitest.RateLimited("1"), ok},
+			success: true, wantReqs: 2, wantDelays: []time.Duration{time.Second}},
+		{name: "500 three times then success", script: []openaitest.Response{
+			openaitest.StatusError(500, "down"), openaitest.StatusError(502, "down"), openaitest.StatusError(503, "down"), ok,
+		}, success: true, wantReqs: 4, wantDelays: backoff},
+		{name: "500 four times", script: []openaitest.Response{
 			openaitest.StatusError(500, "the server broke"), openaitest.StatusError(500, "the server broke"),
 			openaitest.StatusError(500, "the server broke"), openaitest.StatusError(500, "the server broke"),
-		}, 500, "status 500: the server broke", 4, backoff, false},
-		{"400 not retried", []openaitest.Response{openaitest.StatusError(400, "bad request")}, 400, "bad request", 1, nil, false},
-		{"context too long", []openaitest.Response{openaitest.ContextLengthExceeded()}, 400, "maximum context length", 1, nil, true},
-		{"broken stream", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailAbort, 2)}, 0, "", 1, nil, false},
-		{"end without done", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailEndWithoutDone, 2)}, 0, "ended before", 1, nil, false},
-		{"invalid json", []openaitest.Response{openaitest.Text("partial answer here").Fail(openaitest.FailInvalidJSON, 1)}, 0, "", 1, nil, false},
+		}, wantStatus: 500, wantText: "status 500: the server broke", wantReqs: 4, wantDelays: backoff},
+		{name: "400 not retried", script: []openaitest.Response{openaitest.StatusError(400, "bad request")},
+			wantStatus: 400, wantText: "bad request", wantReqs: 1},
+		{name: "context too long", script: []openaitest.Response{openaitest.ContextLengthExceeded()},
+			wantStatus: 400, wantText: "maximum context length", wantReqs: 1, contextLong: true},
+		{name: "connection reset before the answer then success", script: []openaitest.Response{text.Fail(openaitest.FailReset, 0), ok},
+			success: true, wantReqs: 2, wantDelays: backoff[:1]},
+		{name: "connection reset four times", script: []openaitest.Response{
+			text.Fail(openaitest.FailReset, 0), text.Fail(openaitest.FailReset, 0), text.Fail(openaitest.FailReset, 0), text.Fail(openaitest.FailReset, 0),
+		}, wantText: "connection failed", wantReqs: 4, wantDelays: backoff},
+		{name: "stream cut before any text then success", script: []openaitest.Response{text.Fail(openaitest.FailAbort, 1), ok},
+			success: true, wantReqs: 2, wantDelays: backoff[:1]},
+		{name: "error event before any text then success", script: []openaitest.Response{text.Fail(openaitest.FailErrorEvent, 1), ok},
+			success: true, wantReqs: 2, wantDelays: backoff[:1]},
+		{name: "invalid json before any text then success", script: []openaitest.Response{text.Fail(openaitest.FailInvalidJSON, 1), ok},
+			success: true, wantReqs: 2, wantDelays: backoff[:1]},
+		{name: "stream cut after text", script: []openaitest.Response{text.Fail(openaitest.FailAbort, 2)},
+			wantReqs: 1, interrupted: true},
+		{name: "reset after text", script: []openaitest.Response{text.Fail(openaitest.FailReset, 2)},
+			wantReqs: 1, interrupted: true},
+		{name: "end without done after text", script: []openaitest.Response{text.Fail(openaitest.FailEndWithoutDone, 2)},
+			wantText: "ended before", wantReqs: 1, interrupted: true},
+		{name: "stream cut inside a tool call", script: []openaitest.Response{call.Fail(openaitest.FailAbort, 3)},
+			wantReqs: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,8 +171,7 @@ func TestOpenAIErrors(t *testing.T) {
 			if diff := cmp.Diff(tt.wantDelays, delays); diff != "" {
 				t.Errorf("delays before the retries (-want +got):\n%s", diff)
 			}
-			success := tt.wantStatus == 0 && tt.wantText == "" && !strings.Contains(tt.name, "stream") && !strings.Contains(tt.name, "json")
-			if success {
+			if tt.success {
 				if err != nil || resp.Text != "ok" {
 					t.Fatalf("Complete = %q, %v", resp.Text, err)
 				}
@@ -158,12 +183,62 @@ func TestOpenAIErrors(t *testing.T) {
 			if tt.wantText != "" && !strings.Contains(err.Error(), tt.wantText) {
 				t.Errorf("error %q does not contain %q", err, tt.wantText)
 			}
+			if strings.Contains(err.Error(), srv.URL()) || strings.Contains(err.Error(), "http://") {
+				t.Errorf("error %q names the provider's URL", err)
+			}
 			var pe *agent.ProviderError
 			if tt.wantStatus != 0 && (!errors.As(err, &pe) || pe.StatusCode != tt.wantStatus) {
 				t.Errorf("error %v is not a ProviderError with status %d", err, tt.wantStatus)
 			}
 			if errors.Is(err, agent.ErrContextTooLong) != tt.contextLong {
 				t.Errorf("errors.Is(err, ErrContextTooLong) = %v, want %v", !tt.contextLong, tt.contextLong)
+			}
+			if errors.Is(err, agent.ErrStreamInterrupted) != tt.interrupted {
+				t.Errorf("errors.Is(%v, ErrStreamInterrupted) = %v, want %v", err, !tt.interrupted, tt.interrupted)
+			}
+		})
+	}
+}
+
+func TestOpenAIFallbackModels(t *testing.T) {
+	down := openaitest.StatusError(503, "overloaded")
+	tests := []struct {
+		name      string
+		script    []openaitest.Response
+		wantModel string
+		wantErr   bool
+		wantAsked []string
+	}{
+		{name: "primary answers", script: []openaitest.Response{openaitest.Text("ok")},
+			wantModel: "", wantAsked: []string{"main"}},
+		{name: "primary down, first fallback answers", script: []openaitest.Response{down, down, openaitest.Text("ok")},
+			wantModel: "fb1", wantAsked: []string{"main", "main", "fb1"}},
+		{name: "primary and first fallback down", script: []openaitest.Response{down, down, down, down, openaitest.Text("ok")},
+			wantModel: "fb2", wantAsked: []string{"main", "main", "fb1", "fb1", "fb2"}},
+		{name: "all down", script: []openaitest.Response{down, down, down, down, down, down},
+			wantErr: true, wantAsked: []string{"main", "main", "fb1", "fb1", "fb2", "fb2"}},
+		{name: "a 400 is not a reason to fall back", script: []openaitest.Response{openaitest.StatusError(400, "bad")},
+			wantErr: true, wantAsked: []string{"main"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.WithScript(tt.script...))
+			p := NewProvider(Config{APIKey: "sk-test-key", BaseURL: srv.URL(), MaxRetries: 1,
+				FallbackModels: []string{"fb1", "main", "fb2"}})
+			p.sleep = func(context.Context, time.Duration) error { return nil }
+			resp, err := p.Complete(context.Background(), agent.Request{Model: "main"}, func(string) {})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Complete error = %v, want error %v", err, tt.wantErr)
+			}
+			if resp.Model != tt.wantModel {
+				t.Errorf("Response.Model = %q, want %q", resp.Model, tt.wantModel)
+			}
+			var asked []string
+			for _, r := range srv.ChatRequests() {
+				asked = append(asked, r.Model)
+			}
+			if diff := cmp.Diff(tt.wantAsked, asked); diff != "" {
+				t.Errorf("models asked (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -185,7 +260,9 @@ func TestOpenAICancelAndStall(t *testing.T) {
 		// end the request long before it.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, err := newOpenAI(srv, 200*time.Millisecond).Complete(ctx, agent.Request{Model: "m"}, func(string) {})
+		p := newOpenAI(srv, 200*time.Millisecond)
+		p.cfg.MaxRetries = 0 // an idle request is retried like any other
+		_, err := p.Complete(ctx, agent.Request{Model: "m"}, func(string) {})
 		if err == nil || !strings.Contains(err.Error(), "no data") || ctx.Err() != nil {
 			t.Errorf("Complete = %v, want an idle timeout", err)
 		}
