@@ -15,6 +15,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+	usagelog "github.com/volcanic/telegram-agent/internal/usage"
 )
 
 // Config is the checked configuration the bot runs with.
@@ -28,6 +29,13 @@ type Config struct {
 	Model         string
 	Models        []string
 	ContextWindow int
+	// FallbackModels are tried in order when a chat's model stays
+	// unavailable after its retries (OPENAI_FALLBACK_MODELS).
+	FallbackModels []string
+	// Prices price the models' tokens (MODEL_PRICES); DailyLimit is each
+	// chat's daily budget (USAGE_DAILY_LIMIT), zero for none.
+	Prices     usagelog.Prices
+	DailyLimit usagelog.Limit
 
 	SpeechKey     string
 	SpeechBaseURL string
@@ -104,6 +112,21 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	if len(c.Models) > 0 && !slices.Contains(c.Models, c.Model) {
 		c.Models = append([]string{c.Model}, c.Models...)
 	}
+	c.FallbackModels = splitList(e.FallbackModels)
+	if c.Prices, err = usagelog.ParsePrices(e.ModelPrices); err != nil {
+		errs = append(errs, err)
+	}
+	if c.DailyLimit, err = usagelog.ParseLimit(e.UsageLimit); err != nil {
+		errs = append(errs, err)
+	}
+	var priceWarnings []string
+	if c.DailyLimit.Money > 0 {
+		for _, m := range append(append([]string{c.Model}, c.Models...), c.FallbackModels...) {
+			if _, ok := c.Prices[m]; !ok {
+				priceWarnings = append(priceWarnings, fmt.Sprintf("USAGE_DAILY_LIMIT is an amount, but MODEL_PRICES sets no price for %s: its tokens count for nothing against the limit", m))
+			}
+		}
+	}
 	if n, err := strconv.Atoi(strings.TrimSpace(e.ContextWindow)); err != nil || n < 1024 {
 		problem("MODEL_CONTEXT_WINDOW must be a number of tokens, at least 1024")
 	} else {
@@ -128,6 +151,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 
 	ps, err := policyOptions(e, c, environ)
 	c.Policy, c.SecretNames, c.Warnings, c.Passed = ps.opts, ps.names, ps.warnings, ps.passed
+	c.Warnings = append(c.Warnings, priceWarnings...)
 
 	if err != nil {
 		errs = append(errs, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+	usagelog "github.com/volcanic/telegram-agent/internal/usage"
 )
 
 // Fake secret values: long enough to count, never printed by the tests.
@@ -119,6 +120,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		StrangerReply:   "sometimes",
 		LogLevel:        "loud",
 		LogFormat:       "xml",
+		ModelPrices:     "m=cheap",
+		UsageLimit:      "plenty",
 	}
 	_, err := e.Parse(nil)
 	if err == nil {
@@ -143,6 +146,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		"STRANGER_REPLY",
 		"LOG_LEVEL",
 		"LOG_FORMAT",
+		"MODEL_PRICES",
+		"USAGE_DAILY_LIMIT",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error does not mention %q", want)
@@ -207,6 +212,39 @@ func TestParseModelsIncludesDefault(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"gpt-4.1-mini", "a", "b"}, c.Models); diff != "" {
 		t.Errorf("Models (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseUsageAndFallbacks(t *testing.T) {
+	e := goodEnv()
+	e.OpenAIModels = "gpt-4.1"
+	e.FallbackModels = "gpt-4.1-nano, gpt-4.1-mini"
+	e.ModelPrices = "gpt-4.1-mini=0.40/1.60/0.10, gpt-4.1=2/8"
+	e.UsageLimit = "$2.50"
+	c, err := e.Parse(nil)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if diff := cmp.Diff([]string{"gpt-4.1-nano", "gpt-4.1-mini"}, c.FallbackModels); diff != "" {
+		t.Errorf("FallbackModels (-want +got):\n%s", diff)
+	}
+	want := usagelog.Prices{"gpt-4.1-mini": {Input: 0.40, Output: 1.60, Cached: 0.10}, "gpt-4.1": {Input: 2, Output: 8, Cached: 2}}
+	if diff := cmp.Diff(want, c.Prices); diff != "" {
+		t.Errorf("Prices (-want +got):\n%s", diff)
+	}
+	if c.DailyLimit != (usagelog.Limit{Money: 2.5}) {
+		t.Errorf("DailyLimit = %+v, want $2.50", c.DailyLimit)
+	}
+	// An amount as the limit with a model the prices leave out: a warning
+	// naming it.
+	var warned []string
+	for _, w := range c.Warnings {
+		if strings.Contains(w, "USAGE_DAILY_LIMIT") {
+			warned = append(warned, w)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "gpt-4.1-nano") {
+		t.Errorf("warnings about unpriced models = %q, want one naming gpt-4.1-nano", warned)
 	}
 }
 

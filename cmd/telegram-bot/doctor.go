@@ -112,6 +112,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	for _, w := range cfg.Warnings {
 		r.warn("%s", w)
 	}
+	doctorUsage(r, cfg)
 
 	policy := doctorProcessEnvironment(r, cfg, deps.environ)
 	if policy != nil {

@@ -19,11 +19,14 @@ type Env struct {
 	AllowedUserIDs string `envconfig:"TELEGRAM_ALLOWED_USER_IDS" desc:"comma-separated Telegram user ids the bot answers (required)"`
 	APIURL         string `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org" desc:"Bot API server (a local telegram-bot-api server, for example)"`
 
-	OpenAIKey     string `envconfig:"OPENAI_API_KEY" desc:"key of the OpenAI-compatible model provider (secret)"`
-	OpenAIBaseURL string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible API base URL (OpenRouter, Ollama, vLLM, LM Studio)"`
-	OpenAIModel   string `envconfig:"OPENAI_MODEL" default:"gpt-4.1-mini" desc:"model for new chats"`
-	OpenAIModels  string `envconfig:"OPENAI_MODELS" desc:"comma-separated models a chat may switch to with /model"`
-	ContextWindow string `envconfig:"MODEL_CONTEXT_WINDOW" default:"128000" desc:"the model's context window in tokens; older messages are compacted before it fills"`
+	OpenAIKey      string `envconfig:"OPENAI_API_KEY" desc:"key of the OpenAI-compatible model provider (secret)"`
+	OpenAIBaseURL  string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible API base URL (OpenRouter, Ollama, vLLM, LM Studio)"`
+	OpenAIModel    string `envconfig:"OPENAI_MODEL" default:"gpt-4.1-mini" desc:"model for new chats"`
+	OpenAIModels   string `envconfig:"OPENAI_MODELS" desc:"comma-separated models a chat may switch to with /model"`
+	FallbackModels string `envconfig:"OPENAI_FALLBACK_MODELS" desc:"comma-separated models tried in order when the chat's model stays unavailable"`
+	ModelPrices    string `envconfig:"MODEL_PRICES" desc:"prices per million tokens, model=input/output/cached, comma-separated (gpt-4.1-mini=0.40/1.60/0.10)"`
+	UsageLimit     string `envconfig:"USAGE_DAILY_LIMIT" desc:"a chat's daily budget: tokens (200000) or an amount ($2.50, priced with MODEL_PRICES)"`
+	ContextWindow  string `envconfig:"MODEL_CONTEXT_WINDOW" default:"128000" desc:"the model's context window in tokens; older messages are compacted before it fills"`
 
 	SpeechKey     string `envconfig:"TELEGRAM_SPEECH_API_KEY" desc:"key for voice transcription (default: OPENAI_API_KEY; secret)"`
 	SpeechBaseURL string `envconfig:"TELEGRAM_SPEECH_BASE_URL" desc:"transcription API base URL (default: OPENAI_BASE_URL)"`

@@ -24,6 +24,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/scheduler"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+	usagelog "github.com/volcanic/telegram-agent/internal/usage"
 )
 
 // runBot starts the bot in the spec's §6 order: options (every problem at
@@ -145,7 +146,14 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		}
 	}
 
-	provider := openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger})
+	provider := openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
+		FallbackModels: cfg.FallbackModels})
+	usageStore, err := usagelog.Open(filepath.Join(cfg.AgentDir, usagelog.FileName), usagelog.WithLogger(logger))
+	if err != nil {
+		logger.Error("usage log", "err", err)
+		return 1
+	}
+	defer usageStore.Close()
 	// Extensions, in load order: the scheduler, then MCP. The scheduler
 	// needs the chat host, which needs the agent, so it gets a forwarding
 	// Chats that is pointed at the host below, before polling starts.
@@ -181,6 +189,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithSystemPrompt(pb.Prompt),
 		agent.WithContextWindow(cfg.ContextWindow),
 		agent.WithExtensions(extensions...),
+		agent.WithUsageRecorder(chat.UsageRecorder(usageStore, logger)),
 	)
 	if err != nil {
 		logger.Error("agent", "err", err)
@@ -192,7 +201,8 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 1
 	}
 
-	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched})}
+	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched}),
+		chat.WithUsage(usageStore, cfg.Prices, cfg.DailyLimit)}
 	if cfg.SpeechKey != "" {
 		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))
 	}

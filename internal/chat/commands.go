@@ -103,6 +103,8 @@ func commands() []command {
 			help: "stop the running turn and its processes, drop queued messages", run: (*Host).stopCommand},
 		{name: "status", menu: "model, context use, what is running, time zone",
 			help: "model, session size, context use, what is running and queued, time zone", run: (*Host).statusCommand},
+		{name: "usage", menu: "tokens and cost: this turn, session, today, 30 days",
+			help: "tokens (and cost) of the last turn, the session, today and the last 30 days", run: (*Host).usageCommand},
 		{name: "compact", menu: "summarise older messages now to free context",
 			help: "summarise the older messages now, to free context", run: (*Host).compactCommand},
 		{name: "model", args: "[name]", menu: "show or switch this chat's model: /model <name>",
@@ -294,6 +296,7 @@ func (h *Host) status(ctx context.Context, t target) string {
 		model, messages = s.Model(), len(s.Messages())
 		usage = contextLines(s.ContextUsage(), h.location(t.String())) + "\n"
 	}
+	usage += h.sessionUsageLine(t)
 	fmt.Fprintf(&b, "Model: %s\nSession: %s (%s)\n%s", model, h.sessionID(t), counted(messages, "message", "messages"), usage)
 	running, queued := (*workItem)(nil), 0
 	if w := h.existingWorker(t); w != nil {

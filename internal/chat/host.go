@@ -25,6 +25,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/usage"
 )
 
 // ErrUnauthorized is what Run's error wraps when Telegram rejects the bot
@@ -98,6 +99,11 @@ type Host struct {
 	logger      *slog.Logger
 	jobs        JobBoard
 	transcriber Transcriber
+	// usage is the usage log (nil: not recorded), with the prices and the
+	// daily limit (see WithUsage).
+	usage  *usage.Store
+	prices usage.Prices
+	limit  usage.Limit
 	// httpClient and retry configure the Bot API client; tests set them.
 	httpClient    *http.Client
 	retry         botapi.RetryPolicy

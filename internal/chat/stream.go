@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -96,6 +97,8 @@ type turnOutput struct {
 	mu     sync.Mutex
 	seg    *segment
 	status *toolStatus
+	// fallbacks are the fallback models this turn already announced.
+	fallbacks []string
 }
 
 func (h *Host) newTurnOutput(ctx context.Context, t target, turnID, label string, replyTo int) *turnOutput {
@@ -139,6 +142,15 @@ func (o *turnOutput) emit(ev agent.Event) {
 		if _, err := o.h.api.SendMessage(o.ctx, p); err != nil {
 			o.h.logSendError("compaction note", o.t, err)
 		}
+	case agent.EventStreamRestart:
+		o.mu.Lock()
+		seg := o.seg
+		o.mu.Unlock()
+		if seg != nil {
+			seg.restart()
+		}
+	case agent.EventModelFallback:
+		o.announceFallback(ev.Text)
 	case agent.EventToolUpdate:
 		if st := o.currentStatus(); st != nil && ev.Result != nil {
 			st.update(ev.ToolCallID, agent.TextOf(ev.Result.Content))
@@ -148,6 +160,34 @@ func (o *turnOutput) emit(ev agent.Event) {
 			st.end(ev.ToolCallID, ev.Result, o.ctx.Err() != nil)
 		}
 	}
+}
+
+// announceFallback tells the chat, once per turn and model, that model
+// answered because the chat's own was unavailable.
+func (o *turnOutput) announceFallback(model string) {
+	o.mu.Lock()
+	seen := slices.Contains(o.fallbacks, model)
+	if !seen {
+		o.fallbacks = append(o.fallbacks, model)
+	}
+	o.mu.Unlock()
+	if seen {
+		return
+	}
+	primary := o.h.chatModel(o.t.String())
+	if primary == "" {
+		primary = o.h.cfg.Model
+	}
+	p := o.h.messageParams(o.t, fallbackNote(primary, model), "", 0)
+	p.Silent = true
+	if _, err := o.h.api.SendMessage(o.ctx, p); err != nil {
+		o.h.logSendError("fallback note", o.t, err)
+	}
+}
+
+// fallbackNote is the one line a chat gets when a fallback model answers.
+func fallbackNote(primary, used string) string {
+	return "ℹ️ " + primary + " is unavailable right now; " + used + " answers instead."
 }
 
 func (o *turnOutput) currentStatus() *toolStatus {
@@ -238,6 +278,15 @@ func (s *segment) append(delta string) {
 	s.buf.WriteString(delta)
 	s.mu.Unlock()
 	s.th.kick()
+}
+
+// restart empties the segment for an answer that streams anew (the model's
+// stream was cut and the request sent again): the next preview shows only
+// the new text, in the same message or draft.
+func (s *segment) restart() {
+	s.mu.Lock()
+	s.buf.Reset()
+	s.mu.Unlock()
 }
 
 func (s *segment) text() string {

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"strings"
 	"syscall"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/approvals"
+	"github.com/volcanic/telegram-agent/internal/usage"
 )
 
 // runTurn runs one turn for it: builds the user content (attachments
@@ -22,6 +24,15 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	if it.in != nil {
 		replyTo = it.in.msg.ID
 	}
+	if msg, over := h.overLimit(t); over {
+		if it.label != "" {
+			msg = it.label + ": not run. " + msg
+		}
+		h.logger.Info("turn refused: the chat is over its daily usage limit", "scope", t.String(), "limit", h.limit.String())
+		h.sendText(ctx, t, msg, replyTo)
+		return
+	}
+	ctx = usage.WithTurn(ctx, it.turnID)
 	stopTyping := h.startTyping(ctx, t)
 	defer stopTyping()
 	content := it.content
@@ -77,11 +88,26 @@ func turnError(err error) string {
 		return "⚠️ The model provider is rate-limiting; try again in a minute."
 	case isProvider && pe.StatusCode >= 500:
 		return fmt.Sprintf("⚠️ The model provider is having trouble (HTTP %d); try again shortly.", pe.StatusCode)
+	case errors.Is(err, agent.ErrStreamInterrupted):
+		return "⚠️ The model's answer was cut off twice (the connection dropped); send your message again."
 	case unreachable(err):
 		return "⚠️ The model provider can't be reached right now."
+	case isProvider && pe.StatusCode == 0:
+		return "⚠️ The model provider's answer broke off or could not be read; try again."
+	case isProvider:
+		return fmt.Sprintf("⚠️ The model provider refused the request (HTTP %d): %s", pe.StatusCode, shorten(withoutURLs(pe.Message), 200))
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-	return "⚠️ The turn failed: " + shorten(first, 200)
+	return "⚠️ The turn failed: " + shorten(withoutURLs(first), 200)
+}
+
+// urlPattern matches a URL in an error's text.
+var urlPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"']+`)
+
+// withoutURLs replaces every URL in s, which the chat is never shown (a
+// provider's address, a link in its error), with "(address)".
+func withoutURLs(s string) string {
+	return urlPattern.ReplaceAllString(s, "(address)")
 }
 
 // unreachable reports whether err says the model provider could not be

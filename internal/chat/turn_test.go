@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -70,6 +72,13 @@ func TestTurnErrorWording(t *testing.T) {
 		{"too long", &agent.ProviderError{StatusCode: 400, Code: "context_length_exceeded", Message: "maximum context length"},
 			"⚠️ The conversation no longer fits the model's context window. Send /compact to summarise the older messages, or /new to start a fresh session."},
 		{"other", errors.New("agent: something odd\nwith a second line"), "⚠️ The turn failed: agent: something odd"},
+		{"other with an address", errors.New("agent: fetching https://internal.example:8443/v1/x failed"), "⚠️ The turn failed: agent: fetching (address) failed"},
+		{"cut twice", fmt.Errorf("%w: %w", agent.ErrStreamInterrupted, &agent.ProviderError{Message: "ended early", Err: io.ErrUnexpectedEOF}),
+			"⚠️ The model's answer was cut off twice (the connection dropped); send your message again."},
+		{"unreadable answer", &agent.ProviderError{Message: "the answer could not be read (invalid JSON)", Err: &json.SyntaxError{}},
+			"⚠️ The model provider's answer broke off or could not be read; try again."},
+		{"refused", &agent.ProviderError{StatusCode: 404, Message: "The model `x` does not exist. See https://platform.openai.com/docs/models"},
+			"⚠️ The model provider refused the request (HTTP 404): The model `x` does not exist. See (address)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
