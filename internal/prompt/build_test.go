@@ -55,7 +55,7 @@ func TestBuildContent(t *testing.T) {
 	info := Info{
 		Now: time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC), TimeZone: "UTC",
 		Workspace: "/srv/workspace", AgentDir: "/srv/agent",
-		Tools: []string{"bash", "read", "schedule_job"}, Model: "gpt-test",
+		Tools: []string{"bash", "read", "schedule_job", "send_file"}, Model: "gpt-test",
 	}
 	tests := []struct {
 		name string
@@ -64,14 +64,14 @@ func TestBuildContent(t *testing.T) {
 		not  []string
 	}{
 		{"everything", info, []string{
-			"Telegram", "short", "**bold**", "*italic*", "`code`", "fenced code blocks", "[links](", "lists", "> quotes", "tables",
-			"You can call: bash, read, schedule_job.", "/srv/workspace", "/srv/agent",
+			"Telegram", "short", "**bold**", "*italic*", "`code`", "fenced code blocks", "[links](", "lists", "> quotes", "Tables (a header row", "aligned monospace block",
+			"You can call: bash, read, schedule_job, send_file.", "send it with send_file", "/srv/workspace", "/srv/agent",
 			"[REDACTED]", "Do not try to recover",
 			"schedule_job", "list_jobs", "cancel_job", "[SILENT]", "print only when something changed",
 			"gpt-test",
 		}, []string{"{{", "<no value>"}},
 		{"no tools, workspace or model", Info{Now: info.Now}, []string{"You have no tools", "[REDACTED]"},
-			[]string{"workspace (", "model", "schedule_job", "[SILENT]", "{{", "<no value>"}},
+			[]string{"workspace (", "model", "schedule_job", "[SILENT]", "send_file", "Do not use tables", "{{", "<no value>"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
