@@ -219,6 +219,16 @@ func renderInline(s string, inLink bool) string {
 			writeEscaped(&b, s[i:i+n])
 			i += n
 			continue
+		case '!':
+			// An image shows as a link to it (Telegram has no inline
+			// images), without the "!" left in front.
+			if i+1 < len(s) && s[i+1] == '[' {
+				if html, end, ok := renderLink(s, i+1, inLink); ok {
+					b.WriteString(html)
+					i = end
+					continue
+				}
+			}
 		case '[':
 			if html, end, ok := renderLink(s, i, inLink); ok {
 				b.WriteString(html)
