@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
@@ -14,6 +15,30 @@ func (h *Host) sessionID(t target) string {
 		return id
 	}
 	return t.sessionBase()
+}
+
+// sessionLabel is the session as /status shows it: when it was started
+// (its id ends in the start time), in the chat's zone.
+func (h *Host) sessionLabel(t target) string {
+	id := h.sessionID(t)
+	_, suffix, ok := strings.Cut(id, ".")
+	if !ok {
+		return "the chat's first"
+	}
+	n, err := strconv.ParseInt(suffix, 36, 64)
+	if err != nil {
+		return id
+	}
+	return "started " + formatWhen(time.Unix(0, n).In(h.location(t.String())), time.Now())
+}
+
+// formatWhen formats when for the chat: the weekday, the day, the month,
+// the year when it is not now's, the time and the zone.
+func formatWhen(when, now time.Time) string {
+	if when.Year() != now.In(when.Location()).Year() {
+		return when.Format("Mon 2 Jan 2006 15:04 MST")
+	}
+	return when.Format("Mon 2 Jan 15:04 MST")
 }
 
 // session opens (or returns) target's current session, with the chat's

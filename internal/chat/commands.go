@@ -288,6 +288,19 @@ func (h *Host) stopChat(t target, turnID string) (string, bool) {
 	return strings.Join(parts, " "), r.stopped || r.dropped > 0
 }
 
+// elapsed words how long something has run, to the second: "12s",
+// "3m 05s", "1h 02m".
+func elapsed(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	return fmt.Sprintf("%dh %02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
 // status describes t's session and worker.
 func (h *Host) status(ctx context.Context, t target) string {
 	var b strings.Builder
@@ -297,10 +310,13 @@ func (h *Host) status(ctx context.Context, t target) string {
 		usage = contextLines(s.ContextUsage(), h.location(t.String())) + "\n"
 	}
 	usage += h.sessionUsageLine(t)
-	fmt.Fprintf(&b, "Model: %s\nSession: %s (%s)\n%s", model, h.sessionID(t), counted(messages, "message", "messages"), usage)
+	fmt.Fprintf(&b, "Model: %s\nSession: %s (%s)\n%s", model, h.sessionLabel(t), counted(messages, "message", "messages"), usage)
 	running, queued := (*workItem)(nil), 0
+	var tool toolActivity
+	var inTool bool
 	if w := h.existingWorker(t); w != nil {
 		running, queued = w.snapshot()
+		tool, inTool = w.activity()
 	}
 	switch {
 	case running == nil:
@@ -311,6 +327,13 @@ func (h *Host) status(ctx context.Context, t target) string {
 		b.WriteString("Running: a compaction\n")
 	default:
 		b.WriteString("Running: a turn\n")
+	}
+	if inTool {
+		what := tool.name
+		if tool.arg != "" {
+			what += ": " + tool.arg
+		}
+		fmt.Fprintf(&b, "Tool: %s, for %s\n", what, elapsed(time.Since(tool.since)))
 	}
 	fmt.Fprintf(&b, "Queued: %d\n", queued)
 	zone := h.TimeZone(t.String())

@@ -50,7 +50,7 @@ func (h *Host) jobsMessage(t target) (string, *models.InlineKeyboardMarkup) {
 	loc := h.location(t.String())
 	var b strings.Builder
 	for _, j := range jobs {
-		b.WriteString(jobLine(j, loc) + "\n")
+		b.WriteString(jobLine(j, loc, time.Now()) + "\n")
 		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + shorten(jobName(j), 30), CallbackData: callbackCancelJob + ":" + j.ID}})
 	}
 	return strings.TrimRight(b.String(), "\n"), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
@@ -58,18 +58,17 @@ func (h *Host) jobsMessage(t target) (string, *models.InlineKeyboardMarkup) {
 
 // jobLine is a job's line in /jobs: its name, its schedule in words and
 // its next run in loc; a one-shot job reads "once, <when>".
-func jobLine(j JobView, loc *time.Location) string {
-	const layout = "Mon 2 Jan 15:04 MST"
+func jobLine(j JobView, loc *time.Location, now time.Time) string {
 	if isOneShot(j.Schedule) {
 		when := strings.TrimSpace(j.Schedule)
 		if !j.Next.IsZero() {
-			when = j.Next.In(loc).Format(layout)
+			when = formatWhen(j.Next.In(loc), now)
 		}
 		return "• " + jobName(j) + ": once, " + when
 	}
 	next := "no next run"
 	if !j.Next.IsZero() {
-		next = "next " + j.Next.In(loc).Format(layout)
+		next = "next " + formatWhen(j.Next.In(loc), now)
 	}
 	return "• " + jobName(j) + ": " + describeSchedule(j.Schedule) + ", " + next
 }

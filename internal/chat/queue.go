@@ -2,10 +2,12 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
@@ -35,6 +37,32 @@ type workItem struct {
 	// turnID identifies the item while it runs (set when it starts): its
 	// Stop button carries it, so that a stale button stops nothing else.
 	turnID string
+	// tool is the tool call the running turn waits for, for /status;
+	// guarded by the worker's mu.
+	tool toolActivity
+}
+
+// toolActivity is a tool call in progress: its id, the tool, its main
+// argument in short (redacted) and when it started.
+type toolActivity struct {
+	callID, name, arg string
+	since             time.Time
+}
+
+// trackTool records the tool calls of it as they start and end, for
+// /status.
+func (w *chatWorker) trackTool(it *workItem, ev agent.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch ev.Kind {
+	case agent.EventToolStart:
+		arg := summarizeArgs(json.RawMessage(w.h.cfg.Redactor.Redact(string(ev.Arguments))))
+		it.tool = toolActivity{callID: ev.ToolCallID, name: ev.ToolName, arg: arg, since: time.Now()}
+	case agent.EventToolEnd:
+		if it.tool.callID == ev.ToolCallID {
+			it.tool = toolActivity{}
+		}
+	}
 }
 
 // newTurnID returns a random id for a running item: eight hex digits, so
@@ -139,6 +167,16 @@ func (w *chatWorker) snapshot() (running *workItem, queued int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.running, len(w.queue)
+}
+
+// activity returns the tool call the running turn waits for, if any.
+func (w *chatWorker) activity() (toolActivity, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.running == nil || w.running.tool.name == "" {
+		return toolActivity{}, false
+	}
+	return w.running.tool, true
 }
 
 // stopResult is what stop did.

@@ -55,10 +55,14 @@ func TestJobLine(t *testing.T) {
 		{"one-shot without a next run", JobView{ID: "a1", Schedule: "2026-11-30 05:30"}, time.UTC, "• a1: once, 2026-11-30 05:30"},
 		{"recurring", JobView{ID: "a2", Name: "plants", Schedule: "0 9 * * *", Next: next}, time.UTC, "• plants: every day at 09:00, next Mon 30 Nov 05:30 UTC"},
 		{"recurring without a next run", JobView{ID: "a2", Name: "plants", Schedule: "@hourly"}, time.UTC, "• plants: every hour, no next run"},
+		{"next year", JobView{ID: "a3", Name: "new year", Schedule: "0 0 1 1 *", Next: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}, time.UTC, "• new year: 0 0 1 1 *, next Fri 1 Jan 2027 00:00 UTC"},
+		{"one-shot next year", JobView{ID: "a4", Name: "renew", Schedule: "2027-03-01 09:00", Next: time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)}, time.UTC, "• renew: once, Mon 1 Mar 2027 09:00 UTC"},
 	}
+	// Now is in 2026: a run in another year names it.
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, jobLine(tt.job, tt.loc)); diff != "" {
+			if diff := cmp.Diff(tt.want, jobLine(tt.job, tt.loc, now)); diff != "" {
 				t.Errorf("jobLine (-want +got):\n%s", diff)
 			}
 		})

@@ -57,7 +57,10 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		// A scheduled job's turn: nobody watches it to answer an approval.
 		promptCtx = approvals.Unattended(ctx)
 	}
-	res, err := sess.Prompt(promptCtx, content, out.emit)
+	res, err := sess.Prompt(promptCtx, content, func(ev agent.Event) {
+		w.trackTool(it, ev)
+		out.emit(ev)
+	})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		h.logger.Error("turn failed", "scope", t.String(), "session", sess.ID(), "err", err)
 	}
