@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
 // dispatch acts on an accepted message: a command at once, a turn queued on
@@ -70,8 +72,39 @@ func (h *Host) queueTurn(in *inbound, journalID int64) {
 		h.journalDone(journalID)
 		h.notice(in.target, busyText(queued), in.msg.ID)
 	case waits:
-		h.notice(in.target, "⏳ Queued: I will get to this after the current turn.", in.msg.ID)
+		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
 	}
+}
+
+// noteQueued tells the chat that a message waits: the first one behind a
+// running item gets a notice, the next ones edit it to say how many wait,
+// so that many queued messages make one notice, not one each.
+func (h *Host) noteQueued(ctx context.Context, w *chatWorker, replyTo int) {
+	w.mu.Lock()
+	id, waiting, running := w.queuedNotice, 0, w.running
+	for _, it := range w.queue {
+		if it.kind == itemMessage {
+			waiting++
+		}
+	}
+	w.mu.Unlock()
+	t := w.target
+	if id != 0 && waiting > 1 {
+		text := fmt.Sprintf("⏳ Queued: %s; I will get to them after the current turn.", counted(waiting, "message", "messages"))
+		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: id, Text: text}); err == nil {
+			return
+		}
+	}
+	msg, err := h.quick.SendMessage(ctx, h.messageParams(t, "⏳ Queued: I will get to this after the current turn.", "", replyTo))
+	if err != nil {
+		h.logSendError("queued notice", t, err)
+		return
+	}
+	w.mu.Lock()
+	if w.running != nil && w.running == running {
+		w.queuedNotice = msg.ID
+	}
+	w.mu.Unlock()
 }
 
 // command is one bot command. The table of commands (commands) is the one

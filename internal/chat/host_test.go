@@ -301,14 +301,15 @@ func TestMessagesDuringATurnRunInOrder(t *testing.T) {
 	waitFor(t, "the first turn", func() bool { return len(faux.Requests()) == 1 })
 	h.tg.SendText(userID, userID, "two")
 	h.tg.SendText(userID, userID, "three")
-	h.waitMessages(userID, "two queued notices", func(msgs []telegramtest.Message) bool {
-		n := 0
+	// Two queued messages make one notice, edited to count them.
+	h.waitMessages(userID, "one queued notice for both", func(msgs []telegramtest.Message) bool {
+		var queued []string
 		for _, m := range msgs {
 			if strings.Contains(m.Visible, "Queued") {
-				n++
+				queued = append(queued, m.Visible)
 			}
 		}
-		return n == 2
+		return len(queued) == 1 && queued[0] == "⏳ Queued: 2 messages; I will get to them after the current turn."
 	})
 	close(release)
 	h.waitText(userID, "answer to three")

@@ -83,6 +83,10 @@ type chatWorker struct {
 	stopped bool // the running turn was cancelled by /stop
 	closed  bool
 	wake    chan struct{}
+	// queuedNotice is the "⏳ Queued" notice of the messages waiting
+	// behind the running item, edited as more arrive; 0 when there is
+	// none (the next item to start forgets it).
+	queuedNotice int
 }
 
 // worker returns target's worker, starting it when needed.
@@ -256,6 +260,7 @@ func (w *chatWorker) loop() {
 			ctx, cancel = context.WithCancel(w.h.turnCtx)
 			it.turnID = newTurnID()
 			w.running, w.cancel, w.stopped = it, cancel, false
+			w.queuedNotice = 0
 		}
 		w.mu.Unlock()
 		if it == nil {
