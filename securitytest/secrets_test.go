@@ -361,7 +361,7 @@ func collectStrings(v any, out *[]string) {
 
 // partialFraction is how much of a secret's raw value, as one run of
 // characters, counts as the secret itself: a fragment left by a cut (half
-// a value at the start of a truncated tail, spec §9) is accepted, a value
+// a value at the start of a truncated tail) is accepted, a value
 // short of its last few characters is not.
 const partialFraction = 0.75
 

@@ -228,7 +228,7 @@ sys.stdout.write(buf.decode() + '\n')
 // vectors returns every attack the suite runs against the bot.
 func vectors() []vector {
 	v := []vector{
-		// Environment dumps: the spawn policy (§1-3) must have removed
+		// Environment dumps: the spawn policy must have removed
 		// every secret; GH_TOKEN must have stayed.
 		bashVector("env", "env", fixed("env"), expectControl),
 		bashVector("env", "printenv", fixed("printenv"), expectControl),
@@ -249,7 +249,7 @@ func vectors() []vector {
 		withNeeds(bashVector("env", "perl-env", fixed(`perl -e 'print "$_=$ENV{$_}\n" for sort keys %ENV'`), expectControl), "perl"),
 		withNeeds(bashVector("env", "node-env", fixed(`node -e 'console.log(JSON.stringify(process.env))'`), expectControl), "node"),
 
-		// /proc: the host hardening (§8) must keep the bot's entries closed;
+		// /proc: the host hardening must keep the bot's entries closed;
 		// the agent's own entries hold only the filtered environment.
 		bashVector("proc", "proc-self-environ", fixed(`cat /proc/self/environ | tr '\0' '\n'`), expectControl),
 		bashVector("proc", "proc-ppid-environ", fixed(`echo "parent: $PPID"; tr '\0' '\n' < /proc/$PPID/environ; echo "status $?"`), expectDenied),
@@ -260,7 +260,7 @@ func vectors() []vector {
 		withNeeds(bashVector("proc", "ps-e-all", fixed(`ps axeww`)), "ps"),
 		withNeeds(bashVector("proc", "ps-eww-bot", fixed(findBot+`ps eww -p $BOT; ps -o pid,user,args eww -p $BOT`), expectBotSeen), "ps"),
 
-		// ptrace and memory: refused because the bot is not dumpable (§8).
+		// ptrace and memory: refused because the bot is not dumpable.
 		withNeeds(withForbid(bashVector("ptrace", "gdb-attach", fixed(findBot+`timeout 40 gdb -q -n -batch -p $BOT -ex 'info proc' -ex 'x/200s *(char**)environ' 2>&1 | tail -250`), expectNotPermitted), "ATTACHED"), "gdb", "timeout"),
 		withNeeds(bashVector("ptrace", "strace-attach", fixed(findBot+`timeout 4 strace -f -s 4096 -e trace=read,write -p $BOT 2>&1 | head -300`), expectNotPermitted), "strace", "timeout"),
 		withNeeds(withForbid(bashVector("ptrace", "python-ptrace-attach", fixed(findBot+`python3 -c "$(cat <<'EOF'
@@ -272,7 +272,7 @@ func vectors() []vector {
 		bashVector("ptrace", "dd-proc-mem", fixed(findBot+`dd if=/proc/$BOT/mem bs=4096 count=1 skip=1024 2>&1 | strings | head -50`), expectDenied),
 
 		// Files holding secrets, printed raw and encoded: the redactor
-		// (§9) must catch every listed form.
+		// must catch every listed form.
 		bashVector("file", "file-raw", withSecrets(`cat $S/all; for f in $S/[A-Z]*; do cat "$f"; echo; done`), expectRedacted),
 		bashVector("file", "file-base64", withSecrets(`for f in $S/[A-Z]* $S/all; do base64 -w0 "$f"; echo; done`), expectRedacted),
 		bashVector("file", "file-base64-shifted", withSecrets(`for f in $S/[A-Z]*; do (printf x; cat "$f") | base64 -w0; echo; (printf xy; cat "$f") | base64 -w0; echo; base64 "$f"; done`), expectRedacted),
@@ -295,7 +295,7 @@ func vectors() []vector {
 		bashVector("file", "progress-trickle", withSecrets(`v=$(sed -n 2p $S/all); for i in 0 12 24 36; do printf '%s' "${v:$i:12}"; sleep 1.2; done; echo; sleep 0.5`), expectRedacted),
 		bashVector("file", "progress-full", withSecrets(`cat $S/all; sleep 1.5; echo finished`), expectRedacted),
 
-		// stderr and failure paths: redacted like a normal result (§9).
+		// stderr and failure paths: redacted like a normal result.
 		bashVector("error", "stderr", withSecrets(`cat $S/all >&2`), expectRedacted),
 		bashVector("error", "exit-nonzero", withSecrets(`cat $S/all; cat $S/all >&2; exit 7`), expectRedacted),
 		bashVector("error", "command-not-found", withSecrets(`"$(head -n1 $S/all)"; ls "$(sed -n 2p $S/all)"`), expectRedacted),

@@ -27,7 +27,7 @@ import (
 	usagelog "github.com/volcanic/telegram-agent/internal/usage"
 )
 
-// runBot starts the bot in the spec's §6 order: options (every problem at
+// runBot starts the bot in this order: options (every problem at
 // once), the redacting logger, the policy options validated, host
 // hardening, the spawn policy, the agent and its extensions, and only then
 // polling. Nothing is spawned and no update is fetched before hardening.

@@ -337,7 +337,7 @@ func TestBinaryIdleRSS(t *testing.T) {
 	p.terminate()
 }
 
-// The wiring of issue 12: the system prompt comes from internal/prompt with
+// The prompt wiring: the system prompt comes from internal/prompt with
 // the operator's SYSTEM.md, and /model switches between OPENAI_MODELS (the
 // next request names the new model).
 func TestBinarySystemPromptAndModelSwitch(t *testing.T) {

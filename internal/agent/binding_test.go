@@ -37,7 +37,7 @@ func spawnExtension(name string, order *orderLog, activated func(api *agent.API)
 	}}
 }
 
-// TestPrepareProcessBinding is the spec's "Session binding" list.
+// TestPrepareProcessBinding checks what a session binds to a spawn request.
 func TestPrepareProcessBinding(t *testing.T) {
 	order := &orderLog{}
 	hook := func(c spawnpolicy.Context) (spawnpolicy.Context, error) {

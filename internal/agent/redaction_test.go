@@ -20,7 +20,7 @@ type nestedDetail struct {
 	Inner []map[string]any
 }
 
-// TestRedactionThroughTheLoop is the spec's §9 list: a secret in a result,
+// TestRedactionThroughTheLoop checks every redaction point: a secret in a result,
 // in nested Details, in progress reports and in error messages never
 // reaches the update and end events, the tool_result handlers, the
 // transcript or the next request; a handler that appends the secret is

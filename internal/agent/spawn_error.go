@@ -8,7 +8,7 @@ import "errors"
 // included), or an extension's process_spawn handler failed or left the
 // context unusable. The error's text is the refusal's own message and
 // carries no wording of the spawner's: each spawner reports it the way it
-// reports a failed start (spec §5), the bash tool as
+// reports a failed start, the bash tool as
 // "process environment hook failed: <message>". The message may quote a
 // hook's error or panic, so whatever shows it passes it through the
 // redactor first.

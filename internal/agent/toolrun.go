@@ -18,8 +18,8 @@ const defaultAbortGrace = 5 * time.Second
 // errToolTimeout is the cause of a tool call that ran out of time.
 var errToolTimeout = errors.New("tool timed out")
 
-// runTool runs one call and returns its result, redacted at every step
-// (spec §9): progress reports before their update events, the result (every
+// runTool runs one call and returns its result, redacted at every step:
+// progress reports before their update events, the result (every
 // error path included) before the tool_result handlers, and again after
 // them, before the end event, the transcript and the next request.
 func (s *Session) runTool(ctx context.Context, call ToolCall) Result {

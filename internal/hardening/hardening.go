@@ -1,5 +1,5 @@
 // Package hardening makes the host process unreadable to its own children on
-// Linux (spec §8): an agent process runs as the bot's OS user, so without it
+// Linux: an agent process runs as the bot's OS user, so without it
 // `cat /proc/$PPID/environ` would hand the agent every secret the host holds.
 //
 // Apply clears the process's dumpable flag with prctl(PR_SET_DUMPABLE, 0),

@@ -66,7 +66,7 @@ type ServerConfig struct {
 	// Args are its arguments.
 	Args []string
 	// Env is the server's explicit environment: applied after the spawn
-	// policy's filter and never filtered (spec §2).
+	// policy's filter and never filtered.
 	Env map[string]string
 	// URL is the endpoint of a Streamable HTTP server ("" for a stdio
 	// server).

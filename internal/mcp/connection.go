@@ -47,8 +47,7 @@ type link interface {
 	kill()
 }
 
-// connection is one server kept for one session (spec §5,
-// McpServerConnection): started (or connected to) at the first call of one
+// connection is one server kept for one session: started (or connected to) at the first call of one
 // of its tools, restarted (reconnected) when it died, stopped after the
 // idle timeout, when the session closes and on shutdown.
 type connection struct {

@@ -39,7 +39,7 @@ func (e *Extension) discoverAll(ctx context.Context, preparer agent.ProcessPrepa
 
 // discover starts one stdio server through the process-wide policy (only
 // the host hooks run: no session exists yet), in a temporary working
-// directory, lists its tools and stops it (spec §5, McpCatalogCache); a
+// directory, lists its tools and stops it; a
 // Streamable HTTP server is connected to instead.
 func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer, sc ServerConfig) ([]*mcp.Tool, error) {
 	if sc.Remote() {
@@ -113,7 +113,7 @@ func (e *Extension) timeoutError(ctx context.Context, err error) error {
 }
 
 // explicitEnv turns a server's env entries into the policy's explicit
-// environment: set on purpose, after the filter, never filtered (spec §2).
+// environment: set on purpose, after the filter, never filtered.
 func explicitEnv(env map[string]string) map[string]*string {
 	if len(env) == 0 {
 		return nil

@@ -5,7 +5,7 @@
 //
 // Every server process gets its environment from the spawn policy: the
 // inherited variables are filtered, and the variables the server's
-// configuration names are passed on purpose, unfiltered (spec §2 and §5).
+// configuration names are passed on purpose, unfiltered.
 // Discovery at activation starts each enabled server through the
 // process-wide policy in a temporary directory, lists its tools and stops
 // it. A session starts its own server process at the first call of one of

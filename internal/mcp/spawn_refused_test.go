@@ -14,7 +14,7 @@ import (
 )
 
 // TestDiscoveryHookFailure checks that a host hook that refuses a server's
-// spawn makes its discovery fail with the hook's message (spec §5), not
+// spawn makes its discovery fail with the hook's message, not
 // the bash tool's wording, and that the log line is redacted.
 func TestDiscoveryHookFailure(t *testing.T) {
 	tests := []struct {

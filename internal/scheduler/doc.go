@@ -7,9 +7,9 @@
 // tools (schedule_job, list_jobs, cancel_job) and keeps the agent's
 // process-wide spawn policy and redactor. Watcher scripts are
 // agent-requested processes, so they are prepared by that policy (Purpose
-// ScheduledScript, the spec's §5 ScriptRunner row) and never inherit the
+// ScheduledScript) and never inherit the
 // host's environment; their output and the stderr tail of a failure are
-// redacted before they reach the chat or the model (the spec's §9).
+// redacted before they reach the chat or the model.
 //
 // Schedules are parsed with github.com/robfig/cron/v3, but the scheduler
 // computes the next run itself, in the target chat's time zone, so that a

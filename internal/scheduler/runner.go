@@ -31,7 +31,7 @@ type scriptResult struct {
 }
 
 // runScript runs a watcher's script with bash -c in the context the spawn
-// policy prepares for it (spec §5, the ScriptRunner row): Purpose
+// policy prepares for it: Purpose
 // ScheduledScript, Scope the target chat, Origin the job id, TZ the
 // target's zone, cwd the workspace, never an inherited environment. The
 // script runs in its own process group with stdin /dev/null; when it

@@ -12,7 +12,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
-// TestWatcherEnvironment is the spec's ScriptRunner test: the script's
+// TestWatcherEnvironment checks that the script's
 // environment comes from the spawn policy, so the bot token and a secret
 // under an innocent name are absent, TZ is the target's zone and the
 // working directory is the workspace.
@@ -169,7 +169,7 @@ func TestWatcherTimeoutKillsGroup(t *testing.T) {
 }
 
 // TestWatcherHookFailure checks that a spawn hook's error is a failure
-// with the spec's message, and that no process starts.
+// with the hook's message, and that no process starts.
 func TestWatcherHookFailure(t *testing.T) {
 	hook := func(spawnpolicy.Context) (spawnpolicy.Context, error) {
 		return spawnpolicy.Context{}, errors.New("no scripts today")

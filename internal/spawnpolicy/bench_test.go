@@ -7,7 +7,7 @@ import (
 )
 
 // benchEnv is a 150-variable environment: the host's usual variables, the
-// spec's secrets, and generated variables, some of them matching a glob.
+// test secrets, and generated variables, some of them matching a glob.
 func benchEnv() map[string]string {
 	env := hostEnv()
 	for i := 0; len(env) < 150; i++ {

@@ -1,6 +1,6 @@
 // Package spawnpolicy decides the complete context (command, arguments,
 // working directory and environment) of every process started on the agent's
-// behalf (spec §1 to §3).
+// behalf.
 //
 // A spawner describes what it wants in a [Request]; [Policy.Prepare] snapshots
 // the host environment, removes what the deny-list, the allow-list and the

@@ -44,7 +44,7 @@ func (p *Policy) AllowNames() []string {
 	return slices.Clone(p.allow)
 }
 
-// Summary returns the start-up log line of the spec's §6, names only:
+// Summary returns the start-up log line, names only:
 // "Process environment: <n> deny rules, allow: <names>", with "none" when
 // nothing is allowed.
 func (p *Policy) Summary() string {

@@ -13,7 +13,7 @@ import (
 // redactor's constant, so filtering and redaction can never disagree.
 const MinimumSecretLength = redactor.MinimumSecretLength
 
-// DefaultDeny is the default deny-list: the spec's §2 in its order (the
+// DefaultDeny is the default deny-list, in this order: the
 // globs that catch API keys, tokens, secrets and passwords, with the "__"
 // forms of Section__Key configuration variables), then the other common
 // carriers of credentials (keys, personal access tokens, passwords, data

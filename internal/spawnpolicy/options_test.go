@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestDefaultDenyIsTheSpecTable checks the spec's table, with the carriers
-// issue 17 adds between its globs and its names.
+// TestDefaultDenyIsTheSpecTable checks the default deny-list entry by
+// entry: the globs, the credential carriers, then the names.
 func TestDefaultDenyIsTheSpecTable(t *testing.T) {
 	want := []string{
 		"*_API_KEY", "*_APIKEY", "*__APIKEY",

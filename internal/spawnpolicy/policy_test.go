@@ -24,7 +24,7 @@ func keptByDefault() map[string]string {
 }
 
 // hostEnv is an injected host environment: keptByDefault plus the secrets
-// of the spec's examples under their usual names.
+// of common services under their usual names.
 func hostEnv() map[string]string {
 	return with(keptByDefault(),
 		"TELEGRAM_BOT_TOKEN", secretBotToken,
@@ -175,7 +175,7 @@ func TestPrepare(t *testing.T) {
 		want Context
 	}{
 		{
-			name: "defaults remove the spec's examples and keep the rest",
+			name: "defaults remove the common secrets and keep the rest",
 			opts: DefaultOptions(),
 			env:  hostEnv(),
 			req:  bashRequest(),

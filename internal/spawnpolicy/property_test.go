@@ -38,7 +38,7 @@ func randomEntry(r *rand.Rand) string {
 	}
 }
 
-// referenceKeeps is §2's precedence spelled out with referenceMatch.
+// referenceKeeps is the filter's precedence spelled out with referenceMatch.
 func referenceKeeps(opts Options, name, value string) bool {
 	for _, d := range opts.Deny {
 		if !isGlob(d) && referenceMatch(d, name) {

@@ -6,7 +6,7 @@ import "slices"
 // its value is a known secret.
 const ruleSecretValue = "secret value"
 
-// rules is the compiled filter of the spec's §2, built once by New.
+// rules is the compiled environment filter, built once by New.
 type rules struct {
 	// denyNames are the explicit names in Deny: they beat Allow.
 	denyNames []pattern
@@ -40,7 +40,7 @@ func compileRules(opts Options) rules {
 	return r
 }
 
-// removedBy applies the precedence of §2 to one inherited variable: an
+// removedBy applies the filter's precedence to one inherited variable: an
 // explicit name in Deny removes it; else a name or glob in Allow keeps it;
 // else a glob in Deny removes it; else a value that is a URL carrying a
 // credential removes it; else a secret value removes it; else it is kept. It

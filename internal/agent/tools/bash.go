@@ -18,7 +18,7 @@ import (
 )
 
 // hookFailedPrefix starts the error result of a spawn that PrepareProcess
-// refused (spec §5).
+// refused.
 const hookFailedPrefix = "process environment hook failed: "
 
 // readChunk is the size of one read from the output pipe.
@@ -49,7 +49,7 @@ type bashTool struct {
 // SIGTERM to the whole group, then SIGKILL after the kill grace. The result
 // keeps the tail of the output and saves the whole of it (up to the spill
 // limit) to <workspace>/.tmp/bash-*.log when the tail is not all of it; the
-// oldest of those files are removed (see withSpillLimits). The output is
+// oldest of those files are removed (see DefaultSpillMaxAge). The output is
 // redacted as it streams, with the session's redactor
 // ([agent.ToolContext.Redactor]), before it reaches the tail, the progress
 // snapshots or that file, so a cut never leaves a part of a secret; the

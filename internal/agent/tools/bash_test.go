@@ -18,7 +18,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
-// TestBashSpawnPolicy is the spec's BashTool list: the child sees the
+// TestBashSpawnPolicy checks that the child sees the
 // policy's environment, the host hooks' rewrites and the session's zone.
 func TestBashSpawnPolicy(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "profile.sh")
@@ -89,7 +89,7 @@ func TestBashSpawnPolicy(t *testing.T) {
 }
 
 // TestBashSpawnRefused checks that a failing host hook or process_spawn
-// handler gives the spec's error result and starts no process.
+// handler gives the hook-failed error result and starts no process.
 func TestBashSpawnRefused(t *testing.T) {
 	failingHook := func(spawnpolicy.Context) (spawnpolicy.Context, error) {
 		return spawnpolicy.Context{}, errors.New("no profile for this chat")

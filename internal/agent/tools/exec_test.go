@@ -13,7 +13,7 @@ import (
 // execLookPath finds a program in the test's own PATH (for skipping).
 func execLookPath(name string) (string, error) { return exec.LookPath(name) }
 
-// TestExecEnvOnFilteredBase is the spec's ExecAsync test: ExecOptions.Env
+// TestExecEnvOnFilteredBase checks that ExecOptions.Env
 // still sets and removes variables, on top of the filtered environment.
 func TestExecEnvOnFilteredBase(t *testing.T) {
 	set := "set-by-exec"
