@@ -419,6 +419,7 @@ func (c *command) watch(args []string, hops int) {
 			i++
 		}
 	}
+	i = min(i, len(args)) // an option's value may be missing
 	if exec {
 		c.run(args[i:], hops+1)
 		return
