@@ -300,10 +300,6 @@ func alwaysTrue(_ *Server, _ *Request) (any, *APIError) {
 	return true, nil
 }
 
-func getWebhookInfo(_ *Server, _ *Request) (any, *APIError) {
-	return models.WebhookInfo{}, nil
-}
-
 // checkTextLocked validates a text or caption the way Telegram does and
 // returns the text a user sees.
 func (s *Server) checkTextLocked(text, parseMode string, limit int, allowEmpty bool) (string, *APIError) {

@@ -41,7 +41,9 @@ func builtin(lower string) (name string, h builtinFunc, ok bool) {
 	case "deletemessage":
 		return "deleteMessage", deleteMessage, true
 	case "deletewebhook":
-		return "deleteWebhook", alwaysTrue, true
+		return "deleteWebhook", deleteWebhook, true
+	case "setwebhook":
+		return "setWebhook", setWebhook, true
 	case "getwebhookinfo":
 		return "getWebhookInfo", getWebhookInfo, true
 	case "setmessagereaction":

@@ -19,6 +19,8 @@ type config struct {
 	botUser     models.User
 	noHTMLCheck bool
 	waitTimeout time.Duration
+	// webhookRetry is the pause before a failed delivery is made again.
+	webhookRetry time.Duration
 }
 
 func defaultConfig() config {
@@ -30,7 +32,8 @@ func defaultConfig() config {
 			FirstName: "Test Bot",
 			Username:  "telegramtest_bot",
 		},
-		waitTimeout: 10 * time.Second,
+		waitTimeout:  10 * time.Second,
+		webhookRetry: 50 * time.Millisecond,
 	}
 }
 
@@ -55,4 +58,10 @@ func WithoutHTMLValidation() Option {
 // (10 seconds by default).
 func WithWaitTimeout(d time.Duration) Option {
 	return func(c *config) { c.waitTimeout = d }
+}
+
+// WithWebhookRetry sets the pause before a failed webhook delivery is made
+// again (50 ms by default; Telegram's own back-off is longer).
+func WithWebhookRetry(d time.Duration) Option {
+	return func(c *config) { c.webhookRetry = d }
 }

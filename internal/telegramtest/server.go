@@ -37,6 +37,7 @@ type Server struct {
 	disabled      map[string]bool
 	rejectHTML    []string
 	handlers      map[string]HandlerFunc
+	hook          webhookState
 }
 
 // HandlerFunc answers one Bot API method: it returns the result to send with
@@ -93,6 +94,7 @@ func (s *Server) Close() {
 		s.closed = true
 		s.notifyLocked()
 		s.mu.Unlock()
+		s.stopDelivering()
 		s.http.Close()
 	})
 }
@@ -149,6 +151,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	if strings.EqualFold(req.Method, "getUpdates") {
+		if s.Webhook() != nil {
+			s.finish(w, req, nil, webhookConflict())
+			return
+		}
 		s.serveGetUpdates(w, hr, req)
 		return
 	}
