@@ -1,5 +1,5 @@
 // Package chat is the Telegram host of the agent: it takes the updates
-// (long polling), answers only the allowed users, runs one agent session
+// (long polling, or a webhook), answers only the allowed users, runs one agent session
 // per chat (per forum topic in forum groups) one turn at a time on a
 // worker with its queue, streams the answers, shows tool progress with a
 // Stop button, handles the commands, the buttons and the attachments, and
@@ -156,9 +156,12 @@ type Host struct {
 	// newSessionGap, when set (tests), runs between the two steps of /new:
 	// after the new session id is saved, before the old session is closed.
 	newSessionGap func()
-	// source delivers the updates (long polling unless a test or another
-	// mode replaces it).
+	// source delivers the updates (long polling unless a test or
+	// WithWebhook replaces it).
 	source updateSource
+	// journalEvery journals every update taken, not only the messages
+	// that start turns (webhook mode, see webhookSource).
+	journalEvery bool
 	// pollSleep waits out the back-off after a failed getUpdates and
 	// reports whether the whole delay passed (sleep, unless a test
 	// replaces it).
@@ -229,10 +232,12 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 
 // Run talks to Telegram until ctx is done: it learns the bot's own user,
 // registers the commands, reports the messages a crash or a restart
-// interrupted, then polls. When ctx ends it stops fetching updates, tells
-// the chats with a running turn that the bot is restarting, cancels the
-// turns (their process groups die) and waits for them, bounded by the
-// shutdown grace. It returns nil after a clean shutdown.
+// interrupted, then polls (or serves the webhook, see WithWebhook). When
+// ctx ends it stops fetching updates, tells the chats with a running turn
+// that the bot is restarting, cancels the turns (their process groups die)
+// and waits for them, bounded by the shutdown grace. It returns nil after
+// a clean shutdown; an error wrapping ErrWebhookRejected when Telegram
+// refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
 	defer h.journal.close()
 	me, err := h.api.GetMe(ctx)
@@ -253,9 +258,9 @@ func (h *Host) Run(ctx context.Context) error {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
 	h.reportInterrupted()
-	h.source.run(ctx, h.take)
+	err = h.source.run(ctx, h.take)
 	h.shutdown()
-	return nil
+	return err
 }
 
 // shutdown tells the chats with a running turn that the bot is restarting,

@@ -22,8 +22,32 @@ func allowedUpdates() []string { return []string{"message", "edited_message", "c
 // pollSource is the update source of long polling (getUpdates).
 type pollSource struct{ h *Host }
 
-func (p pollSource) run(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
-	p.h.poll(ctx, take)
+// run deletes any webhook first, since Telegram refuses getUpdates while
+// one is set (a bot switched back from webhook mode), then polls.
+func (p pollSource) run(ctx context.Context, take func(context.Context, []json.RawMessage) bool) error {
+	if p.h.deleteWebhook(ctx) {
+		p.h.poll(ctx, take)
+	}
+	return nil
+}
+
+// deleteWebhook calls deleteWebhook until it succeeds, and reports
+// whether it did before ctx ended: polling never starts while a webhook
+// may still be set.
+func (h *Host) deleteWebhook(ctx context.Context) bool {
+	for failures := 0; ctx.Err() == nil; failures++ {
+		err := h.api.DeleteWebhook(ctx)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		delay := h.retry.Backoff(failures)
+		h.logger.Error("deleteWebhook failed; polling waits until the webhook is removed", "err", err, "delay", delay)
+		h.pollSleep(ctx, delay)
+	}
+	return false
 }
 
 // poll runs the getUpdates loop until ctx is done. Each batch is journaled
@@ -149,6 +173,10 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		d := decoded{raw: raw, upd: &u}
 		if d.in = h.classifyUpdate(&u); d.in != nil && d.in.startsTurn {
 			entries = append(entries, journalEntry{ID: u.ID, State: statePending, Scope: d.in.target.String(), Update: raw, At: now})
+		} else if h.journalEvery {
+			// Only the journal knows, after a crash before the answer,
+			// that a command or a button press has run.
+			entries = append(entries, journalEntry{ID: u.ID, State: stateDone, At: now})
 		}
 		batch = append(batch, d)
 	}

@@ -10,7 +10,9 @@ import (
 // Telegram only the batches take reports taken: take journals the messages
 // before it dispatches anything, so an update is never lost between the
 // two. Long polling (pollSource) acknowledges with the next getUpdates
-// offset; a webhook would answer its request with success or failure.
+// offset; a webhook (webhookSource) answers each delivery 200 only once
+// take has it. run returns nil when ctx ends, and an error when the source
+// cannot work at all (its address is taken, Telegram refuses the webhook).
 type updateSource interface {
-	run(ctx context.Context, take func(ctx context.Context, batch []json.RawMessage) bool)
+	run(ctx context.Context, take func(ctx context.Context, batch []json.RawMessage) bool) error
 }
