@@ -16,6 +16,14 @@
 // unknown (as sendMessageDraft is on an older Bot API server), and HTML text
 // is validated as Telegram's HTML parse mode does it.
 //
+// Once the bot calls setWebhook, the server delivers the queued updates as
+// Telegram does: POSTed to the URL one at a time, with the secret_token in
+// the X-Telegram-Bot-Api-Secret-Token header, and again after a pause
+// until the bot answers 200 (Deliveries records each). getUpdates is then
+// refused with 409, getWebhookInfo reports the pending count and the last
+// delivery error, and LoseNextAnswers and Redeliver stage Telegram's
+// redeliveries.
+//
 // The server is safe for concurrent use and is closed by the test's Cleanup;
 // pending long polls are released when it closes.
 package telegramtest

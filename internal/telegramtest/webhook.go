@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -78,13 +80,13 @@ func (s *Server) Deliveries() []Delivery {
 }
 
 // LoseNextAnswers makes the server drop the bot's answer to the next n
-// deliveries, as when the connection breaks before the answer arrives:
-// the bot got the update, but the server counts the delivery as failed
-// and delivers the update again.
+// deliveries (0: none from now on), as when the connection breaks before
+// the answer arrives: the bot got the update, but the server counts the
+// delivery as failed and delivers the update again.
 func (s *Server) LoseNextAnswers(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.hook.lose += n
+	s.hook.lose = n
 }
 
 // Redeliver queues again an update the webhook answered with success, as
@@ -226,7 +228,7 @@ func (s *Server) post(ctx context.Context, client *http.Client, hook Webhook, u 
 	d := Delivery{UpdateID: u.id}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook.URL, bytes.NewReader(u.raw))
 	if err != nil {
-		d.Err = "Bad webhook: " + err.Error()
+		d.Err = "Bad webhook: invalid URL"
 		return d
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -235,7 +237,14 @@ func (s *Server) post(ctx context.Context, client *http.Client, hook Webhook, u 
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		d.Err = "Connection failed: " + err.Error()
+		// Telegram's own words, which never quote the URL.
+		d.Err = "Connection failed"
+		switch {
+		case strings.Contains(err.Error(), "connection refused"):
+			d.Err = "Connection refused"
+		case errors.Is(err, context.DeadlineExceeded), strings.Contains(err.Error(), "Timeout"):
+			d.Err = "Read timeout expired"
+		}
 		return d
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
