@@ -13,7 +13,8 @@ import (
 )
 
 // HeartbeatFile is the file in the agent dir that polling touches after
-// every successful getUpdates (the healthcheck reads its age).
+// every successful getUpdates, and webhook mode after every update taken
+// and every healthy check of the webhook (the healthcheck reads its age).
 const HeartbeatFile = "heartbeat"
 
 // allowedUpdates returns the update types the host asks for.
