@@ -24,6 +24,14 @@ type Config struct {
 	AllowedUserIDs []int64
 	APIURL         string
 
+	// WebhookURL, when set, selects webhook mode (see webhook_config.go).
+	WebhookURL    string
+	WebhookListen string
+	// WebhookSecret is TELEGRAM_WEBHOOK_SECRET, or the secret derived from
+	// the bot token (WebhookSecretDerived).
+	WebhookSecret        string
+	WebhookSecretDerived bool
+
 	OpenAIKey     string
 	OpenAIBaseURL string
 	Model         string
@@ -105,6 +113,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	if c.OpenAIBaseURL, err = parseHTTPURL("OPENAI_BASE_URL", e.OpenAIBaseURL); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, parseWebhook(e, &c)...)
 	if c.Model == "" {
 		problem("OPENAI_MODEL is empty")
 	}
@@ -150,7 +159,8 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	}
 
 	ps, err := policyOptions(e, c, environ)
-	c.Policy, c.SecretNames, c.Warnings, c.Passed = ps.opts, ps.names, ps.warnings, ps.passed
+	c.Policy, c.SecretNames, c.Passed = ps.opts, ps.names, ps.passed
+	c.Warnings = append(c.Warnings, ps.warnings...)
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
 	if err != nil {
@@ -283,8 +293,10 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 		add("TELEGRAM_SPEECH_API_KEY", c.SpeechKey)
 	}
 	add("GOOGLE_CLIENT_SECRET", strings.TrimSpace(e.GoogleClientSecret))
+	add("TELEGRAM_WEBHOOK_SECRET", c.WebhookSecret)
 	for _, u := range []struct{ name, url string }{
 		{"TELEGRAM_API_URL", c.APIURL}, {"OPENAI_BASE_URL", c.OpenAIBaseURL}, {"TELEGRAM_SPEECH_BASE_URL", c.SpeechBaseURL},
+		{"TELEGRAM_WEBHOOK_URL", c.WebhookURL},
 	} {
 		for _, v := range urlSecrets(u.url) {
 			add(u.name, v)

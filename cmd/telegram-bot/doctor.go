@@ -109,6 +109,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	} else {
 		r.line("  users who are not allowed: ignored silently (STRANGER_REPLY=off)")
 	}
+	doctorUpdates(r, cfg)
 	for _, w := range cfg.Warnings {
 		r.warn("%s", w)
 	}

@@ -25,6 +25,7 @@ func doctorOnline(ctx context.Context, r *report, cfg Config, client *http.Clien
 		r.problem("Telegram: %v", err)
 	} else {
 		r.line("  Telegram: the token belongs to @%s", name)
+		doctorWebhook(ctx, r, cfg, client)
 	}
 	models, err := checkProvider(ctx, client, cfg.OpenAIBaseURL, cfg.OpenAIKey)
 	switch {

@@ -19,6 +19,10 @@ type Env struct {
 	AllowedUserIDs string `envconfig:"TELEGRAM_ALLOWED_USER_IDS" desc:"comma-separated Telegram user ids the bot answers (required)"`
 	APIURL         string `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org" desc:"Bot API server (a local telegram-bot-api server, for example)"`
 
+	WebhookURL    string `envconfig:"TELEGRAM_WEBHOOK_URL" desc:"public https URL Telegram delivers the updates to (webhook mode; unset: long polling)"`
+	WebhookListen string `envconfig:"TELEGRAM_WEBHOOK_LISTEN" default:":8080" desc:"address the webhook listener listens on, behind the proxy"`
+	WebhookSecret string `envconfig:"TELEGRAM_WEBHOOK_SECRET" desc:"secret_token Telegram sends with every delivery (default: derived from the bot token; secret)"`
+
 	OpenAIKey      string `envconfig:"OPENAI_API_KEY" desc:"key of the OpenAI-compatible model provider (secret)"`
 	OpenAIBaseURL  string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible API base URL (OpenRouter, Ollama, vLLM, LM Studio)"`
 	OpenAIModel    string `envconfig:"OPENAI_MODEL" default:"gpt-4.1-mini" desc:"model for new chats"`

@@ -13,20 +13,21 @@ import (
 	"github.com/volcanic/telegram-agent/internal/chat"
 )
 
-// HeartbeatFile is the file in the agent dir the polling loop touches after
-// every successful getUpdates; the chat host defines it.
+// HeartbeatFile is the file in the agent dir the chat host touches after
+// every successful getUpdates, or in webhook mode after every healthy
+// check of the webhook; the chat host defines it.
 const HeartbeatFile = chat.HeartbeatFile
 
 // heartbeatMaxAge is how old the heartbeat may be before the bot counts as
-// unhealthy: a long poll lasts under a minute, so 90 s leaves room for one
-// slow round trip.
+// unhealthy: a long poll lasts under a minute, and the webhook is checked
+// every 30 s, so 90 s leaves room for one slow round trip.
 const heartbeatMaxAge = 90 * time.Second
 
 // runHealthcheck exits 0 when the heartbeat file is fresh and 1, with a
 // one-line reason, otherwise. It needs only AGENT_DIR, so a container's
 // HEALTHCHECK works whatever else is misconfigured.
 func runHealthcheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("healthcheck", "exit 0 when the polling loop's heartbeat is fresh (under 90 s), 1 otherwise", stderr)
+	fs := newFlagSet("healthcheck", "exit 0 when the heartbeat (polling, or the webhook's check) is fresh (under 90 s), 1 otherwise", stderr)
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -59,14 +60,14 @@ func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time) i
 func checkHeartbeat(path string, now time.Time, maxAge time.Duration) error {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no heartbeat at %s: the bot has not polled Telegram yet", path)
+		return fmt.Errorf("no heartbeat at %s: the bot has not polled Telegram or checked its webhook yet", path)
 	}
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	age := now.Sub(info.ModTime())
 	if age > maxAge {
-		return fmt.Errorf("heartbeat is %s old (limit %s): the polling loop is stuck or stopped", age.Round(time.Second), maxAge)
+		return fmt.Errorf("heartbeat is %s old (limit %s): polling is stuck or stopped, or the webhook is unhealthy (see the log)", age.Round(time.Second), maxAge)
 	}
 	return nil
 }

@@ -206,6 +206,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	if cfg.SpeechKey != "" {
 		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))
 	}
+	if cfg.WebhookURL != "" {
+		opts = append(opts, chat.WithWebhook(chat.Webhook{URL: cfg.WebhookURL, Listen: cfg.WebhookListen, Secret: cfg.WebhookSecret}))
+	}
 	host, err := chat.New(chat.Config{
 		Token:             cfg.BotToken,
 		APIURL:            cfg.APIURL,
@@ -237,9 +240,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}()
 	if err := host.Run(ctx); err != nil {
 		logger.Error("chat host stopped", "err", err)
-		if errors.Is(err, chat.ErrUnauthorized) {
-			// A rejected token does not heal by restarting: EX_CONFIG tells
-			// a supervisor this is a configuration error.
+		if errors.Is(err, chat.ErrUnauthorized) || errors.Is(err, chat.ErrWebhookRejected) {
+			// A rejected token or webhook does not heal by restarting:
+			// EX_CONFIG tells a supervisor this is a configuration error.
 			return exitConfig
 		}
 		return 1
