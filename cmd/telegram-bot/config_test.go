@@ -422,6 +422,7 @@ func TestApplyBlankDefaults(t *testing.T) {
 	e.applyBlankDefaults()
 	want := Env{
 		APIURL:          "https://api.telegram.org",
+		WebhookListen:   ":8080",
 		OpenAIBaseURL:   "https://api.openai.com/v1",
 		OpenAIModel:     "custom-model",
 		ContextWindow:   "128000",

@@ -27,7 +27,7 @@ const heartbeatMaxAge = 90 * time.Second
 // one-line reason, otherwise. It needs only AGENT_DIR, so a container's
 // HEALTHCHECK works whatever else is misconfigured.
 func runHealthcheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("healthcheck", "exit 0 when the heartbeat (polling, or the webhook's check) is fresh (under 90 s), 1 otherwise", stderr)
+	fs := newFlagSet("healthcheck", "exit 0 when the heartbeat is fresh (under 90 s; touched by polling, or by the webhook's check), 1 otherwise", stderr)
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}

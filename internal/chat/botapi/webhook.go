@@ -31,7 +31,7 @@ type setWebhookParams struct {
 // under the retry policy. The updates Telegram holds are kept: they are
 // delivered to the new URL.
 func (c *Client) SetWebhook(ctx context.Context, w Webhook) error {
-	p := setWebhookParams{URL: w.URL, SecretToken: w.SecretToken, AllowedUpdates: w.AllowedUpdates, MaxConnections: w.MaxConnections}
+	p := setWebhookParams(w)
 	if p.AllowedUpdates == nil {
 		p.AllowedUpdates = []string{}
 	}
