@@ -77,12 +77,11 @@ func jwtSignature(secret string) int {
 	return len(parts[0]) + 1 + len(parts[1]) + 1
 }
 
-// fragments returns every run of fragmentLen consecutive bytes of secret
+// fragments returns every run of k consecutive bytes of secret
 // (and of its \n and \r\n variants when it spans lines) that has at least
 // half its bytes after the secret's public beginning. Any longer run of the
 // secret is a union of these, so it is redacted whole.
-func fragments(secret string) []string {
-	k := fragmentLen(len(secret))
+func fragments(secret string, k int) []string {
 	values := []string{secret}
 	if strings.ContainsAny(secret, "\r\n") {
 		lf := strings.ReplaceAll(secret, "\r\n", "\n")

@@ -155,6 +155,8 @@ func FuzzRedactPartial(f *testing.F) {
 		}
 		r := New(secrets)
 		text := buildText(rand.New(rand.NewPCG(seed, seed>>32)), secrets, filler, forms)
+		// Every snapshot is checked by brute force: keep it affordable.
+		text = text[:min(len(text), 768)]
 		for i := 0; i <= len(text); i++ {
 			snap := text[:i]
 			got := r.RedactPartial(snap)

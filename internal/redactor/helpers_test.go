@@ -28,7 +28,8 @@ func naiveRedact(ps patternSet, s string) string {
 			from += i + 1
 		}
 	}
-	syms, pos := refSymbols(s)
+	syms, pos, lines := refLayout(s)
+	var ends []int // symbol index of the last symbol of each encoded match
 	for _, p := range ps.encoded {
 		for from := 0; from <= len(syms)-len(p); {
 			i := strings.Index(syms[from:], p)
@@ -36,8 +37,22 @@ func naiveRedact(ps patternSet, s string) string {
 				break
 			}
 			spans = append(spans, span{pos[from+i], pos[from+i+len(p)-1] + 1})
+			ends = append(ends, from+i+len(p)-1)
 			from += i + 1
 		}
+	}
+	// A match that ends on a line with an offset column covers the rest
+	// of the line, up to maxGap bytes; one that ends inside such a covered
+	// rest changes nothing.
+	slices.Sort(ends)
+	closeAt := -1
+	for _, e := range ends {
+		if !lines[e].dump || pos[e] < closeAt {
+			continue
+		}
+		from := pos[e] + 1
+		closeAt = min(lines[e].end, from+maxGap)
+		spans = append(spans, span{from, closeAt})
 	}
 	if len(spans) == 0 {
 		return s
@@ -68,14 +83,29 @@ func naiveRedact(ps patternSet, s string) string {
 // its position in s, and a NUL (in no encoded pattern) wherever more than
 // maxGap bytes were skipped between two symbols.
 func refSymbols(s string) (string, []int) {
+	syms, pos, _ := refLayout(s)
+	return syms, pos
+}
+
+// refLine is what refLayout tells of the line of a symbol: where it ends
+// (its '\n', or the end of the text) and whether it has an offset column.
+type refLine struct {
+	end  int
+	dump bool
+}
+
+// refLayout is refSymbols with the line of each symbol.
+func refLayout(s string) (string, []int, []refLine) {
 	var syms []byte
 	var pos []int
+	var lines []refLine
 	last := -1
+	var info refLine
 	add := func(c byte, p int) {
 		if last >= 0 && p-last-1 > maxGap {
-			syms, pos = append(syms, 0), append(pos, p)
+			syms, pos, lines = append(syms, 0), append(pos, p), append(lines, info)
 		}
-		syms, pos = append(syms, c), append(pos, p)
+		syms, pos, lines = append(syms, c), append(pos, p), append(lines, info)
 		last = p
 	}
 	for start := 0; start < len(s); {
@@ -105,6 +135,7 @@ func refSymbols(s string) (string, []int) {
 				kind, j = kindSpaced, j+d+2
 			}
 		}
+		info = refLine{end: end, dump: kind != kindPlain}
 		spaces, onLine := 0, 0
 	data:
 		for ; j < len(line); j++ {
@@ -129,7 +160,7 @@ func refSymbols(s string) (string, []int) {
 		}
 		start = end + 1
 	}
-	return string(syms), pos
+	return string(syms), pos, lines
 }
 
 // leak names the way secret, or its \n / \r\n variant, survives in out:
@@ -145,7 +176,7 @@ func leak(out, secret string) string {
 		lf := strings.ReplaceAll(secret, "\r\n", "\n")
 		variants = append(variants, lf, strings.ReplaceAll(lf, "\n", "\r\n"))
 	}
-	frags := fragments(secret)
+	frags := fragments(secret, fragmentLen(len(secret)))
 	holds := func(text string) bool {
 		for _, v := range variants {
 			if strings.Contains(text, v) {

@@ -42,7 +42,9 @@ const (
 // as hexdump -C writes it). Every other byte is a symbol; one in no pattern
 // ends any match in progress, and so does a run of more than maxGap
 // skipped bytes. A match covers the original bytes from its first symbol to
-// its last, every skipped byte between them included.
+// its last, every skipped byte between them included; one that ends on a
+// line with an offset column also covers the rest of that line (its text
+// column shows the same bytes), up to maxGap bytes.
 type encChannel struct {
 	a       *automaton
 	special [256]bool // whitespace and '|': the scan's slow path decides
@@ -70,6 +72,8 @@ type encState struct {
 	nDigits     int
 	digitsPos   int  // position of digits[0]
 	offsetSpace bool // eight digits and one space seen at the line start
+	ext         bool // a match ended on this dump line: the rest of it is covered
+	extFrom     int  // where that match ended
 }
 
 const ringMask = maxEncodedLen - 1
@@ -94,7 +98,7 @@ func (e *encChannel) scan(st *encState, s string, base, floor int, spans []span)
 	a := e.a
 	stride := int32(a.stride)
 	for i := 0; i < len(s); {
-		if st.mode == lineData && !e.special[s[i]] {
+		if st.mode == lineData && !st.ext && !e.special[s[i]] {
 			// Fast path: a run of symbols, one table lookup each while the
 			// state stays dense and no pattern ends.
 			st.spaces = 0
@@ -123,11 +127,19 @@ func (e *encChannel) scan(st *encState, s string, base, floor int, spans []span)
 				}
 				if ml := int(a.matchLen[state]); ml > 0 {
 					spans = addSpan(spans, st.ring[(n-ml)&ringMask], base+i, floor)
+					if st.kind != kindPlain {
+						st.ext, st.extFrom = true, base+i
+						st.state, st.n = state, n
+						break // the rest of the line takes the slow path
+					}
 				}
 				row = -1
 				if state < a.nDense {
 					row = state * stride
 				}
+			}
+			if st.ext {
+				continue
 			}
 			if row >= 0 {
 				state = row / stride
@@ -144,6 +156,10 @@ func (e *encChannel) scan(st *encState, s string, base, floor int, spans []span)
 // slow handles one byte outside a run of symbols: the line-start offset
 // column, separators, the text column, and the byte after them.
 func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []span {
+	if st.ext && (c == '\n' || pos-st.extFrom >= maxGap) {
+		spans = addSpan(spans, st.extFrom, pos, floor)
+		st.ext = false
+	}
 	switch st.mode {
 	case lineText:
 		if c == '\n' {
@@ -239,16 +255,24 @@ func (e *encChannel) feed(st *encState, c byte, pos, floor int, spans []span) []
 	st.state = e.a.step(st.state, c, true)
 	if ml := int(e.a.matchLen[st.state]); ml > 0 {
 		spans = addSpan(spans, st.ring[(st.n-ml)&ringMask], pos+1, floor)
+		if st.kind != kindPlain && !st.ext {
+			st.ext, st.extFrom = true, pos+1
+		}
 	}
 	return spans
 }
 
-// finish feeds what the end of the stream decides: digits held at a line
-// start are data, not an offset column.
-func (e *encChannel) finish(st *encState, floor int, spans []span) []span {
+// finish feeds what the end of the stream, at end, decides: digits held at
+// a line start are data, not an offset column, and a dump line's covered
+// rest ends there.
+func (e *encChannel) finish(st *encState, end, floor int, spans []span) []span {
 	if st.mode == lineStart && st.nDigits > 0 {
 		st.mode, st.offsetSpace = lineData, false
 		spans = e.feedDigits(st, floor, spans)
+	}
+	if st.ext {
+		spans = addSpan(spans, st.extFrom, end, floor)
+		st.ext = false
 	}
 	return spans
 }
@@ -262,6 +286,9 @@ func (e *encChannel) pending(st *encState, pos int) int {
 	}
 	if st.nDigits > 0 {
 		pos = min(pos, st.digitsPos)
+	}
+	if st.ext {
+		pos = min(pos, st.extFrom)
 	}
 	return pos
 }

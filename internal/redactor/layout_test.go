@@ -52,7 +52,11 @@ func fillerText(n int) string {
 func checkHidden(t *testing.T, secret, out string) {
 	t.Helper()
 	for _, withFragments := range []bool{false, true} {
-		r := build(patterns([]string{secret}, withFragments))
+		fragLen := fragmentLen
+		if !withFragments {
+			fragLen = nil
+		}
+		r := build(patterns([]string{secret}, fragLen))
 		got := r.Redact(out)
 		if !strings.Contains(got, Token) {
 			t.Fatalf("fragments %v: nothing redacted in %d bytes of output", withFragments, len(out))
@@ -133,18 +137,18 @@ func TestWrapWidths(t *testing.T) {
 }
 
 // TestDumpTextColumn checks that the text column of a dump shows no piece
-// of the secret: inside a match the whole span is replaced, and the rest of
-// a line is a fragment or shorter than one.
+// of the secret of 4 bytes or more: a match covers every line it touches to
+// the line's end, so the last line's text column goes with it, and on an
+// xxd -c 4 dump the ten-line match takes every text column along.
 func TestDumpTextColumn(t *testing.T) {
 	sec := layoutSecrets[0].value
 	r := New([]string{sec})
-	for _, tool := range [][]string{{"xxd"}, {"hexdump", "-C"}} {
+	for _, tool := range [][]string{{"xxd"}, {"xxd", "-c", "4"}, {"hexdump", "-C"}} {
 		t.Run(strings.Join(tool, " "), func(t *testing.T) {
 			for offset := range 16 {
 				out := runTool(t, []byte(fillerText(offset)+sec+fillerText(20)), tool[0], tool[1:]...)
 				got := r.Redact(out)
-				k := fragmentLen(len(sec))
-				for n := k; n <= len(sec); n++ {
+				for n := 4; n <= len(sec); n++ {
 					for i := 0; i+n <= len(sec); i++ {
 						if strings.Contains(got, sec[i:i+n]) {
 							t.Fatalf("offset %d: %d bytes of the secret at %d show in the text column", offset, n, i)

@@ -24,9 +24,10 @@ type patternSet struct {
 // and without duplicates: for each secret of at least MinimumSecretLength
 // bytes, its line-ending variants and long-enough lines, their raw derived
 // forms (percent, JSON, UTF-16) and encoded forms (base64, base32, hex), and
-// with withFragments the secret's fragments raw and in hex; every pattern
-// at least MinimumSecretLength long.
-func patterns(secrets []string, withFragments bool) patternSet {
+// the secret's fragments raw and in hex, fragLen(len(secret)) bytes long
+// (none when fragLen is nil); every pattern at least MinimumSecretLength
+// long.
+func patterns(secrets []string, fragLen func(int) int) patternSet {
 	raw := make(map[string]struct{})
 	enc := make(map[string]struct{})
 	add := func(set map[string]struct{}, p string) {
@@ -49,10 +50,10 @@ func patterns(secrets []string, withFragments bool) patternSet {
 				}
 			}
 		}
-		if !withFragments {
+		if fragLen == nil {
 			continue
 		}
-		for _, frag := range fragments(secret) {
+		for _, frag := range fragments(secret, fragLen(len(secret))) {
 			add(raw, frag)
 			h := hex.EncodeToString([]byte(frag))
 			add(enc, h)

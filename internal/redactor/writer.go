@@ -118,7 +118,7 @@ func (w *Writer) flush() error {
 		return nil
 	}
 	if w.enc != nil {
-		w.encNew = w.r.enc.finish(w.enc, w.out, w.encNew[:0])
+		w.encNew = w.r.enc.finish(w.enc, w.pos, w.out, w.encNew[:0])
 		w.rawNew = w.rawNew[:0]
 		w.mergeNew()
 	}
