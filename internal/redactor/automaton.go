@@ -8,6 +8,13 @@ package redactor
 // or four with a thousand secrets and all their derived forms.
 const denseBudget = 1 << 21
 
+// maxDenseDepth is the deepest state that gets a dense row. Text that does
+// not match rarely walks deeper (with fragments, every byte of a secret
+// begins a pattern, so the walk is mostly a few bytes deep), and a small
+// redactor stays small: every state of a few secrets would fit the budget,
+// at megabytes a secret.
+const maxDenseDepth = 6
+
 // span is the half-open byte range [start, end) of one replacement.
 type span struct{ start, end int }
 
@@ -107,8 +114,13 @@ func newAutomaton(patterns []string) *automaton {
 		}
 	}
 
-	// How many states get a dense row.
-	a.nDense = int32(min(n, max(1, denseBudget/a.stride)))
+	// How many states get a dense row: the shallow ones, within the
+	// budget. States are in breadth-first order, so they are a prefix.
+	dense := 1
+	for dense < n && depth[dense] <= maxDenseDepth {
+		dense++
+	}
+	a.nDense = int32(min(dense, max(1, denseBudget/a.stride)))
 
 	// Failure links, match lengths and dense rows, in breadth-first order.
 	// Rows first hold plain state numbers; they are encoded at the end, once
@@ -201,52 +213,6 @@ func (a *automaton) step(s int32, b byte, encoded bool) int32 {
 		return a.decode(v)
 	}
 	return v
-}
-
-// scan runs the automaton over s from state and returns the state it ends
-// in. For every position where a pattern ends it adds the span of the
-// longest such pattern to spans (merged, see addSpan); positions are offset
-// by base, and spans are clipped to start no earlier than floor. spans is
-// only appended to, so a scan without a match allocates nothing.
-func (a *automaton) scan(s string, state int32, base, floor int, spans []span) (int32, []span) {
-	dense := a.dense
-	stride := int32(a.stride)
-	i := 0
-	for {
-		// Slow path: walk deep states by their edges and failure links.
-		for state >= a.nDense {
-			if i >= len(s) {
-				return state, spans
-			}
-			state = a.step(state, s[i], true)
-			i++
-			if ml := a.matchLen[state]; ml > 0 {
-				spans = addSpan(spans, base+i-int(ml), base+i, floor)
-			}
-		}
-		// Fast path: one table lookup per byte while no pattern ends and
-		// the state stays dense.
-		row := state * stride
-		for i < len(s) {
-			v := dense[int(row)+int(a.class[s[i]])]
-			i++
-			if v >= 0 {
-				row = v
-				continue
-			}
-			state = ^v
-			if ml := a.matchLen[state]; ml > 0 {
-				spans = addSpan(spans, base+i-int(ml), base+i, floor)
-			}
-			if state >= a.nDense {
-				break
-			}
-			row = state * stride
-		}
-		if state < a.nDense { // the fast loop ran to the end of s
-			return row / stride, spans
-		}
-	}
 }
 
 // addSpan adds [start, end) to spans, whose ends never decrease. Spans that

@@ -91,66 +91,12 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// scan runs the channel over s, which starts at position base of the
-// stream, and appends the span of every match to spans (clipped to start
-// at floor, see addSpan).
-func (e *encChannel) scan(st *encState, s string, base, floor int, spans []span) []span {
-	a := e.a
-	stride := int32(a.stride)
-	for i := 0; i < len(s); {
-		if st.mode == lineData && !st.ext && !e.special[s[i]] {
-			// Fast path: a run of symbols, one table lookup each while the
-			// state stays dense and no pattern ends.
-			st.spaces = 0
-			state, n := st.state, st.n
-			row := int32(-1)
-			if state < a.nDense {
-				row = state * stride
-			}
-			for i < len(s) {
-				c := s[i]
-				if e.special[c] {
-					break
-				}
-				st.ring[n&ringMask] = base + i
-				n++
-				i++
-				if row >= 0 {
-					v := a.dense[row+int32(a.class[c])]
-					if v >= 0 {
-						row = v
-						continue
-					}
-					state = ^v
-				} else {
-					state = a.step(state, c, true)
-				}
-				if ml := int(a.matchLen[state]); ml > 0 {
-					spans = addSpan(spans, st.ring[(n-ml)&ringMask], base+i, floor)
-					if st.kind != kindPlain {
-						st.ext, st.extFrom = true, base+i
-						st.state, st.n = state, n
-						break // the rest of the line takes the slow path
-					}
-				}
-				row = -1
-				if state < a.nDense {
-					row = state * stride
-				}
-			}
-			if st.ext {
-				continue
-			}
-			if row >= 0 {
-				state = row / stride
-			}
-			st.state, st.n = state, n
-			continue
-		}
-		spans = e.slow(st, s[i], base+i, floor, spans)
-		i++
+// one runs the channel on the byte c at pos.
+func (e *encChannel) one(st *encState, c byte, pos, floor int, spans []span) []span {
+	if st.mode == lineData && !st.ext && !e.special[c] {
+		return e.feed(st, c, pos, floor, spans)
 	}
-	return spans
+	return e.slow(st, c, pos, floor, spans)
 }
 
 // slow handles one byte outside a run of symbols: the line-start offset

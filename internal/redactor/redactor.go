@@ -7,7 +7,7 @@ import "strings"
 // *Redactor redacts nothing.
 type Redactor struct {
 	raw      *automaton  // raw patterns; nil when there are none
-	enc      *encChannel // encoded patterns; nil when there are none
+	enc      *encChannel // encoded patterns; nil exactly when raw is
 	patterns patternSet  // every pattern, sorted; kept for tests and sizing
 }
 
@@ -30,25 +30,20 @@ func New(secrets []string) *Redactor {
 	return build(patterns(secrets, fragmentLen))
 }
 
-// build returns the Redactor for ps.
+// build returns the Redactor for ps. Every secret has patterns in both
+// channels (itself, and its hex), so both automata exist or neither does.
 func build(ps patternSet) *Redactor {
 	r := &Redactor{patterns: ps}
-	if len(r.patterns.raw) > 0 {
-		r.raw = newAutomaton(r.patterns.raw)
-	}
-	if len(r.patterns.encoded) > 0 {
-		r.enc = newEncChannel(r.patterns.encoded)
+	if len(ps.raw) > 0 && len(ps.encoded) > 0 {
+		r.raw = newAutomaton(ps.raw)
+		r.enc = newEncChannel(ps.encoded)
 	}
 	return r
 }
 
-// scanBlock is how much text one channel scans before the other takes its
-// turn: small enough to stay in the CPU's cache in between.
-const scanBlock = 16 << 10
-
 // empty reports whether r looks for nothing.
 func (r *Redactor) empty() bool {
-	return r == nil || r.raw == nil && r.enc == nil
+	return r == nil || r.raw == nil
 }
 
 // spans returns the merged replacement spans of s as a whole, and the
@@ -56,30 +51,12 @@ func (r *Redactor) empty() bool {
 // atEnd, s is the whole stream: digits held at a last line's start are
 // data.
 func (r *Redactor) spans(s string, atEnd bool) ([]span, int) {
-	var spans, enc []span
-	var state int32
-	var st encState
-	// Both channels scan a block in turn, so each block is read from
-	// memory once and then from cache.
-	for off := 0; off < len(s); off += scanBlock {
-		block := s[off:min(off+scanBlock, len(s))]
-		if r.raw != nil {
-			state, spans = r.raw.scan(block, state, off, 0, spans)
-		}
-		if r.enc != nil {
-			enc = r.enc.scan(&st, block, off, 0, enc)
-		}
+	var sc scanner
+	spans, enc := r.scan(&sc, s, 0, 0, nil, nil)
+	if atEnd {
+		enc = r.finish(&sc, len(s), 0, enc)
 	}
-	pending := len(s)
-	if r.raw != nil {
-		pending -= int(r.raw.depth[state])
-	}
-	if r.enc != nil {
-		if atEnd {
-			enc = r.enc.finish(&st, len(s), 0, enc)
-		}
-		pending = min(pending, r.enc.pending(&st, len(s)))
-	}
+	pending := r.pending(&sc, len(s))
 	return unionSpans(spans, enc), pending
 }
 

@@ -231,23 +231,3 @@ func TestRedactMatchesReference(t *testing.T) {
 		})
 	}
 }
-
-// TestRedactAcrossBlocks puts secrets, raw and encoded, across the
-// boundaries of the blocks Redact scans in, and compares with the
-// reference.
-func TestRedactAcrossBlocks(t *testing.T) {
-	r := New([]string{secretA, secretB})
-	forms := []string{secretA, hex.EncodeToString([]byte(secretB)), wrap(base64.StdEncoding.EncodeToString([]byte("x"+secretA)), 7, "\n"), xxdDump([]byte(secretB), false)}
-	for _, f := range forms {
-		for _, shift := range []int{1, len(f) / 2, len(f) - 1} {
-			in := strings.Repeat("z", scanBlock-shift-1) + "\n" + f + strings.Repeat("y", scanBlock) + "\n" + f
-			got := r.Redact(in)
-			if d := mismatch(naiveRedact(r.patterns, in), got); d != "" {
-				t.Errorf("form of length %d at %d: %s", len(f), scanBlock-shift, d)
-			}
-			if want := 2 * strings.Count(r.Redact("\n"+f), Token); strings.Count(got, Token) != want {
-				t.Errorf("form of length %d at %d: %d tokens, want %d", len(f), scanBlock-shift, strings.Count(got, Token), want)
-			}
-		}
-	}
-}

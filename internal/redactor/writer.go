@@ -22,12 +22,11 @@ var errClosed = errors.New("redactor: write to closed writer")
 // itself). It is safe for concurrent use. Close flushes it but does not close the underlying
 // writer.
 type Writer struct {
-	mu  sync.Mutex
-	r   *Redactor // nil or empty: pass everything through
-	w   io.Writer
-	enc *encState // the encoded channel's state, when it has patterns
+	mu sync.Mutex
+	r  *Redactor // nil or empty: pass everything through
+	w  io.Writer
+	sc *scanner // both channels' state after the pos bytes written so far
 
-	state   int32  // raw automaton state after the pos bytes written so far
 	pos     int    // bytes written so far
 	out     int    // input before this position has been emitted or dropped
 	held    []byte // raw input from position heldStart to pos
@@ -46,9 +45,7 @@ func (r *Redactor) NewWriter(w io.Writer) *Writer {
 	rw := &Writer{w: w}
 	if !r.empty() {
 		rw.r = r
-		if r.enc != nil {
-			rw.enc = &encState{}
-		}
+		rw.sc = &scanner{}
 	}
 	return rw
 }
@@ -73,12 +70,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	start := w.pos
 	s := unsafe.String(&p[0], len(p))
-	if w.r.raw != nil {
-		w.state, w.rawNew = w.r.raw.scan(s, w.state, start, w.out, w.rawNew[:0])
-	}
-	if w.enc != nil {
-		w.encNew = w.r.enc.scan(w.enc, s, start, w.out, w.encNew[:0])
-	}
+	w.rawNew, w.encNew = w.r.scan(w.sc, s, start, w.out, w.rawNew[:0], w.encNew[:0])
 	w.pos += len(p)
 	w.mergeNew()
 	w.emit(p, start, false)
@@ -117,11 +109,9 @@ func (w *Writer) flush() error {
 	if w.r == nil || w.closed {
 		return nil
 	}
-	if w.enc != nil {
-		w.encNew = w.r.enc.finish(w.enc, w.pos, w.out, w.encNew[:0])
-		w.rawNew = w.rawNew[:0]
-		w.mergeNew()
-	}
+	w.encNew = w.r.finish(w.sc, w.pos, w.out, w.encNew[:0])
+	w.rawNew = w.rawNew[:0]
+	w.mergeNew()
 	w.emit(nil, w.pos, true)
 	return w.writeScratch()
 }
@@ -147,13 +137,7 @@ func (w *Writer) emit(p []byte, pStart int, atEnd bool) {
 	// stream that begins a pattern: the raw automaton's state is that
 	// ending, and its depth is its length; the encoded channel knows where
 	// its match in progress began. Before that, nothing can change.
-	final := w.pos
-	if w.r.raw != nil {
-		final -= int(w.r.raw.depth[w.state])
-	}
-	if w.enc != nil {
-		final = min(final, w.r.enc.pending(w.enc, w.pos))
-	}
+	final := w.r.pending(w.sc, w.pos)
 	if atEnd {
 		final = w.pos + 1
 	}

@@ -1,0 +1,83 @@
+package redactor
+
+// scanner is the state of a scan of both channels, carried from one piece
+// of a stream to the next.
+type scanner struct {
+	raw int32    // the raw automaton's state
+	enc encState // the encoded channel's state
+}
+
+// scan runs both channels over s, which starts at position base of the
+// stream, and appends the span of every match to rawSpans and encSpans
+// (clipped to start at floor, see addSpan). The spans only grow, so a scan
+// without a match allocates nothing.
+//
+// The common case is one pass with two table lookups a byte, one in each
+// channel's dense rows: the two lookups do not depend on each other, so
+// the processor overlaps them. Whatever else happens at a byte (a match, a
+// deep state, a line start, a dump column, the end of a line) takes the
+// general path for that byte alone.
+func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpans []span) ([]span, []span) {
+	ra, e := r.raw, r.enc
+	ea := e.a
+	rStride, eStride := int32(ra.stride), int32(ea.stride)
+	st := &sc.enc
+	for i := 0; i < len(s); {
+		if sc.raw < ra.nDense && st.state < ea.nDense && st.mode == lineData && !st.ext {
+			row1, row2 := sc.raw*rStride, st.state*eStride
+			n := st.n
+			for i < len(s) {
+				c := s[i]
+				v1 := ra.dense[row1+int32(ra.class[c])]
+				if e.special[c] {
+					// A separator on a line without an offset column
+					// leaves the encoded state as it is, unless the gap
+					// grows too long; a line end, '|' and every
+					// separator of a dump line go the general way.
+					if v1 < 0 || c == '\n' || c == '|' || st.kind != kindPlain || row2 != 0 && base+i-st.ring[(n-1)&ringMask] > maxGap {
+						break
+					}
+					row1 = v1
+					i++
+					continue
+				}
+				v2 := ea.dense[row2+int32(ea.class[c])]
+				if v1|v2 < 0 {
+					break
+				}
+				st.ring[n&ringMask] = base + i
+				n++
+				row1, row2 = v1, v2
+				i++
+			}
+			if n != st.n {
+				st.spaces = 0 // a symbol ends a run of spaces
+			}
+			sc.raw, st.state, st.n = row1/rStride, row2/eStride, n
+			if i == len(s) {
+				break
+			}
+		}
+		c := s[i]
+		sc.raw = ra.step(sc.raw, c, true)
+		if ml := int(ra.matchLen[sc.raw]); ml > 0 {
+			rawSpans = addSpan(rawSpans, base+i+1-ml, base+i+1, floor)
+		}
+		encSpans = e.one(st, c, base+i, floor, encSpans)
+		i++
+	}
+	return rawSpans, encSpans
+}
+
+// finish is the end of the stream at position end: see encChannel.finish.
+func (r *Redactor) finish(sc *scanner, end, floor int, encSpans []span) []span {
+	return r.enc.finish(&sc.enc, end, floor, encSpans)
+}
+
+// pending returns the earliest position, pos when none, from which a
+// match may still cover the stream after pos bytes: the start of the
+// longest ending that begins a raw pattern, or where the encoded channel's
+// match in progress began.
+func (r *Redactor) pending(sc *scanner, pos int) int {
+	return min(pos-int(r.raw.depth[sc.raw]), r.enc.pending(&sc.enc, pos))
+}
