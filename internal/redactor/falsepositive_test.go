@@ -106,7 +106,7 @@ func fpVariants() []fpVariant {
 }
 
 // fpTexts calls visit with every text the measurement redacts for one
-// file: its content (decompressed when it is gzip) and, of its first 4 KiB,
+// file: its content (decompressed when it is gzip) and, of its first 1 KiB,
 // the xxd, hexdump -C and od dumps and the base64 and base32 encodings
 // wrapped at 76 columns, so that the layout reading meets text no one here
 // wrote.
@@ -119,7 +119,7 @@ func fpTexts(name string, data []byte, visit func(what, text string)) {
 		}
 	}
 	visit("content", string(data))
-	head := data[:min(len(data), 4096)]
+	head := data[:min(len(data), 1024)]
 	visit("xxd", xxdDump(head, false))
 	visit("hexdump -C", hexdumpC(head))
 	visit("od", odDump(head, true))

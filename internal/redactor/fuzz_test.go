@@ -195,7 +195,8 @@ func completePattern(ps patternSet, s string) int {
 // longest ending that begins a raw pattern; the first symbol of the longest
 // run of symbols at its end (not followed by more than maxGap skipped bytes)
 // that begins an encoded pattern; the first of up to maxOffsetDigits hex
-// digits that start its last line and may yet be an offset column.
+// digits that start its last line and may yet be an offset column (eight
+// and a space may yet be hexdump -C's).
 func pendingStart(ps patternSet, s string) int {
 	cut := len(s)
 	for _, p := range ps.raw {
@@ -212,8 +213,10 @@ func pendingStart(ps patternSet, s string) int {
 		j++
 	}
 	held := len(s)
-	if rest := s[j:]; rest != "" && len(rest) <= maxOffsetDigits && strings.Trim(rest, "0123456789abcdefABCDEF") == "" {
-		held = j
+	isHex := func(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == "" }
+	rest := s[j:]
+	if rest != "" && len(rest) <= maxOffsetDigits && isHex(rest) || len(rest) == 9 && rest[8] == ' ' && isHex(rest[:8]) {
+		held = j // digits that may yet be an offset column, or eight and a space
 	}
 	syms, pos := refSymbols(s[:held])
 	lastSkipped := held - 1

@@ -9,6 +9,11 @@ type Redactor struct {
 	raw      *automaton  // raw patterns; nil when there are none
 	enc      *encChannel // encoded patterns; nil exactly when raw is
 	patterns patternSet  // every pattern, sorted; kept for tests and sizing
+
+	// classes holds, per byte, its column in the raw automaton (bits 0-7),
+	// in the encoded one (bits 8-15) and the special bit: one load a byte
+	// for both channels.
+	classes [256]uint32
 }
 
 // New returns a Redactor for secrets. Values shorter than
@@ -37,6 +42,12 @@ func build(ps patternSet) *Redactor {
 	if len(ps.raw) > 0 && len(ps.encoded) > 0 {
 		r.raw = newAutomaton(ps.raw)
 		r.enc = newEncChannel(ps.encoded)
+		for c := range 256 {
+			r.classes[c] = uint32(r.raw.class[c]) | uint32(r.enc.a.class[c])<<8
+			if r.enc.special[c] {
+				r.classes[c] |= special
+			}
+		}
 	}
 	return r
 }

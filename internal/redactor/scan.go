@@ -1,5 +1,9 @@
 package redactor
 
+// special marks, in Redactor.classes, the bytes the encoded channel does
+// not match (whitespace and '|').
+const special = 1 << 16
+
 // scanner is the state of a scan of both channels, carried from one piece
 // of a stream to the next.
 type scanner struct {
@@ -28,8 +32,9 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 			n := st.n
 			for i < len(s) {
 				c := s[i]
-				v1 := ra.dense[row1+int32(ra.class[c])]
-				if e.special[c] {
+				cls := r.classes[c]
+				v1 := ra.dense[row1+int32(cls&0xff)]
+				if cls&special != 0 {
 					// A separator on a line without an offset column
 					// leaves the encoded state as it is, unless the gap
 					// grows too long; a line end, '|' and every
@@ -41,7 +46,7 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 					i++
 					continue
 				}
-				v2 := ea.dense[row2+int32(ea.class[c])]
+				v2 := ea.dense[row2+int32(cls>>8&0xff)]
 				if v1|v2 < 0 {
 					break
 				}
