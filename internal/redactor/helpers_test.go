@@ -88,7 +88,8 @@ func refSymbols(s string) (string, []int) {
 }
 
 // refLine is what refLayout tells of the line of a symbol: where it ends
-// (its '\n', or the end of the text) and whether it has an offset column.
+// (its '\n', or the end of the text) and whether it is a dump line there
+// (an offset column, and only hex digits in its data so far).
 type refLine struct {
 	end  int
 	dump bool
@@ -153,6 +154,10 @@ func refLayout(s string) (string, []int, []refLine) {
 				}
 				fallthrough
 			default:
+				if kind != kindPlain && !isHexDigit(c) {
+					kind = kindPlain
+					info.dump = false
+				}
 				spaces = 0
 				onLine++
 				add(c, start+j)

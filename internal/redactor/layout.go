@@ -195,6 +195,9 @@ func (e *encChannel) feedDigits(st *encState, floor int, spans []span) []span {
 
 // feed runs the automaton on one symbol at pos.
 func (e *encChannel) feed(st *encState, c byte, pos, floor int, spans []span) []span {
+	if st.kind != kindPlain && !isHexDigit(c) {
+		st.kind = kindPlain // a dump line holds only hex before its text column
+	}
 	st.spaces = 0
 	st.ring[st.n&ringMask] = pos
 	st.n++

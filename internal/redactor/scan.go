@@ -20,14 +20,15 @@ type scanner struct {
 // channel's dense rows: the two lookups do not depend on each other, so
 // the processor overlaps them. Whatever else happens at a byte (a match, a
 // deep state, a line start, a dump column, the end of a line) takes the
-// general path for that byte alone.
+// general path for that byte alone, and so does every byte of a line with
+// an offset column.
 func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpans []span) ([]span, []span) {
 	ra, e := r.raw, r.enc
 	ea := e.a
 	rStride, eStride := int32(ra.stride), int32(ea.stride)
 	st := &sc.enc
 	for i := 0; i < len(s); {
-		if sc.raw < ra.nDense && st.state < ea.nDense && st.mode == lineData && !st.ext {
+		if sc.raw < ra.nDense && st.state < ea.nDense && st.mode == lineData && !st.ext && st.kind == kindPlain {
 			row1, row2 := sc.raw*rStride, st.state*eStride
 			n := st.n
 			for i < len(s) {
@@ -35,11 +36,10 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 				cls := r.classes[c]
 				v1 := ra.dense[row1+int32(cls&0xff)]
 				if cls&special != 0 {
-					// A separator on a line without an offset column
-					// leaves the encoded state as it is, unless the gap
-					// grows too long; a line end, '|' and every
-					// separator of a dump line go the general way.
-					if v1 < 0 || c == '\n' || c == '|' || st.kind != kindPlain || row2 != 0 && base+i-st.ring[(n-1)&ringMask] > maxGap {
+					// A separator leaves the encoded state as it is,
+					// unless the gap grows too long; a line end and '|'
+					// go the general way.
+					if v1 < 0 || c == '\n' || c == '|' || row2 != 0 && base+i-st.ring[(n-1)&ringMask] > maxGap {
 						break
 					}
 					row1 = v1
@@ -54,9 +54,6 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 				n++
 				row1, row2 = v1, v2
 				i++
-			}
-			if n != st.n {
-				st.spaces = 0 // a symbol ends a run of spaces
 			}
 			sc.raw, st.state, st.n = row1/rStride, row2/eStride, n
 			if i == len(s) {
