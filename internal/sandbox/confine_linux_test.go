@@ -1,0 +1,117 @@
+package sandbox_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
+	"github.com/volcanic/telegram-agent/internal/sandbox"
+)
+
+// TestSandboxConfines runs each attack as the unprivileged user through
+// the launcher, where it must fail, and with the sandbox off (the control),
+// where the same command must succeed: so a refusal proves the sandbox, not
+// a missing permission. The "bot" and the "MCP server" are processes of the
+// same user that never harden themselves, as the bot with
+// PROCESS_ENV_HARDEN_HOST_PROCESS=false.
+func TestSandboxConfines(t *testing.T) {
+	l := newLayout(t, sandbox.Paths{})
+	botSecret, mcpSecret := fakeSecret(t), fakeSecret(t)
+	botPid := l.startFakeBot(t, botSecret, false)
+	mcpPid := l.startFakeBot(t, mcpSecret, true)
+	jobs := filepath.Join(l.agentDir, "jobs.json")
+	tests := []struct {
+		name   string
+		script string
+		// minABI is the Landlock ABI the refusal needs.
+		minABI int
+		// secret must not be in the sandboxed output (and is in the
+		// control's).
+		secret string
+	}{
+		{name: "list AGENT_DIR/sessions", script: `ls "$AGENT_DIR/sessions"`},
+		{name: "read a transcript", script: `cat "$AGENT_DIR/sessions/chat.jsonl"`},
+		{name: "write jobs.json", script: `echo '[{"id":"evil"}]' > "$AGENT_DIR/jobs.json"`},
+		{name: "read the bot's environ", script: `tr '\0' '\n' < /proc/$BOT_PID/environ`, secret: botSecret},
+		{name: "signal the bot", script: `kill -0 $BOT_PID`, minABI: 6},
+		{name: "stop the bot", script: `kill -STOP $BOT_PID && kill -CONT $BOT_PID`, minABI: 6},
+		{name: "read an MCP server's environ", script: `tr '\0' '\n' < /proc/$MCP_PID/environ`, secret: mcpSecret},
+	}
+	env := []string{"AGENT_DIR=" + l.agentDir, "BOT_PID=" + strconv.Itoa(botPid), "MCP_PID=" + strconv.Itoa(mcpPid)}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if abi := sandbox.ABI(); abi < tt.minABI {
+				t.Skipf("needs Landlock ABI %d, the kernel has %d", tt.minABI, abi)
+			}
+			out, err := l.run(t, tt.script, true, env...)
+			if err == nil {
+				t.Errorf("sandboxed: the command succeeded (output %d bytes), want it refused", len(out))
+			}
+			if tt.secret != "" && strings.Contains(out, tt.secret) {
+				t.Error("sandboxed: the secret leaked into the output")
+			}
+			if got, _ := os.ReadFile(jobs); string(got) != "[]\n" {
+				t.Errorf("sandboxed: jobs.json was changed to %d bytes", len(got))
+			}
+
+			out, err = l.run(t, tt.script, false, env...)
+			if err != nil {
+				t.Errorf("control (sandbox off): %v; output:\n%s", err, out)
+			}
+			if tt.secret != "" && !strings.Contains(out, tt.secret) {
+				t.Errorf("control (sandbox off): the environ read did not show the secret (%d bytes of output)", len(out))
+			}
+			writePublic(t, jobs, "[]\n")
+		})
+	}
+}
+
+// TestSandboxLeavesNothingBehind checks that what a sandboxed command puts
+// in the background, a setsid orphan and a double-forked child, is gone
+// once the call has ended, and that without the sandbox (the control) both
+// outlive it.
+func TestSandboxLeavesNothingBehind(t *testing.T) {
+	l := newLayout(t, sandbox.Paths{})
+	const script = `setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > setsid.pid
+( sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > double.pid ) 
+exit 3`
+	for _, sandboxed := range []bool{true, false} {
+		name := map[bool]string{true: "sandboxed", false: "control (sandbox off)"}[sandboxed]
+		t.Run(name, func(t *testing.T) {
+			_, err := l.run(t, script, sandboxed)
+			if code := exitCode(err); code != 3 {
+				t.Errorf("exit code %d (%v), want the command's 3", code, err)
+			}
+			pids := l.readPids(t, "setsid.pid", "double.pid")
+			t.Cleanup(func() {
+				for _, pid := range pids {
+					_ = unix.Kill(pid, unix.SIGKILL)
+				}
+			})
+			var got []bool
+			for _, pid := range pids {
+				got = append(got, alive(pid))
+			}
+			want := []bool{!sandboxed, !sandboxed}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("setsid orphan, double-forked child alive after the call (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// exitCode returns the exit code err carries, 0 for nil, -1 otherwise.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if e, ok := err.(interface{ ExitCode() int }); ok {
+		return e.ExitCode()
+	}
+	return -1
+}

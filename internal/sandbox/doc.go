@@ -1,0 +1,27 @@
+// Package sandbox confines the processes the agent starts, and the bot's
+// in-process file tools, to one view of the machine.
+//
+// A [Launcher] rewrites an [os/exec.Cmd] so that it starts the bot's own
+// binary in a hidden launcher mode ([IsLaunch], [Launch]) instead of the
+// command itself; the command's path, arguments, environment and working
+// directory reach the launcher through an inherited file descriptor, never
+// through its argv or environment. The launcher sets no_new_privs, applies a
+// Landlock ruleset built from the [View] (best effort down to the kernel's
+// ABI; from ABI 6 on, signals and abstract Unix sockets are scoped to the
+// launcher's own domain), becomes a child subreaper, starts the command as
+// its child, forwards signals to it, and when it exits kills every process
+// that is left (orphans are re-parented to the launcher, so setsid and double
+// forks do not escape), then exits as the command did. It dies with the bot
+// (parent-death signal). Each launch is its own Landlock domain, so two
+// spawns cannot read each other's /proc entries or signal each other.
+//
+// The file tools run inside the bot and cannot be confined by Landlock; they
+// open files through [View.OpenFile], which resolves every path beneath a
+// directory the view grants with openat2(RESOLVE_BENEATH |
+// RESOLVE_NO_MAGICLINKS), so a symbolic link swapped between a check and the
+// open cannot lead outside the view, and which refuses /proc/<pid>/... of
+// every process, the bot's own included.
+//
+// The package is a leaf: it imports the standard library,
+// golang.org/x/sys/unix and github.com/landlock-lsm/go-landlock only.
+package sandbox

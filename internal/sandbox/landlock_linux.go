@@ -1,0 +1,130 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// ABI returns the Landlock ABI version the kernel offers, 0 when it has
+// none (too old, not enabled at boot, or refused by a seccomp filter).
+func ABI() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// restriction is what restrictThread put in force.
+type restriction struct {
+	// abi is the kernel's Landlock ABI; 0 when no ruleset was applied.
+	abi int
+	// scoped reports whether signals and abstract Unix sockets are scoped
+	// to the new domain (ABI 6 and later).
+	scoped bool
+}
+
+// restrictThread sets no_new_privs on the calling thread and restricts it
+// to v with a new Landlock domain, best effort down to the kernel's ABI.
+// The caller must hold runtime.LockOSThread and never release it: only
+// this thread and the processes it starts are restricted.
+func restrictThread(v View) (restriction, error) {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return restriction{}, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	abi := ABI()
+	if abi == 0 {
+		return restriction{}, nil
+	}
+	cfg := landlock.Config{
+		HandledAccessFS: landlock.V11.HandledAccessFS,
+		Scoped:          landlock.V11.Scoped,
+	}.BestEffort()
+	rules, err := v.rules(abi)
+	if err != nil {
+		return restriction{}, err
+	}
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return restriction{}, fmt.Errorf("landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		return restriction{}, nil
+	}
+	defer unix.Close(fd)
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return restriction{}, fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return restriction{abi: abi, scoped: abi >= 6}, nil
+}
+
+// rules turns v into Landlock rules for a kernel of the given ABI. The
+// "refer" right (moving and linking files between directories, which git
+// and package managers need) only exists from ABI 2; asking for it on ABI 1
+// would make the best-effort downgrade drop the whole ruleset.
+func (v View) rules(abi int) ([]landlock.Rule, error) {
+	if err := v.Validate(); err != nil {
+		return nil, err
+	}
+	rw := func(required bool, paths ...string) []landlock.Rule {
+		var out []landlock.Rule
+		for _, p := range paths {
+			var r landlock.FSRule
+			if isDir(p) {
+				r = landlock.RWDirs(p)
+				if abi >= 2 {
+					r = r.WithRefer()
+				}
+			} else {
+				r = landlock.RWFiles(p)
+			}
+			r = r.WithResolveUnix()
+			if !required {
+				r = r.IgnoreIfMissing()
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	ro := func(paths ...string) []landlock.Rule {
+		var out []landlock.Rule
+		for _, p := range paths {
+			if isDir(p) {
+				out = append(out, landlock.RODirs(p).IgnoreIfMissing())
+			} else {
+				out = append(out, landlock.ROFiles(p).IgnoreIfMissing())
+			}
+		}
+		return out
+	}
+	var rules []landlock.Rule
+	rules = append(rules, rw(true, v.Workspace, v.Temp)...)
+	rules = append(rules, rw(false, v.Extra.Write...)...)
+	rules = append(rules, ro(v.System...)...)
+	rules = append(rules, ro(v.Extra.Read...)...)
+	rules = append(rules, ro(kernelDirs...)...)
+	// Devices: read, write and ioctl (a terminal's), never a new node;
+	// /dev/shm is a scratch directory like the temporary one.
+	rules = append(rules,
+		landlock.PathAccess(ll.AccessFSReadFile|ll.AccessFSWriteFile|ll.AccessFSReadDir|ll.AccessFSTruncate|ll.AccessFSIoctlDev, devDir).IgnoreIfMissing(),
+	)
+	rules = append(rules, rw(false, devDir+"/shm")...)
+	return rules, nil
+}
+
+// isDir reports whether p is a directory (following symbolic links). A
+// missing path counts as one: its rule is skipped anyway.
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	return err == nil && info.IsDir()
+}

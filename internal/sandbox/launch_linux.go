@@ -1,0 +1,245 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// exitNotStarted is the launcher's exit code when the command could not be
+// started (a shell's "command not executable").
+const exitNotStarted = 126
+
+// forwarded are the signals the launcher passes on to the command's
+// process group.
+var forwarded = []os.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM}
+
+// IsLaunch reports whether args (os.Args) ask for the launcher mode.
+func IsLaunch(args []string) bool {
+	return len(args) == 3 && args[1] == LaunchArg
+}
+
+// Launch is the launcher mode: the bot's main calls it first thing when
+// [IsLaunch] is true, and exits with what it returns. It reads the command
+// from the descriptor args names, confines its own thread (no_new_privs, a
+// new Landlock domain), becomes a child subreaper, starts the command,
+// forwards signals to it, waits for it, kills every process left, and
+// returns the command's exit code; a command killed by a signal kills the
+// launcher with the same signal. Problems go to stderr, which the command
+// would have written to.
+func Launch(args []string, stderr io.Writer) int {
+	// Only this thread is restricted, and the command is started from it:
+	// it is never released, so the Go runtime retires it with the
+	// launcher instead of reusing it.
+	runtime.LockOSThread()
+	s, err := readSpec(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+		return exitNotStarted
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Fprintf(stderr, "agent sandbox: prctl(PR_SET_CHILD_SUBREAPER): %v\n", err)
+		return exitNotStarted
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	// The spawner made the launcher the leader of a new process group
+	// (procgroup.Set), and it signals that group to end the command. The
+	// command stays in it; the launcher leaves it below, so a group
+	// SIGKILL ends the command and the launcher still cleans up.
+	leader := unix.Getpgrp() == os.Getpid()
+	r, err := restrictThread(s.View)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+		return exitNotStarted
+	}
+	// syscall.ForkExec rather than os/exec: the launcher runs on every
+	// spawn, and os/exec's path search and pidfd probe (a throw-away
+	// child) are time the agent waits for.
+	files := []uintptr{0, 1, 2}
+	for i := range s.ExtraFiles {
+		files = append(files, uintptr(3+i))
+	}
+	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
+		Dir:   s.Dir,
+		Env:   withTempDir(s.Env, s.View.Temp),
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: !leader},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "agent sandbox: start %s: %v\n", s.Path, err)
+		return exitNotStarted
+	}
+	for i := range s.ExtraFiles {
+		_ = unix.Close(3 + i)
+	}
+	group := pid
+	if leader {
+		group = os.Getpid()
+		if pg, err := unix.Getpgid(os.Getppid()); err == nil {
+			_ = unix.Setpgid(0, pg)
+		}
+	}
+	stop := make(chan struct{})
+	go forward(sigs, stop, group, s.Parent)
+	status, err := waitFor(pid)
+	close(stop)
+	killLeft(r)
+	signal.Stop(sigs)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent sandbox: wait: %v\n", err)
+		return exitNotStarted
+	}
+	return exitAs(status)
+}
+
+// waitFor waits for the process pid to end and returns its status.
+func waitFor(pid int) (unix.WaitStatus, error) {
+	for {
+		var status unix.WaitStatus
+		_, err := unix.Wait4(pid, &status, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return status, err
+	}
+}
+
+// readSpec reads and closes the descriptor args names.
+func readSpec(args []string) (spec, error) {
+	if !IsLaunch(args) {
+		return spec{}, errors.New("not started in launcher mode")
+	}
+	fd, err := strconv.Atoi(args[2])
+	if err != nil || fd < 3 {
+		return spec{}, fmt.Errorf("bad descriptor %q", args[2])
+	}
+	f := os.NewFile(uintptr(fd), "agent-sandbox-spec")
+	defer f.Close()
+	var s spec
+	if err := json.NewDecoder(io.LimitReader(f, 64<<20)).Decode(&s); err != nil {
+		return spec{}, fmt.Errorf("read the command: %w", err)
+	}
+	if s.Path == "" || len(s.Args) == 0 || s.Env == nil {
+		return spec{}, errors.New("the command has no path, arguments or environment")
+	}
+	if s.ExtraFiles != fd-3 {
+		return spec{}, fmt.Errorf("descriptor %d after %d inherited ones", fd, s.ExtraFiles)
+	}
+	return s, nil
+}
+
+// withTempDir sets TMPDIR (and TMP, TEMP where set) to the view's
+// temporary directory: the host's is out of the view.
+func withTempDir(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "TMPDIR":
+			continue
+		case "TMP", "TEMP":
+			kv = name + "=" + dir
+		}
+		out = append(out, kv)
+	}
+	return append(out, "TMPDIR="+dir)
+}
+
+// forward passes each signal on to the command's process group until stop
+// is closed. A SIGTERM that comes when the launcher's parent is no longer
+// the bot is the parent-death signal: the command is killed.
+func forward(sigs <-chan os.Signal, stop <-chan struct{}, group, parent int) {
+	for {
+		select {
+		case <-stop:
+			return
+		case sig := <-sigs:
+			s := sig.(syscall.Signal)
+			if s == unix.SIGTERM && os.Getppid() != parent {
+				s = unix.SIGKILL
+			}
+			_ = unix.Kill(-group, s)
+		}
+	}
+}
+
+// killLeft kills every process left below the launcher and reaps it. With
+// scoped signals, kill(-1) reaches exactly the launcher's domain, which
+// holds only its descendants; without, the launcher's children are found in
+// /proc (orphans are re-parented to it) and killed, round after round, until
+// none is left. It runs on the restricted thread.
+func killLeft(r restriction) {
+	self := os.Getpid()
+	for {
+		if r.scoped {
+			_ = unix.Kill(-1, unix.SIGKILL)
+		} else {
+			for _, pid := range children(self) {
+				_ = unix.Kill(pid, unix.SIGKILL)
+			}
+		}
+		var status unix.WaitStatus
+		_, err := unix.Wait4(-1, &status, 0, nil)
+		if errors.Is(err, unix.ECHILD) {
+			return
+		}
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
+
+// children returns the pids whose parent is pid, from /proc.
+func children(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The fields after the command name, which is in parentheses and
+		// may hold anything: state, then the parent's pid.
+		text := string(data)
+		fields := strings.Fields(text[strings.LastIndexByte(text, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// exitAs returns the command's exit code, or kills the launcher with the
+// signal that killed the command, so the spawner sees the same ending.
+func exitAs(status unix.WaitStatus) int {
+	if !status.Signaled() {
+		return status.ExitStatus()
+	}
+	sig := status.Signal()
+	signal.Reset()
+	_ = unix.Kill(os.Getpid(), sig)
+	// A signal the Go runtime does not die of (SIGPIPE, SIGSEGV...) ends
+	// the launcher with the shell's convention instead.
+	time.Sleep(50 * time.Millisecond)
+	return 128 + int(sig)
+}
