@@ -27,9 +27,9 @@ func TestSandboxWorkspaceUsable(t *testing.T) {
 	}
 	l := newLayout(t, sandbox.Paths{Write: []string{goCache}})
 	tests := []struct {
-		name  string
-		needs []string
-		setup func(t *testing.T, dir string)
+		name   string
+		needs  []string
+		setup  func(t *testing.T, dir string)
 		script string
 	}{
 		{name: "git init && git commit", needs: []string{"git"},
