@@ -76,6 +76,8 @@ type Config struct {
 	// StrangerReply is STRANGER_REPLY: tell users who are not allowed their
 	// id.
 	StrangerReply bool
+	// Sandbox is AGENT_SANDBOX and its additions.
+	Sandbox SandboxConfig
 
 	LogLevel  slog.Level
 	LogFormat string
@@ -177,6 +179,9 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	if c.MCPConfig == "" && c.AgentDir != "" {
 		c.MCPConfig = filepath.Join(c.AgentDir, "mcp.json")
 		c.MCPConfigDefault = true
+	}
+	if c.Sandbox, err = parseSandbox(e, c.AgentDir, c.WorkspaceDir); err != nil {
+		errs = append(errs, err)
 	}
 	if d, err := time.ParseDuration(strings.TrimSpace(e.BashTimeoutMax)); err != nil || d <= 0 {
 		problem("BASH_TIMEOUT_MAX must be a positive duration such as 600s or 10m")

@@ -431,6 +431,7 @@ func TestApplyBlankDefaults(t *testing.T) {
 		AgentDir:        "data",
 		WorkspaceDir:    "workspace",
 		BashTimeoutMax:  "600s",
+		AgentSandbox:    "auto",
 		ApprovalMode:    "risky",
 		ApprovalTimeout: "10m",
 		StrangerReply:   "on",

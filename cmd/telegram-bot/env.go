@@ -49,10 +49,13 @@ type Env struct {
 	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers: inline JSON, or a file the bot's user cannot modify (default: mcp.json in AGENT_DIR)"`
 	BashTimeoutMax  string `envconfig:"BASH_TIMEOUT_MAX" default:"600s" desc:"the longest a bash call may run"`
 
-	ApprovalMode    string `envconfig:"APPROVAL_MODE" default:"risky" desc:"off, risky (ask the chat before the commands the rules match) or all (before every call but read)"`
-	ApprovalTimeout string `envconfig:"APPROVAL_TIMEOUT" default:"10m" desc:"how long a call waits for the chat's answer; no answer denies it"`
-	ApprovalRules   string `envconfig:"APPROVAL_RULES" desc:"comma-separated regular expressions: a bash command one matches is asked about too"`
-	StrangerReply   string `envconfig:"STRANGER_REPLY" default:"on" desc:"on: a user who is not allowed is told their id once a day, in a private chat; off: silence"`
+	ApprovalMode      string `envconfig:"APPROVAL_MODE" default:"risky" desc:"off, risky (ask the chat before the commands the rules match) or all (before every call but read)"`
+	ApprovalTimeout   string `envconfig:"APPROVAL_TIMEOUT" default:"10m" desc:"how long a call waits for the chat's answer; no answer denies it"`
+	ApprovalRules     string `envconfig:"APPROVAL_RULES" desc:"comma-separated regular expressions: a bash command one matches is asked about too"`
+	StrangerReply     string `envconfig:"STRANGER_REPLY" default:"on" desc:"on: a user who is not allowed is told their id once a day, in a private chat; off: silence"`
+	AgentSandbox      string `envconfig:"AGENT_SANDBOX" default:"auto" desc:"auto, required or off: confine agent processes and the file tools with Landlock (auto: where the kernel has it)"`
+	AgentSandboxRead  string `envconfig:"AGENT_SANDBOX_READ" desc:"comma-separated absolute paths the sandboxed agent may also read and execute"`
+	AgentSandboxWrite string `envconfig:"AGENT_SANDBOX_WRITE" desc:"comma-separated absolute paths the sandboxed agent may also read, write and execute"`
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`

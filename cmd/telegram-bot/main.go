@@ -21,9 +21,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 func main() {
+	// The sandbox launcher mode comes first: it is this binary started for
+	// an agent process, and does nothing of the bot's own start.
+	if sandbox.IsLaunch(os.Args) {
+		os.Exit(sandbox.Launch(os.Args, os.Stderr))
+	}
 	hardenAtStart(os.Getenv, startName(os.Args[1:]), os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)

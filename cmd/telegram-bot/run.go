@@ -128,6 +128,17 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 2
 	}
 	hardening.Apply(cfg.Policy.HardenHostProcess, logger)
+	box, err := setupSandbox(cfg, agentEnviron(environ))
+	if err != nil {
+		logger.Error("agent sandbox", "err", err)
+		return 2
+	}
+	if box.warn {
+		logger.Warn(box.line)
+	} else {
+		logger.Info(box.line)
+	}
+	cfg.Policy.Sandbox = box.launcher
 	policy, err := spawnpolicy.New(cfg.Policy, logger, environ)
 	if err != nil {
 		logger.Error("spawn policy", "err", err)
@@ -184,7 +195,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithSessionDir(filepath.Join(cfg.AgentDir, "sessions")),
 		agent.WithWorkspace(cfg.WorkspaceDir),
 		agent.WithDefaultTimeZone(cfg.DefaultTimeZone),
-		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax)), tools.NewSendFile(chats))...),
+		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax), tools.WithView(box.view)), tools.NewSendFile(chats))...),
 		agent.WithToolTimeout(toolTimeout(cfg)),
 		agent.WithSystemPrompt(pb.Prompt),
 		agent.WithContextWindow(cfg.ContextWindow),
@@ -249,6 +260,15 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	logger.Info("telegram-bot stopped")
 	return 0
+}
+
+// agentEnviron returns the environment agent processes inherit from:
+// environ's, or the process's own when environ is nil.
+func agentEnviron(environ func() map[string]string) map[string]string {
+	if environ != nil {
+		return environ()
+	}
+	return environMap()
 }
 
 // chatsProxy is what the scheduler (Chats), the approvals (Asker,

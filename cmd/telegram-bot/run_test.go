@@ -18,10 +18,16 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 func TestMain(m *testing.M) {
+	// Agent processes started by run() go through the sandbox launcher,
+	// which is this test binary.
+	if sandbox.IsLaunch(os.Args) {
+		os.Exit(sandbox.Launch(os.Args, os.Stderr))
+	}
 	hardening.Apply(false, slog.New(slog.DiscardHandler))
 	os.Exit(m.Run())
 }

@@ -106,9 +106,7 @@ func (c *ToolContext) PrepareProcess(ctx context.Context, req spawnpolicy.Reques
 				c.session.emitOrQueue(extensionError(c.SessionID, api.name, "process_spawn", err))
 				return spawnpolicy.Context{}, refuseSpawn(fmt.Errorf("agent: extension %q process_spawn handler: %w", api.name, err))
 			}
-			next := ev.Context
-			next.Purpose, next.Scope, next.SessionID, next.Origin = pc.Purpose, pc.Scope, pc.SessionID, pc.Origin
-			pc = next
+			pc = ev.Context.Restore(pc)
 		}
 	}
 	return pc, nil

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // ErrUntrusted is wrapped by the error Load returns for a configuration
@@ -76,6 +77,9 @@ type ServerConfig struct {
 	Headers map[string]string
 	// Disabled servers are neither discovered nor started.
 	Disabled bool
+	// Sandbox adds paths to this server's sandbox view (its entry's
+	// "sandbox": {"read": [...], "write": [...]}, absolute paths).
+	Sandbox sandbox.Paths
 }
 
 // fileServer is the JSON shape of one server entry.
@@ -86,6 +90,7 @@ type fileServer struct {
 	URL      *string           `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
+	Sandbox  sandbox.Paths     `json:"sandbox"`
 }
 
 // varRef matches a ${VAR} reference.
@@ -224,8 +229,13 @@ func parseServer(name string, raw json.RawMessage, x *expander) (ServerConfig, [
 	if fsrv.Command == nil || strings.TrimSpace(*fsrv.Command) == "" {
 		return ServerConfig{}, nil, errors.New(`no command: set "command" (a stdio server) or "url" (a Streamable HTTP server)`)
 	}
-	sc := ServerConfig{Name: name, Command: *fsrv.Command, Disabled: fsrv.Disabled}
+	sc := ServerConfig{Name: name, Command: *fsrv.Command, Disabled: fsrv.Disabled, Sandbox: fsrv.Sandbox}
 	var errs, refused []error
+	for _, p := range append(slices.Clone(fsrv.Sandbox.Read), fsrv.Sandbox.Write...) {
+		if !filepath.IsAbs(p) {
+			errs = append(errs, fmt.Errorf("sandbox: %q is not an absolute path", p))
+		}
+	}
 	var warnings []string
 	for i, a := range fsrv.Args {
 		v, names, err := x.expand(a)

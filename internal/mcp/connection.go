@@ -230,6 +230,8 @@ func (c *connection) start(ctx context.Context, tc *agent.ToolContext) (link, er
 		Args:    c.server.Args,
 		Env:     explicitEnv(c.server.Env),
 		Origin:  c.server.Name,
+
+		SandboxPaths: c.server.Sandbox,
 	})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -61,6 +62,9 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 		Cwd:     dir,
 		Env:     explicitEnv(sc.Env),
 		Origin:  sc.Name,
+		// The discovery directory lies outside the workspace: the server
+		// may use it, as it may its own paths.
+		SandboxPaths: sc.Sandbox.With(sandbox.Paths{Write: []string{dir}}),
 	})
 	if err != nil {
 		// The spec: discovery fails with the hook's message.

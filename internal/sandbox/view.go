@@ -33,6 +33,14 @@ type Paths struct {
 	Write []string `json:"write,omitempty"`
 }
 
+// With returns p with more's paths added.
+func (p Paths) With(more Paths) Paths {
+	return Paths{
+		Read:  append(slices.Clone(p.Read), more.Read...),
+		Write: append(slices.Clone(p.Write), more.Write...),
+	}
+}
+
 // View is what a sandboxed process may reach: read, write and execute in
 // the workspace, the temporary directory and Paths.Write; read and execute
 // in the system directories and Paths.Read. Everything else (the bot's
@@ -92,8 +100,7 @@ func SystemDirs(lookPath func(string) (string, error)) []string {
 func (v View) With(extra Paths) View {
 	out := v
 	out.System = slices.Clone(v.System)
-	out.Extra.Read = append(slices.Clone(v.Extra.Read), extra.Read...)
-	out.Extra.Write = append(slices.Clone(v.Extra.Write), extra.Write...)
+	out.Extra = v.Extra.With(extra)
 	return out
 }
 

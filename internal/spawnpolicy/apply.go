@@ -12,6 +12,13 @@ import (
 // host environment. It does not touch cmd.Path or cmd.Args: how Command and
 // Args become a process (directly, or through a shell) is the spawner's
 // choice.
+//
+// When the policy has a sandbox, ApplyTo then routes cmd through the
+// sandbox launcher ([sandbox.Launcher.Wrap]): cmd starts the launcher,
+// which starts the command, with exactly this environment and working
+// directory, confined to the sandbox's view plus the request's
+// SandboxPaths. Set cmd.Path, cmd.Args and cmd.ExtraFiles before ApplyTo,
+// and the process group (procgroup.Set) after it.
 func (c Context) ApplyTo(cmd *exec.Cmd) {
 	env := make([]string, 0, len(c.Env))
 	for name, value := range c.Env {
@@ -20,4 +27,7 @@ func (c Context) ApplyTo(cmd *exec.Cmd) {
 	slices.Sort(env)
 	cmd.Dir = c.Cwd
 	cmd.Env = env
+	if c.Sandbox != nil {
+		c.Sandbox.Wrap(cmd, c.SandboxPaths)
+	}
 }

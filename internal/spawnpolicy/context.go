@@ -1,5 +1,7 @@
 package spawnpolicy
 
+import "github.com/volcanic/telegram-agent/internal/sandbox"
+
 // Context is the complete context a child process gets: its command,
 // arguments, working directory and entire environment. Env holds every
 // variable the child sees; nothing else is inherited.
@@ -21,6 +23,22 @@ type Context struct {
 	SessionID string
 	// Origin is copied from the [Request]; hooks cannot change it.
 	Origin string
+	// Sandbox is the policy's launcher ([Options.Sandbox]), nil when the
+	// sandbox is off; hooks cannot change it.
+	Sandbox *sandbox.Launcher
+	// SandboxPaths is copied from the [Request]; hooks cannot change it.
+	SandboxPaths sandbox.Paths
+}
+
+// Restore returns c with what no hook or handler may change taken from
+// from: Purpose, Scope, SessionID, Origin, Sandbox and SandboxPaths.
+// Whoever runs
+// hooks over a prepared context calls it on each result, so a hook that
+// returns a new Context cannot drop the sandbox.
+func (c Context) Restore(from Context) Context {
+	c.Purpose, c.Scope, c.SessionID, c.Origin = from.Purpose, from.Scope, from.SessionID, from.Origin
+	c.Sandbox, c.SandboxPaths = from.Sandbox, from.SandboxPaths
+	return c
 }
 
 // Hook rewrites a child's context, like pi's bash spawn hook generalised to

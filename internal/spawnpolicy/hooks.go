@@ -5,7 +5,8 @@ import (
 )
 
 // runHooks runs hooks in order over c. Each hook gets its own copy of the
-// context; Purpose, Scope, SessionID and Origin are restored after each one.
+// context; Purpose, Scope, SessionID, Origin and the sandbox are restored
+// after each one.
 // The first hook that fails, panics or returns an unusable context stops the
 // run with an error naming its position (its index in Options.Hooks), and
 // the zero Context comes back.
@@ -18,7 +19,7 @@ func runHooks(hooks []Hook, c Context) (Context, error) {
 		if err != nil {
 			return Context{}, fmt.Errorf("spawnpolicy: hooks[%d] failed: %w", i, err)
 		}
-		out.Purpose, out.Scope, out.SessionID, out.Origin = c.Purpose, c.Scope, c.SessionID, c.Origin
+		out = out.Restore(c)
 		if err := checkContext(out, foldNames); err != nil {
 			return Context{}, fmt.Errorf("spawnpolicy: hooks[%d] returned an unusable context: %w", i, err)
 		}

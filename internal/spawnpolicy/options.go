@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // MinimumSecretLength is the shortest SecretValues entry the policy uses;
@@ -64,6 +65,10 @@ type Options struct {
 	// HardenHostProcess makes [New] harden the host process (Linux:
 	// not dumpable). Turn it off only to attach a debugger.
 	HardenHostProcess bool
+	// Sandbox, when set, starts every prepared process through the
+	// sandbox launcher ([Context.ApplyTo] routes it); nil starts them as
+	// they are (AGENT_SANDBOX=off).
+	Sandbox *sandbox.Launcher
 }
 
 // DefaultOptions returns the options a host starts from: Deny holds a fresh

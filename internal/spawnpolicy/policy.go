@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/hardening"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // Policy prepares the context of every process started on the agent's
@@ -21,6 +22,8 @@ type Policy struct {
 	// denyCount and allow are for the start-up line and the doctor.
 	denyCount int
 	allow     []string
+	// launcher starts every process in the sandbox; nil when it is off.
+	launcher *sandbox.Launcher
 }
 
 // New builds a policy from opts, which must be valid (see
@@ -47,8 +50,13 @@ func New(opts Options, logger *slog.Logger, environ func() map[string]string) (*
 		environ:   environ,
 		denyCount: len(opts.Deny),
 		allow:     slices.Clone(opts.Allow),
+		launcher:  opts.Sandbox,
 	}, nil
 }
+
+// Sandbox returns the launcher every prepared process starts through, nil
+// when the sandbox is off.
+func (p *Policy) Sandbox() *sandbox.Launcher { return p.launcher }
 
 // Prepare turns req into the complete context of a child process:
 //
@@ -109,6 +117,11 @@ func (p *Policy) Prepare(req Request) (Context, error) {
 		Scope:     req.Scope,
 		SessionID: req.SessionID,
 		Origin:    req.Origin,
+		Sandbox:   p.launcher,
+		SandboxPaths: sandbox.Paths{
+			Read:  slices.Clone(req.SandboxPaths.Read),
+			Write: slices.Clone(req.SandboxPaths.Write),
+		},
 	}
 	if err := checkContext(c, foldNames); err != nil {
 		return Context{}, fmt.Errorf("spawnpolicy: the prepared context: %w", err)

@@ -1,5 +1,7 @@
 package spawnpolicy
 
+import "github.com/volcanic/telegram-agent/internal/sandbox"
+
 // Request is what a spawner asks for. [Policy.Prepare] turns it into the
 // complete child [Context].
 type Request struct {
@@ -26,4 +28,8 @@ type Request struct {
 	// Origin says who asked: the extension, MCP server or job id.
 	// Informational.
 	Origin string
+	// SandboxPaths adds paths to this process's sandbox view (an MCP
+	// server's own, from its configuration entry). Ignored without a
+	// sandbox.
+	SandboxPaths sandbox.Paths
 }

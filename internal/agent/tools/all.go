@@ -3,7 +3,15 @@ package tools
 import "github.com/volcanic/telegram-agent/internal/agent"
 
 // All returns the four built-in tools in the order the model is offered
-// them: bash (configured by opts), read, write and edit.
+// them: bash (configured by opts), read, write and edit (confined to the
+// view of WithView, when opts hold one).
 func All(opts ...BashOption) []agent.Tool {
-	return []agent.Tool{NewBash(opts...), NewRead(), NewWrite(), NewEdit()}
+	cfg := defaultBashConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	files := fileAccess{view: cfg.view}
+	read := NewRead().(*readTool)
+	read.files = files
+	return []agent.Tool{NewBash(opts...), read, writeTool{files: files}, editTool{files: files}}
 }

@@ -3,14 +3,16 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // editTool replaces one unique piece of text in a file.
-type editTool struct{}
+type editTool struct {
+	// files is how the tool reads and writes files (WithView).
+	files fileAccess
+}
 
 // NewEdit returns the edit tool {path, old_text, new_text}. old_text must
 // occur in the file exactly once; none or several occurrences are an error
@@ -32,7 +34,7 @@ type editArgs struct {
 func (a *editArgs) path() string { return a.Path }
 
 // Execute edits one file.
-func (editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+func (e editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
 	var args editArgs
 	path, err := decodePathArgs(call, &args)
 	if err != nil {
@@ -44,16 +46,12 @@ func (editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, er
 	if args.OldText == args.NewText {
 		return agent.ErrorResult("old_text and new_text are identical; nothing to change"), nil
 	}
-	info, err := os.Stat(path)
+	info, data, err := e.files.readFile(path)
 	if err != nil {
 		return agent.ErrorResult(describeFileError(path, err)), nil
 	}
 	if info.IsDir() {
 		return agent.ErrorResult(fmt.Sprintf("%s is a directory, not a file", path)), nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return agent.ErrorResult(describeFileError(path, err)), nil
 	}
 	if looksBinary(data[:min(len(data), sniffLen)], len(data) <= sniffLen) {
 		return agent.ErrorResult(fmt.Sprintf("%s looks like a binary file; edit only changes text files", path)), nil
@@ -71,7 +69,7 @@ func (editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, er
 	at := strings.Index(content, args.OldText)
 	line := strings.Count(content[:at], "\n") + 1
 	updated := content[:at] + args.NewText + content[at+len(args.OldText):]
-	if err := writeFileAtomic(path, []byte(updated)); err != nil {
+	if err := e.files.writeAtomic(path, []byte(updated)); err != nil {
 		return agent.ErrorResult(fmt.Sprintf("Cannot write %s: %s", path, describeFileError(path, err))), nil
 	}
 	return agent.Result{

@@ -1,6 +1,10 @@
 package tools
 
-import "time"
+import (
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/sandbox"
+)
 
 // The bash tool's defaults.
 const (
@@ -43,6 +47,9 @@ type bashConfig struct {
 	spillMaxBytes    int64
 	spillMaxAge      time.Duration
 	spillMaxFiles    int
+	// view confines the file tools All returns (WithView); nil leaves
+	// them unconfined.
+	view *sandbox.View
 	// newTicker starts the progress ticker (a seam for tests).
 	newTicker func(d time.Duration) (ticks <-chan time.Time, stop func())
 }

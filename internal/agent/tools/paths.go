@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // resolvePath turns the model's path into an absolute one: an absolute path
@@ -39,6 +40,10 @@ func resolvePath(tc *agent.ToolContext, p string) (string, error) {
 // plain sentence naming path; anything else keeps the error's text.
 func describeFileError(path string, err error) string {
 	switch {
+	case errors.Is(err, sandbox.ErrOutsideView):
+		return fmt.Sprintf("Outside the sandbox: %s (the file tools reach the workspace, the temporary directory and the system directories, read-only)", path)
+	case errors.Is(err, sandbox.ErrProcessEntry):
+		return fmt.Sprintf("Refused: %s is a process's /proc entry, which the file tools never read", path)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("File not found: %s", path)
 	case errors.Is(err, fs.ErrPermission):

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -20,6 +19,8 @@ const sniffLen = 8 * 1024
 
 // readTool reads files: numbered text lines, or an image.
 type readTool struct {
+	// files is how the tool opens files (WithView).
+	files    fileAccess
 	maxLines int
 	maxBytes int
 }
@@ -66,7 +67,7 @@ func (r *readTool) Execute(ctx context.Context, call *agent.Call) (agent.Result,
 		}
 		limit = *args.Limit
 	}
-	f, err := os.Open(path)
+	f, err := r.files.open(path)
 	if err != nil {
 		return agent.ErrorResult(describeFileError(path, err)), nil
 	}

@@ -3,14 +3,16 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // writeTool writes whole files.
-type writeTool struct{}
+type writeTool struct {
+	// files is how the tool writes files (WithView).
+	files fileAccess
+}
 
 // NewWrite returns the write tool {path, content}. It creates missing
 // parent folders and replaces the file atomically (a temporary file renamed
@@ -31,7 +33,7 @@ type writeArgs struct {
 func (a *writeArgs) path() string { return a.Path }
 
 // Execute writes one file.
-func (writeTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+func (w writeTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
 	var args writeArgs
 	path, err := decodePathArgs(call, &args)
 	if err != nil {
@@ -40,10 +42,10 @@ func (writeTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, e
 	if err := ctx.Err(); err != nil {
 		return agent.Result{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := w.files.mkdirAll(filepath.Dir(path)); err != nil {
 		return agent.ErrorResult(fmt.Sprintf("Cannot create the folder of %s: %s", path, describeFileError(filepath.Dir(path), err))), nil
 	}
-	if err := writeFileAtomic(path, []byte(args.Content)); err != nil {
+	if err := w.files.writeAtomic(path, []byte(args.Content)); err != nil {
 		return agent.ErrorResult(fmt.Sprintf("Cannot write %s: %s", path, describeFileError(path, err))), nil
 	}
 	return agent.Result{

@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/volcanic/telegram-agent/internal/sandbox"
+)
+
+// WithView confines the file tools (read, write, edit) to the agent
+// sandbox's view: they open every path beneath a directory the view
+// grants, with the kernel resolving each component there, and never a
+// process's /proc entry (see [sandbox.View.OpenFile]). nil leaves them
+// unconfined (AGENT_SANDBOX=off). The bash tool's sandbox comes from the
+// spawn policy, which starts it through the launcher.
+func WithView(v *sandbox.View) BashOption {
+	return func(c *bashConfig) { c.view = v }
+}
+
+// fileAccess is how the file tools reach files: as the bot's user when
+// view is nil, through the sandbox view otherwise.
+type fileAccess struct {
+	view *sandbox.View
+}
+
+// open opens path for reading.
+func (a fileAccess) open(path string) (*os.File, error) {
+	if a.view == nil {
+		return os.Open(path)
+	}
+	return a.view.OpenFile(path, os.O_RDONLY, 0)
+}
+
+// readFile opens path for reading and returns its information and its
+// content; a directory is not read.
+func (a fileAccess) readFile(path string) (fs.FileInfo, []byte, error) {
+	f, err := a.open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.IsDir() {
+		return info, nil, err
+	}
+	data, err := io.ReadAll(f)
+	return info, data, err
+}
+
+// mkdirAll makes dir and its missing parents.
+func (a fileAccess) mkdirAll(dir string) error {
+	if a.view == nil {
+		return os.MkdirAll(dir, 0o755)
+	}
+	d, err := a.view.OpenDir(dir, true)
+	if err != nil {
+		return err
+	}
+	return d.Close()
+}
+
+// writeAtomic replaces path's content with data, as writeFileAtomic does.
+// Through the view, a symbolic link is followed only as far as the view's
+// writable trees reach, and the temporary file is made and renamed
+// relative to the directory the view opened, so nothing in between can
+// redirect the write.
+func (a fileAccess) writeAtomic(path string, data []byte) error {
+	if a.view == nil {
+		return writeFileAtomic(path, data)
+	}
+	real, err := a.view.Resolve(path, true)
+	if err != nil {
+		return err
+	}
+	dir, err := a.view.OpenDir(filepath.Dir(real), false)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	dirfd, base := int(dir.Fd()), filepath.Base(real)
+	mode := uint32(0o644)
+	var st unix.Stat_t
+	switch err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		return fmt.Errorf("%s: %w", path, syscall.EISDIR)
+	case err == nil:
+		mode = st.Mode & 0o7777
+	case !errors.Is(err, unix.ENOENT):
+		return err
+	}
+	suffix := make([]byte, 6)
+	if _, err := rand.Read(suffix); err != nil {
+		return err
+	}
+	tmp := "." + base + ".tmp-" + hex.EncodeToString(suffix)
+	fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return &fs.PathError{Op: "create", Path: filepath.Join(filepath.Dir(real), tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	err = writeSynced(f, data, os.FileMode(mode))
+	if err == nil {
+		err = unix.Renameat(dirfd, tmp, dirfd, base)
+	}
+	if err != nil {
+		_ = unix.Unlinkat(dirfd, tmp, 0)
+	}
+	return err
+}
+
+// writeSynced writes data to f, sets its mode, syncs and closes it.
+func writeSynced(f *os.File, data []byte, mode os.FileMode) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
