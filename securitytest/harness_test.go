@@ -109,9 +109,11 @@ func (l *layout) writeSecretFiles(t *testing.T, set secretSet) {
 // mcpConfigJSON configures the fake MCP server: the test binary
 // re-executed with fakeMCPArg, with GITHUB_TOKEN passed on purpose through
 // its env entry, and the OPENAI_API_KEY file for secret_doc's description.
+// The binary lies outside the agent sandbox's view, so the entry adds its
+// directory for this server alone.
 func (l *layout) mcpConfigJSON() string {
-	return fmt.Sprintf(`{"mcpServers":{%q:{"command":%q,"args":[%q,"-secret-file",%q],"env":{%q:"${%s}"}}}}`,
-		fakeMCPName, l.mcpBinary, fakeMCPArg, filepath.Join(l.secretsDir, envOpenAIKey), envGitHubToken, envGitHubToken)
+	return fmt.Sprintf(`{"mcpServers":{%q:{"command":%q,"args":[%q,"-secret-file",%q],"env":{%q:"${%s}"},"sandbox":{"read":[%q]}}}}`,
+		fakeMCPName, l.mcpBinary, fakeMCPArg, filepath.Join(l.secretsDir, envOpenAIKey), envGitHubToken, envGitHubToken, filepath.Dir(l.mcpBinary))
 }
 
 // writeMCPConfig writes the fake MCP server's configuration to mcpConfig,

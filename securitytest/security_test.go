@@ -264,10 +264,12 @@ func TestSecurity(t *testing.T) {
 }
 
 // TestSecurityDetectsUnhardenedBot checks that the suite has teeth: with the
-// host hardening turned off (PROCESS_ENV_HARDEN_HOST_PROCESS=false), the
-// /proc vectors must read the bot's environment, and the suite must report
-// DB_PASSWORD (deny-listed, so not redacted) as a LEAK to the model and fail
-// the vectors' exercise rows.
+// host hardening turned off (PROCESS_ENV_HARDEN_HOST_PROCESS=false) and the
+// agent sandbox off (AGENT_SANDBOX=off, which would refuse the reads on its
+// own: TestSecuritySandboxWithoutHardening), the /proc vectors must read
+// the bot's environment, and the suite must report DB_PASSWORD
+// (deny-listed, so not redacted) as a LEAK to the model and fail the
+// vectors' exercise rows.
 func TestSecurityDetectsUnhardenedBot(t *testing.T) {
 	var probes []vector
 	for _, v := range vectors() {
@@ -278,7 +280,7 @@ func TestSecurityDetectsUnhardenedBot(t *testing.T) {
 	if len(probes) != 2 {
 		t.Fatalf("found %d of the 2 /proc vectors", len(probes))
 	}
-	rows := runSuite(t, probes, []string{"PROCESS_ENV_HARDEN_HOST_PROCESS=false"})
+	rows := runSuite(t, probes, []string{"PROCESS_ENV_HARDEN_HOST_PROCESS=false", "AGENT_SANDBOX=off"})
 	for _, v := range probes {
 		t.Run(v.name, func(t *testing.T) {
 			var leaked, exerciseFailed bool
@@ -333,7 +335,7 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 		}
 		runnable = append(runnable, v)
 	}
-	s := newSuite(set, vectorPaths{secrets: l.secretsDir}, runnable)
+	s := newSuite(set, vectorPaths{secrets: l.secretsDir, agentDir: l.agentDir}, runnable)
 
 	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
 	ai := openaitest.New(t, openaitest.AllowUnscripted(), openaitest.WithResponder(s.respond))

@@ -15,11 +15,16 @@ import (
 // left out) and checks that every function building an *exec.Cmd also
 // calls ApplyTo, so its child's environment comes from the spawn policy and
 // never from the host (a nil Env inherits everything). A call of
-// os.StartProcess or syscall.Exec, which ApplyTo cannot cover, fails too.
+// os.StartProcess or syscall.Exec, which ApplyTo cannot cover, fails too,
+// with one exception: the sandbox launcher's Launch, which starts exactly
+// the command ApplyTo handed it. And ApplyTo itself must route through the
+// sandbox (call Wrap), so every spawner above is confined when the
+// sandbox is on.
 func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 	root := filepath.Join("..")
 	fset := token.NewFileSet()
 	spawners := 0
+	routes := false
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -61,10 +66,14 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 				switch {
 				case pkg != nil && pkg.Name == "exec" && (sel.Sel.Name == "Command" || sel.Sel.Name == "CommandContext"):
 					builds = append(builds, call.Pos())
+				case launcherStart(path, fn.Name.Name, pkg, sel.Sel.Name):
+					// The launcher starts what ApplyTo prepared.
 				case pkg != nil && (pkg.Name == "os" && sel.Sel.Name == "StartProcess" || pkg.Name == "syscall" && (sel.Sel.Name == "Exec" || sel.Sel.Name == "ForkExec")):
 					t.Errorf("%s: %s.%s starts a process the spawn policy cannot cover", fset.Position(call.Pos()), pkg.Name, sel.Sel.Name)
 				case sel.Sel.Name == "ApplyTo":
 					applies = true
+				case sel.Sel.Name == "Wrap" && fn.Name.Name == "ApplyTo" && filepath.ToSlash(path) == "../internal/spawnpolicy/apply.go":
+					routes = true
 				}
 				return true
 			})
@@ -80,7 +89,17 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reading the sources: %v", err)
 	}
+	if !routes {
+		t.Error("spawnpolicy's ApplyTo does not call the sandbox launcher's Wrap: no spawner would be confined")
+	}
 	if spawners < 5 {
 		t.Errorf("found %d spawners, want at least the bash tool, Exec, watcher scripts, MCP servers and the doctor's probe", spawners)
 	}
+}
+
+// launcherStart reports whether the call pkg.name in function fn of the
+// file path is the sandbox launcher starting its command.
+func launcherStart(path, fn string, pkg *ast.Ident, name string) bool {
+	return pkg != nil && pkg.Name == "syscall" && name == "ForkExec" && fn == "Launch" &&
+		filepath.ToSlash(path) == "../internal/sandbox/launch_linux.go"
 }

@@ -95,6 +95,8 @@ func (e expectation) in(set secretSet, seen string) bool {
 // vectorPaths is what the vectors' commands refer to.
 type vectorPaths struct {
 	secrets string
+	// agentDir is the bot's AGENT_DIR, which the sandbox hides.
+	agentDir string
 }
 
 // Expectations shared by the vectors.
@@ -139,6 +141,12 @@ func bashArgs(command string, timeout int) string {
 func bashVector(family, name string, command func(p vectorPaths) string, expect ...expectation) vector {
 	return vector{name: name, family: family, tool: "bash", expect: expect,
 		args: func(p vectorPaths) string { return bashArgs(command(p), 60) }}
+}
+
+// withAgentDir returns a command that starts by setting A to the bot's
+// agent dir (agent processes do not inherit AGENT_DIR).
+func withAgentDir(command string) func(vectorPaths) string {
+	return func(p vectorPaths) string { return "A=" + p.agentDir + "; " + command }
 }
 
 // fixed returns a command that does not depend on the paths.
@@ -259,6 +267,12 @@ func vectors() []vector {
 		bashVector("proc", "agent-dir-files", fixed(`echo "agent dir: $AGENT_DIR"; find "$AGENT_DIR" -type f | head -200; find "$AGENT_DIR" -type f -exec cat {} + 2>&1 | tail -c 40000`)),
 		withNeeds(bashVector("proc", "ps-e-all", fixed(`ps axeww`)), "ps"),
 		withNeeds(bashVector("proc", "ps-eww-bot", fixed(findBot+`ps eww -p $BOT; ps -o pid,user,args eww -p $BOT`), expectBotSeen), "ps"),
+
+		// The agent sandbox: the bot's state, and signals to the bot, are
+		// out of reach (Landlock; signals from ABI 6).
+		bashVector("sandbox", "sandbox-agent-dir", withAgentDir(`ls "$A/sessions"; cat "$A"/sessions/* "$A/jobs.json" 2>&1 | head -c 4000; echo "status $?"`), expectDenied),
+		bashVector("sandbox", "sandbox-write-jobs", withAgentDir(`echo '[{"id":"planted"}]' > "$A/jobs.json"; echo "status $?"`), expectDenied),
+		bashVector("sandbox", "sandbox-signal-bot", fixed(findBot+`kill -0 $BOT; echo "status $?"`), expectNotPermitted),
 
 		// ptrace and memory: refused because the bot is not dumpable.
 		withNeeds(withForbid(bashVector("ptrace", "gdb-attach", fixed(findBot+`timeout 40 gdb -q -n -batch -p $BOT -ex 'info proc' -ex 'x/200s *(char**)environ' 2>&1 | tail -250`), expectNotPermitted), "ATTACHED"), "gdb", "timeout"),

@@ -119,6 +119,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	if policy != nil {
 		doctorHardening(ctx, r, cfg, deps.probe, policy)
 	}
+	doctorSandbox(ctx, r, cfg, deps.environ)
 	doctorTools(r, cfg)
 	doctorApprovals(r, cfg)
 	doctorDirs(r, cfg)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,6 +26,9 @@ const exitNotStarted = 126
 // forwarded are the signals the launcher passes on to the command's
 // process group.
 var forwarded = []os.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM}
+
+// launcherName is the launcher's process name (its comm).
+const launcherName = "agent-sandbox"
 
 // IsLaunch reports whether args (os.Args) ask for the launcher mode.
 func IsLaunch(args []string) bool {
@@ -44,6 +48,13 @@ func Launch(args []string, stderr io.Writer) int {
 	// it is never released, so the Go runtime retires it with the
 	// launcher instead of reusing it.
 	runtime.LockOSThread()
+	// Not dumpable: the command (same user, same domain) cannot read the
+	// launcher's memory or /proc entries. A name of its own: the agent
+	// looking for the bot by its name does not stop at the launcher.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if name, err := unix.BytePtrFromString(launcherName); err == nil {
+		_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(name)), 0, 0, 0)
+	}
 	s, err := readSpec(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)

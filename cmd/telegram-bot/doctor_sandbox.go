@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+)
+
+// sandboxProbeScript is what the doctor's sandboxed child tries; each line
+// it prints is "<check>=ok" when the attempt succeeded and "<check>=refused"
+// otherwise. The write check never changes jobs.json: it opens it for
+// appending and writes nothing (or, without one, creates and removes a probe
+// file beside it).
+const sandboxProbeScript = `if ls "$PROBE_AGENT_DIR" >/dev/null 2>&1; then echo list=ok; else echo list=refused; fi
+if [ -e "$PROBE_JOBS" ]; then w="$PROBE_JOBS"; else w="$PROBE_AGENT_DIR/.doctor-sandbox-probe"; fi
+if (: >> "$w") 2>/dev/null; then echo write=ok; [ "$w" = "$PROBE_JOBS" ] || rm -f "$w"; else echo write=refused; fi
+if kill -0 "$PROBE_PID" 2>/dev/null; then echo signal=ok; else echo signal=refused; fi
+if cat "/proc/$PROBE_PID/environ" >/dev/null 2>&1; then echo environ=ok; else echo environ=refused; fi`
+
+// sandboxCheck is one of the probe's checks.
+type sandboxCheck struct{ key, what string }
+
+// sandboxChecks returns the probe's checks, in order, with their lines.
+func sandboxChecks() []sandboxCheck {
+	return []sandboxCheck{
+		{"list", "list AGENT_DIR"},
+		{"write", "write jobs.json"},
+		{"signal", "signal the doctor (kill -0)"},
+		{"environ", "read the doctor's /proc/<pid>/environ"},
+	}
+}
+
+// doctorSandbox shows the agent sandbox (mode, Landlock ABI, the view) and
+// proves it with a live probe: a child started through the launcher tries
+// what an agent process must not do, and each attempt must be refused.
+func doctorSandbox(ctx context.Context, r *report, cfg Config, environ func() map[string]string) {
+	r.line("\nAgent sandbox (AGENT_SANDBOX=%s)", cfg.Sandbox.Mode)
+	box, err := setupSandbox(cfg, environ())
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	if box.launcher == nil {
+		if box.warn {
+			r.warn("%s", box.line)
+		} else {
+			r.line("  %s", box.line)
+		}
+		return
+	}
+	r.line("  %s", box.line)
+	for _, l := range box.view.Lines() {
+		r.line("    %s", l)
+	}
+	if _, err := os.Stat(cfg.WorkspaceDir); err != nil {
+		r.line("  live probe skipped: WORKSPACE_DIR does not exist yet (the bot creates it at start)")
+		return
+	}
+	opts := cfg.Policy
+	opts.HardenHostProcess = false
+	opts.Sandbox = box.launcher
+	policy, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), environ)
+	if err != nil {
+		r.problem("agent sandbox probe: %v", err)
+		return
+	}
+	got, err := probeSandbox(ctx, policy, cfg)
+	if err != nil {
+		r.problem("agent sandbox probe: %v", err)
+		return
+	}
+	r.line("  live probe (a sandboxed child tries each, as the agent would):")
+	for _, c := range sandboxChecks() {
+		switch got[c.key] {
+		case "refused":
+			r.line("    ✔ %s: refused", c.what)
+		case "ok":
+			r.line("    ✘ %s: allowed", c.what)
+			if c.key == "environ" && os.Geteuid() == 0 {
+				// Observed on Linux 6.18: a root child reads a root
+				// process's environ whatever its domain.
+				r.warn("the doctor runs as root, and Landlock does not keep a root child from another root process's /proc/<pid>/environ: run the bot as an unprivileged user")
+				continue
+			}
+			r.problems = append(r.problems, "agent sandbox: a sandboxed child could "+c.what)
+		default:
+			r.line("    ✘ %s: no answer", c.what)
+			r.problems = append(r.problems, "agent sandbox: the probe did not answer "+c.what)
+		}
+	}
+}
+
+// probeSandbox runs sandboxProbeScript through the policy (and so through
+// the launcher) and returns its answers by check.
+func probeSandbox(ctx context.Context, policy *spawnpolicy.Policy, cfg Config) (map[string]string, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil, errors.New("bash is not installed")
+	}
+	agentDir, jobs, pid := cfg.AgentDir, filepath.Join(cfg.AgentDir, "jobs.json"), strconv.Itoa(os.Getpid())
+	pc, err := policy.Prepare(spawnpolicy.Request{
+		Purpose: spawnpolicy.Other,
+		Command: sandboxProbeScript,
+		Cwd:     cfg.WorkspaceDir,
+		Env:     map[string]*string{"PROBE_AGENT_DIR": &agentDir, "PROBE_JOBS": &jobs, "PROBE_PID": &pid},
+		Origin:  "doctor",
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bash, "-c", pc.Command)
+	pc.ApplyTo(cmd)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			got[k] = v
+		}
+	}
+	return got, nil
+}
