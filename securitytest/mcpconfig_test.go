@@ -28,9 +28,13 @@ const settleAfterStart = 3 * time.Second
 // and the bot's log must show the loader's refusal.
 //
 //   - agent-writes-file: MCP_CONFIG is the default, mcp.json in AGENT_DIR;
-//     the agent writes it with the write tool, then the bot restarts (as
-//     after `kill -TERM $PPID` under Docker's restart policy). The file
-//     belongs to the bot's user, so the loader refuses it.
+//     with the agent sandbox off, the agent writes it with the write tool,
+//     then the bot restarts (as after `kill -TERM $PPID` under Docker's
+//     restart policy). The file belongs to the bot's user, so the loader
+//     refuses it.
+//   - agent-writes-file-sandboxed: the same with the sandbox on (the
+//     default): the write tool's view does not reach AGENT_DIR, so the
+//     file is never written.
 //   - inline-host-secret: the operator's inline MCP_CONFIG references the
 //     bot token; the loader refuses to hand a host secret to a server.
 func TestSecurityHijackedMCPConfig(t *testing.T) {
@@ -45,21 +49,25 @@ func TestSecurityHijackedMCPConfig(t *testing.T) {
 		// agentWrites: the agent writes the configuration into AGENT_DIR
 		// before the restart; otherwise it is MCP_CONFIG's inline JSON.
 		agentWrites bool
+		// sandboxed leaves the agent sandbox on: the write must be
+		// refused.
+		sandboxed bool
 		// refusal is what the restarted bot's log must say.
 		refusal string
 	}{
 		{name: "agent-writes-file", agentWrites: true, refusal: "refusing an MCP configuration"},
+		{name: "agent-writes-file-sandboxed", agentWrites: true, sandboxed: true},
 		{name: "inline-host-secret", refusal: "never handed to an MCP server"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			runHijack(t, tt.agentWrites, tt.refusal)
+			runHijack(t, tt.agentWrites, tt.sandboxed, tt.refusal)
 		})
 	}
 }
 
 // runHijack runs one case of TestSecurityHijackedMCPConfig.
-func runHijack(t *testing.T, agentWrites bool, refusal string) {
+func runHijack(t *testing.T, agentWrites, sandboxed bool, refusal string) {
 	set, err := newSecretSet()
 	if err != nil {
 		t.Fatalf("generating secrets: %v", err)
@@ -84,6 +92,9 @@ func runHijack(t *testing.T, agentWrites bool, refusal string) {
 	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
 	ai := openaitest.New(t, openaitest.AllowUnscripted(), openaitest.WithResponder(s.respond))
 	env := botEnv(l, set, tg.URL(), ai.URL(), []int64{chat})
+	if !sandboxed {
+		env = setEnv(env, "AGENT_SANDBOX=off")
+	}
 	if agentWrites {
 		env = setEnv(env, "MCP_CONFIG="+agentConfig)
 	} else {
@@ -102,6 +113,15 @@ func runHijack(t *testing.T, agentWrites bool, refusal string) {
 		waitUntil(ctx, 100*time.Millisecond, func() bool { return first.exited() || s.complete(v, tg) })
 		first.stop(t)
 		logs = append(logs, first.log.String())
+		if sandboxed {
+			if _, err := os.Stat(agentConfig); err == nil {
+				t.Errorf("the sandboxed agent wrote %s", agentConfig)
+			}
+			if !s.complete(v, tg) {
+				t.Errorf("the write call did not finish")
+			}
+			return
+		}
 		if _, err := os.Stat(agentConfig); err != nil {
 			t.Fatalf("the agent did not write %s (%v); its log, redacted:\n%s", agentConfig, err, s.safe(lastLines(first.log.String(), 40)))
 		}
