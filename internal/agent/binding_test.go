@@ -124,7 +124,7 @@ func TestPrepareProcessBinding(t *testing.T) {
 func TestPrepareProcessThroughATool(t *testing.T) {
 	var got spawnpolicy.Context
 	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *agent.API) error {
-		api.RegisterTool(newTool("mcp__srv__x", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+		api.RegisterTool(agenttest.NewTool("mcp__srv__x", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 			pc, err := call.Context.PrepareProcess(ctx, spawnpolicy.Request{Purpose: spawnpolicy.MCPServer, Command: "srv"})
 			got = pc
 			return agent.TextResult("ok"), err
@@ -199,13 +199,13 @@ func TestActivationError(t *testing.T) {
 	}{
 		{"error", func(ctx context.Context, api *agent.API) error { return errors.New("no config") }, `"broken"`},
 		{"duplicate tool", func(ctx context.Context, api *agent.API) error {
-			api.RegisterTool(newTool("host", "", nil))
+			api.RegisterTool(agenttest.NewTool("host", "", nil))
 			return nil
 		}, `tool "host" is registered twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := agent.New(agenttest.NewFauxProvider(), newPolicy(t), nil, agent.WithTools(newTool("host", "", nil)),
+			a, err := agent.New(agenttest.NewFauxProvider(), newPolicy(t), nil, agent.WithTools(agenttest.NewTool("host", "", nil)),
 				agent.WithExtensions(&funcExtension{name: "broken", activate: tt.activate}))
 			if err != nil {
 				t.Fatal(err)

@@ -306,7 +306,7 @@ func TestOldToolResultsShortened(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("line %03d of a long listing", i))
 	}
 	long := strings.Join(lines, "\n")
-	dump := newTool("dump", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) { return agent.TextResult(long), nil })
+	dump := agenttest.NewTool("dump", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) { return agent.TextResult(long), nil })
 	dir := t.TempDir()
 	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("dump", "{}")), agenttest.FauxText("dumped"), agenttest.FauxText("a2"), agenttest.FauxText("a3"))
 	a := compactionAgent(t, faux, dir, agent.WithCompactionKeepTurns(1), agent.WithContextWindow(1<<20), agent.WithTools(dump))

@@ -15,7 +15,7 @@ import (
 // first turn and after it; reported prompt tokens win when there are some.
 func TestContextUsageCountsSystemPromptAndTools(t *testing.T) {
 	system := strings.Repeat("s", 4000)
-	tool := newTool("lookup", `{"type":"object","properties":{"q":{"type":"string","description":"`+strings.Repeat("d", 1000)+`"}}}`, nil)
+	tool := agenttest.NewTool("lookup", `{"type":"object","properties":{"q":{"type":"string","description":"`+strings.Repeat("d", 1000)+`"}}}`, nil)
 	spec := tool.Spec()
 	overhead := (len(system) + agent.MessageTokens*agent.CharsPerToken + len(spec.Name) + len(spec.Description) + len(spec.Parameters) + agent.ToolSpecOverhead) / agent.CharsPerToken
 	tests := []struct {

@@ -110,26 +110,6 @@ func kindsOf(events []agent.Event) []agent.EventKind {
 	return out
 }
 
-// funcTool is a scripted tool.
-type funcTool struct {
-	spec agent.ToolSpec
-	run  func(ctx context.Context, call *agent.Call) (agent.Result, error)
-}
-
-func (f *funcTool) Spec() agent.ToolSpec { return f.spec }
-func (f *funcTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
-	return f.run(ctx, call)
-}
-
-// newTool returns a scripted tool named name with schema params ("" for an
-// empty object schema).
-func newTool(name, params string, run func(ctx context.Context, call *agent.Call) (agent.Result, error)) *funcTool {
-	if params == "" {
-		params = `{"type":"object","properties":{}}`
-	}
-	return &funcTool{spec: agent.ToolSpec{Name: name, Description: "test tool " + name, Parameters: json.RawMessage(params)}, run: run}
-}
-
 // funcExtension is a scripted extension.
 type funcExtension struct {
 	name     string

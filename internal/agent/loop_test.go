@@ -21,7 +21,7 @@ var ignoreTime = cmpopts.IgnoreFields(agent.Message{}, "Time")
 // TestTurnWithTools runs text, a tool call and an answer, checking the
 // events, the history and what the model was sent.
 func TestTurnWithTools(t *testing.T) {
-	echo := newTool("echo", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
+	echo := agenttest.NewTool("echo", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
 		func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 			return agent.TextResult("echo: " + string(call.Arguments)), nil
 		})
@@ -69,7 +69,7 @@ func TestTurnWithTools(t *testing.T) {
 // TestToolErrorResults checks the error paths that become results.
 func TestToolErrorResults(t *testing.T) {
 	schema := `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`
-	tool := newTool("count", schema, func(ctx context.Context, call *agent.Call) (agent.Result, error) { return agent.TextResult("ok"), nil })
+	tool := agenttest.NewTool("count", schema, func(ctx context.Context, call *agent.Call) (agent.Result, error) { return agent.TextResult("ok"), nil })
 	tests := []struct {
 		name string
 		call agent.ToolCall
@@ -106,7 +106,7 @@ func TestToolErrorResults(t *testing.T) {
 // TestStepLimit checks that a model that keeps calling tools is stopped
 // with a clear message and a consistent history.
 func TestStepLimit(t *testing.T) {
-	tool := newTool("loop", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	tool := agenttest.NewTool("loop", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		return agent.TextResult("again"), nil
 	})
 	faux := agenttest.NewFauxProvider()
@@ -136,12 +136,12 @@ func TestStepLimit(t *testing.T) {
 // result, the transcript reloads, and the next turn works.
 func TestCancelDuringTool(t *testing.T) {
 	started := make(chan struct{})
-	slow := newTool("slow", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	slow := agenttest.NewTool("slow", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		close(started)
 		<-ctx.Done()
 		return agent.Result{}, ctx.Err()
 	})
-	never := newTool("never", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	never := agenttest.NewTool("never", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		t.Error("a call after the cancelled one ran")
 		return agent.Result{}, nil
 	})
@@ -196,7 +196,7 @@ func TestCancelIgnoredByTool(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	started := make(chan struct{})
-	stubborn := newTool("stubborn", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	stubborn := agenttest.NewTool("stubborn", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		close(started)
 		<-release
 		return agent.TextResult("late"), nil

@@ -15,7 +15,7 @@ import (
 // show the secret's beginning while its end has not been printed; the final
 // result shows the token.
 func TestProgressHidesGrowingSecretPrefix(t *testing.T) {
-	trickle := newTool("trickle", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	trickle := agenttest.NewTool("trickle", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		out := "reading key: "
 		for i := 0; i < len(testSecret); i += 3 {
 			out += testSecret[i:min(i+3, len(testSecret))]
@@ -59,7 +59,7 @@ func TestProgressHidesGrowingSecretPrefix(t *testing.T) {
 // text does not touch Details: a key or value ending in a character that
 // begins a secret ("total_bytes" and the secret "sk-...") stays whole.
 func TestProgressDetailsKeepTheirNames(t *testing.T) {
-	tool := newTool("counter", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	tool := agenttest.NewTool("counter", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		call.Progress(agent.Result{Content: []agent.Content{agent.Text("working")}, Details: map[string]any{"total_bytes": 3, "status": "pass"}})
 		return agent.TextResult("done"), nil
 	})

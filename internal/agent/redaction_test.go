@@ -26,7 +26,7 @@ type nestedDetail struct {
 // transcript or the next request; a handler that appends the secret is
 // redacted again.
 func TestRedactionThroughTheLoop(t *testing.T) {
-	leaky := newTool("leaky", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	leaky := agenttest.NewTool("leaky", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		call.Progress(agent.Result{Content: []agent.Content{agent.Text("partial " + testSecret)}, Details: map[string]any{"tail": testSecret}})
 		call.Progress(agent.Result{Content: []agent.Content{agent.Text("more " + testSecret + " output")}})
 		return agent.Result{
@@ -42,15 +42,15 @@ func TestRedactionThroughTheLoop(t *testing.T) {
 			},
 		}, nil
 	})
-	failing := newTool("failing", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	failing := agenttest.NewTool("failing", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		return agent.Result{}, errors.New("cannot use " + testSecret)
 	})
-	panicky := newTool("panicky", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	panicky := agenttest.NewTool("panicky", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		panic("boom " + testSecret)
 	})
-	strict := newTool("strict", `{"type":"object","properties":{"mode":{"type":"string","enum":["a","b"]}},"required":["mode"],"additionalProperties":false}`,
+	strict := agenttest.NewTool("strict", `{"type":"object","properties":{"mode":{"type":"string","enum":["a","b"]}},"required":["mode"],"additionalProperties":false}`,
 		func(ctx context.Context, call *agent.Call) (agent.Result, error) { return agent.TextResult("ran"), nil })
-	blocked := newTool("blocked", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	blocked := agenttest.NewTool("blocked", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		t.Error("a blocked tool ran")
 		return agent.Result{}, nil
 	})

@@ -62,7 +62,7 @@ func TestCloseAndPromptInsideTurn(t *testing.T) {
 			var session atomic.Pointer[agent.Session]
 			got := make(chan error, 1)
 			act := func(ctx context.Context) { got <- tt.act(ctx, session.Load()) }
-			tool := newTool("act", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+			tool := agenttest.NewTool("act", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 				if tt.where == "tool" {
 					act(ctx)
 				}
@@ -125,7 +125,7 @@ func TestPrepareProcessFromEventHandler(t *testing.T) {
 		})
 		return nil
 	}}
-	tool := newTool("noop", "", func(context.Context, *agent.Call) (agent.Result, error) { return agent.TextResult("ok"), nil })
+	tool := agenttest.NewTool("noop", "", func(context.Context, *agent.Call) (agent.Result, error) { return agent.TextResult("ok"), nil })
 	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("noop", `{}`)), agenttest.FauxText("done"))
 	a := newTestAgent(t, faux, agent.WithTools(tool), agent.WithExtensions(ext))
 	s := openSession(t, a, agent.SessionOptions{})

@@ -95,8 +95,8 @@ func TestUnsupportedSchemaStarts(t *testing.T) {
 		return agent.TextResult("ok:" + string(call.Arguments)), nil
 	}
 	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *agent.API) error {
-		api.RegisterTool(newTool("mcp__srv__search", mcpLikeSchema, ok))
-		api.RegisterTool(newTool("mcp__srv__broken", `"not a schema"`, ok))
+		api.RegisterTool(agenttest.NewTool("mcp__srv__search", mcpLikeSchema, ok))
+		api.RegisterTool(agenttest.NewTool("mcp__srv__broken", `"not a schema"`, ok))
 		return nil
 	}}
 	logs := &logLines{}

@@ -54,7 +54,7 @@ func TestSpawnRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var prepErr, execErr error
-			tool := newTool("spawn", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+			tool := agenttest.NewTool("spawn", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 				pctx := ctx
 				if tt.cancel {
 					c, cancel := context.WithCancel(ctx)

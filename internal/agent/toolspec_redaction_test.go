@@ -65,7 +65,7 @@ func TestToolSpecRedaction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs lockedBuffer
 			faux := agenttest.NewFauxProvider(agenttest.FauxText("done"))
-			tool := &funcTool{spec: tt.spec, run: func(context.Context, *agent.Call) (agent.Result, error) { return agent.Result{}, nil }}
+			tool := &agenttest.Tool{ToolSpec: tt.spec, Run: func(context.Context, *agent.Call) (agent.Result, error) { return agent.Result{}, nil }}
 			ext := &funcExtension{name: "srv", activate: func(_ context.Context, api *agent.API) error {
 				api.RegisterTool(tool)
 				return nil

@@ -50,7 +50,7 @@ func TestToolTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agent.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), agenttest.FauxText("next"))
-			a := newTestAgent(t, faux, agent.WithTools(newTool("slow", "", tt.run)),
+			a := newTestAgent(t, faux, agent.WithTools(agenttest.NewTool("slow", "", tt.run)),
 				agent.WithToolTimeout(tt.timeout), agent.WithAbortGrace(10*time.Millisecond))
 			s := openSession(t, a, agent.SessionOptions{})
 			res, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil)

@@ -43,7 +43,7 @@ func TestDanglingCallsRepaired(t *testing.T) {
 // transcript could not take is still in the history, so the next request is
 // valid, and that the turn reports the failure.
 func TestToolResultKeptWhenTranscriptFails(t *testing.T) {
-	echo := newTool("echo", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	echo := agenttest.NewTool("echo", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		return agent.TextResult("ok"), nil
 	})
 	dir := t.TempDir()

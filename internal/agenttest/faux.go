@@ -1,5 +1,5 @@
 // Package agenttest holds test support for code built on the agent: a
-// scripted model provider.
+// scripted model provider and a scripted tool.
 package agenttest
 
 import (

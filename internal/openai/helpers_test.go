@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"strings"
@@ -61,26 +60,6 @@ func openSession(t *testing.T, a *agent.Agent, opts agent.SessionOptions) *agent
 		t.Fatalf("Session: %v", err)
 	}
 	return s
-}
-
-// funcTool is a scripted tool.
-type funcTool struct {
-	spec agent.ToolSpec
-	run  func(ctx context.Context, call *agent.Call) (agent.Result, error)
-}
-
-func (f *funcTool) Spec() agent.ToolSpec { return f.spec }
-func (f *funcTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
-	return f.run(ctx, call)
-}
-
-// newTool returns a scripted tool named name with schema params ("" for an
-// empty object schema).
-func newTool(name, params string, run func(ctx context.Context, call *agent.Call) (agent.Result, error)) *funcTool {
-	if params == "" {
-		params = `{"type":"object","properties":{}}`
-	}
-	return &funcTool{spec: agent.ToolSpec{Name: name, Description: "test tool " + name, Parameters: json.RawMessage(params)}, run: run}
 }
 
 // leaks reports whether s holds the test secret, without printing it.

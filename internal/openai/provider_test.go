@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 )
 
@@ -298,7 +299,7 @@ func TestLoopOverOpenAI(t *testing.T) {
 		openaitest.ToolCalls(openaitest.ToolCall{ID: "c1", Name: "cat", Arguments: `{}`}),
 		openaitest.Text("done"),
 	))
-	cat := newTool("cat", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
+	cat := agenttest.NewTool("cat", "", func(ctx context.Context, call *agent.Call) (agent.Result, error) {
 		return agent.TextResult("token: " + testSecret), nil
 	})
 	a := newTestAgent(t, newOpenAI(srv, 0), agent.WithTools(cat))
