@@ -3,6 +3,7 @@ package securitytest
 import (
 	"bufio"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -34,6 +35,10 @@ const (
 	// secrets: the GITHUB_TOKEN the server was passed and the content of
 	// the file its -secret-file flag names.
 	mcpToolSecretDoc = "secret_doc"
+	// mcpToolReadImage returns a file as an image, whatever it holds,
+	// after a text block saying mcpImageNote.
+	mcpToolReadImage = "read_image"
+	mcpImageNote     = "the image follows"
 )
 
 // fakeMCPOptions are the fake server's flags.
@@ -168,6 +173,7 @@ func fakeMCPAnswer(opts fakeMCPOptions, method string, params json.RawMessage) (
 			map[string]any{"name": mcpToolFailRPC, "description": "Fails with a file's content in the error.", "inputSchema": pathSchema},
 			map[string]any{"name": mcpToolFailResult, "description": "Returns an error result holding a file's content.", "inputSchema": pathSchema},
 			secretDocTool(opts),
+			map[string]any{"name": mcpToolReadImage, "description": "Returns a file as a PNG image.", "inputSchema": pathSchema},
 		}}, nil
 	case "tools/call":
 		var p struct {
@@ -251,6 +257,15 @@ func fakeMCPTool(name string, args map[string]string) (any, *rpcError) {
 		return text("tool failed: "+readFile(), true), nil
 	case mcpToolSecretDoc:
 		return text("secret_doc ok", false), nil
+	case mcpToolReadImage:
+		data, err := os.ReadFile(args["path"])
+		if err != nil {
+			return text("read failed: "+err.Error(), true), nil
+		}
+		return map[string]any{"content": []any{
+			map[string]any{"type": "text", "text": mcpImageNote},
+			map[string]any{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(data)},
+		}}, nil
 	default:
 		return nil, &rpcError{Code: -32602, Message: "unknown tool " + name}
 	}

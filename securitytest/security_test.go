@@ -170,7 +170,7 @@ func (s *suite) respond(req openaitest.ChatRequest) openaitest.Response {
 		}
 		st.calls++
 		return openaitest.ToolCalls(openaitest.ToolCall{Name: v.tool, Arguments: v.args(s.paths)})
-	case last.Role == "tool":
+	case last.Role == "tool" || imagesAfterTool(req):
 		st.results++
 		if v.echoResult {
 			return openaitest.Text("done:\n```\n" + last.Text() + "\n```")
@@ -179,6 +179,14 @@ func (s *suite) respond(req openaitest.ChatRequest) openaitest.Response {
 		st.wakeups++
 	}
 	return openaitest.Text("done")
+}
+
+// imagesAfterTool reports whether req ends with the user message that
+// carries the images of the tool results before it (the provider adapter
+// sends images there, since most servers refuse them in tool messages).
+func imagesAfterTool(req openaitest.ChatRequest) bool {
+	n := len(req.Messages)
+	return n >= 2 && req.Messages[n-1].Role == "user" && req.Messages[n-2].Role == "tool"
 }
 
 // snapshot returns a copy of a vector's state.
@@ -324,6 +332,7 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 	l := newLayout(t)
 	l.buildBot(t)
 	l.writeSecretFiles(t, set)
+	l.writeSecretImages(t, set)
 	l.writeMCPConfig(t)
 
 	var runnable, skipped []vector

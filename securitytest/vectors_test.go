@@ -376,7 +376,8 @@ func vectors() []vector {
 		{name: "voice-env", family: "speech", tool: "bash", voice: true, expect: []expectation{expectControl},
 			args: func(vectorPaths) string { return bashArgs("env", 30) }},
 	}
-	return v
+	// Images: decoded strictly and re-encoded before the model sees them.
+	return append(v, imageVectors()...)
 }
 
 // withNeeds returns v needing the executables names.

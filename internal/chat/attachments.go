@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/imagesafe"
 )
 
 // maxPhoto bounds the photo size sent to the model as an image.
@@ -77,11 +77,13 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 		if err != nil {
 			return nil, err
 		}
-		mime := http.DetectContentType(data)
-		if !strings.HasPrefix(mime, "image/") {
-			mime = "image/jpeg"
+		// Decoded strictly and re-encoded from its pixels: whatever else
+		// the file carries (EXIF, comments, bytes after its end) stays out.
+		img, err := imagesafe.Sanitize(data, h.cfg.Redactor)
+		if err != nil {
+			return nil, userErrorf("the photo was not sent to the model: %v", err)
 		}
-		content = append(content, agent.Image(mime, data))
+		content = append(content, agent.Image(img.MIMEType, img.Data))
 		if text == "" {
 			text = "(a photo)"
 		}

@@ -52,6 +52,11 @@ func TestAttachmentFailuresAreReplied(t *testing.T) {
 				return tg.SendPhoto(userID, userID, photo, "look", withPhotoSize(maxPhoto+1))
 			},
 			want: "⚠️ the photo is too large (the limit is 5 MB)"},
+		{name: "a photo that is not an image",
+			send: func(tg *telegramtest.Server) models.Message {
+				return tg.SendPhoto(userID, userID, photo, "look")
+			},
+			want: "⚠️ the photo was not sent to the model: not a valid PNG", wantGetFile: 1, wantDownloads: 1},
 		{name: "a document over the download limit",
 			send: func(tg *telegramtest.Server) models.Message {
 				return tg.SendDocument(userID, userID, "big.bin", []byte("body"), "", withDocumentSize(botapi.MaxDownload+1))

@@ -1,8 +1,11 @@
 package chat
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,8 +255,16 @@ func TestVoiceNoteIsTranscribed(t *testing.T) {
 func TestPhotoAndDocument(t *testing.T) {
 	faux := agenttest.NewFauxProvider(agenttest.FauxText("nice photo"), agenttest.FauxText("got the file"), agenttest.FauxText("got it again"))
 	h := newHarness(t, harnessConfig{provider: faux})
-	png := []byte("\x89PNG\r\n\x1a\n fake")
-	h.tg.SendPhoto(userID, userID, png, "look")
+	// A JPEG with a comment segment after its start: the model gets the
+	// photo re-encoded from its pixels, without the comment.
+	var photo bytes.Buffer
+	if err := jpeg.Encode(&photo, image.NewGray(image.Rect(0, 0, 8, 6)), nil); err != nil {
+		t.Fatal(err)
+	}
+	const comment = "a comment the model must not get"
+	withComment := append([]byte{0xff, 0xd8, 0xff, 0xfe, 0, byte(len(comment) + 2)}, comment...)
+	withComment = append(withComment, photo.Bytes()[2:]...)
+	h.tg.SendPhoto(userID, userID, withComment, "look")
 	h.waitText(userID, "nice photo")
 	req := faux.Requests()[0]
 	last := req.Messages[len(req.Messages)-1]
@@ -263,8 +274,14 @@ func TestPhotoAndDocument(t *testing.T) {
 			img = &last.Content[i]
 		}
 	}
-	if img == nil || string(img.Data) != string(png) || img.MIMEType != "image/png" {
-		t.Errorf("the photo did not reach the model as an image")
+	if img == nil || img.MIMEType != "image/jpeg" {
+		t.Fatalf("the photo did not reach the model as an image")
+	}
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(img.Data)); err != nil || cfg.Width != 8 || cfg.Height != 6 {
+		t.Errorf("the image the model got is not the 8×6 photo (%v)", err)
+	}
+	if bytes.Contains(img.Data, []byte(comment)) {
+		t.Error("the image the model got keeps the photo's comment")
 	}
 	h.tg.SendDocument(userID, userID, "../../etc/Report 2026.pdf", []byte("pdf body"), "")
 	h.waitText(userID, "got the file")

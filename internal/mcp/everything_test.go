@@ -196,7 +196,7 @@ func TestEverythingServer(t *testing.T) {
 		if !slices.ContainsFunc(img.Content, func(c agent.Content) bool {
 			return c.Type == agent.ImageContent && c.MIMEType == "image/png" && len(c.Data) > 0
 		}) {
-			t.Errorf("get-tiny-image returned no PNG image: %d blocks", len(img.Content))
+			t.Errorf("get-tiny-image returned no PNG image: %d blocks: %s", len(img.Content), agent.TextOf(img.Content))
 		}
 	}
 }

@@ -273,7 +273,7 @@ func TestResults(t *testing.T) {
 		isError bool
 	}{
 		{name: "text", tool: "mcp__fake__echo", args: `{"text":"hello"}`, want: []agent.Content{agent.Text("hello")}},
-		{name: "image", tool: "mcp__fake__image", args: `{}`, want: []agent.Content{agent.Text("an image:"), agent.Image("image/png", fakePNG)}},
+		{name: "image", tool: "mcp__fake__image", args: `{}`, want: []agent.Content{agent.Text("an image:"), agent.Image("image/png", sanitizedFakePNG(t))}},
 		{name: "isError", tool: "mcp__fake__fail", args: `{}`, want: []agent.Content{agent.Text("it went wrong")}, isError: true},
 	}
 	for _, tt := range tests {

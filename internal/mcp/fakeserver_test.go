@@ -1,9 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,8 +17,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// fakePNG is the image the fake server's image tool returns.
-var fakePNG = []byte("\x89PNG\r\n\x1a\nfake")
+// fakePNG is the image the fake server's image tool returns: a 3×2 PNG
+// with bytes after its end, which the agent's copy must not keep.
+var fakePNG = func() []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 3, 2))); err != nil {
+		panic(err)
+	}
+	return append(b.Bytes(), "trailing bytes"...)
+}()
 
 // runFakeServer is the fake MCP server: the test binary run with
 // fakeServerArg. Its modes: serve (the tools below, over stdio), broken

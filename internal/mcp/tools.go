@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/imagesafe"
 )
 
 // tool is one MCP server's tool, as the model sees it.
@@ -59,19 +60,19 @@ func (t *tool) Execute(ctx context.Context, call *agent.Call) (agent.Result, err
 	if err != nil {
 		return agent.ErrorResult(fmt.Sprintf("MCP server %q, tool %q: %v", t.server.Name, t.remote, err)), nil
 	}
-	return convertResult(t.server.Name, t.remote, res), nil
+	return convertResult(t.server.Name, t.remote, res, call.Context.Redactor()), nil
 }
 
-// convertResult maps an MCP tool result onto the agent's: text and images
-// as they are, other content described in text, isError as an error
-// result.
-func convertResult(server, remote string, res *mcp.CallToolResult) agent.Result {
+// convertResult maps an MCP tool result onto the agent's: text as it is,
+// images made safe by imagesafe (checked against red), other content
+// described in text, isError as an error result.
+func convertResult(server, remote string, res *mcp.CallToolResult, red imagesafe.Checker) agent.Result {
 	out := agent.Result{
 		IsError: res.IsError,
 		Details: map[string]any{"mcp_server": server, "mcp_tool": remote},
 	}
 	for _, c := range res.Content {
-		out.Content = append(out.Content, convertContent(c))
+		out.Content = append(out.Content, convertContent(c, red))
 	}
 	if len(out.Content) == 0 && res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
@@ -88,13 +89,19 @@ func convertResult(server, remote string, res *mcp.CallToolResult) agent.Result 
 	return out
 }
 
-// convertContent maps one content block.
-func convertContent(c mcp.Content) agent.Content {
+// convertContent maps one content block. An image is decoded strictly and
+// re-encoded from its pixels; one that does not decode, or still holds a
+// secret, is replaced by a note saying why.
+func convertContent(c mcp.Content, red imagesafe.Checker) agent.Content {
 	switch c := c.(type) {
 	case *mcp.TextContent:
 		return agent.Text(c.Text)
 	case *mcp.ImageContent:
-		return agent.Image(c.MIMEType, c.Data)
+		img, err := imagesafe.Sanitize(c.Data, red)
+		if err != nil {
+			return agent.Text(fmt.Sprintf("[image %s, %d bytes, not shown: %v]", c.MIMEType, len(c.Data), err))
+		}
+		return agent.Image(img.MIMEType, img.Data)
 	case *mcp.AudioContent:
 		return agent.Text(fmt.Sprintf("[audio %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
 	case *mcp.ResourceLink:

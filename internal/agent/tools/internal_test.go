@@ -8,31 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestSniffImage(t *testing.T) {
-	tests := []struct {
-		name string
-		head string
-		want string
-	}{
-		{name: "png", head: "\x89PNG\r\n\x1a\n....", want: "image/png"},
-		{name: "jpeg", head: "\xff\xd8\xff\xe0..JFIF", want: "image/jpeg"},
-		{name: "gif87a", head: "GIF87a....", want: "image/gif"},
-		{name: "gif89a", head: "GIF89a....", want: "image/gif"},
-		{name: "webp", head: "RIFF\x10\x00\x00\x00WEBPVP8 ", want: "image/webp"},
-		{name: "wav is not an image", head: "RIFF\x10\x00\x00\x00WAVEfmt ", want: ""},
-		{name: "text", head: "hello", want: ""},
-		{name: "empty", head: "", want: ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := sniffImage([]byte(tt.head))
-			if diff := cmp.Diff(tt.want, got); diff != "" || ok != (tt.want != "") {
-				t.Errorf("sniffImage = %q, %v (-want +got):\n%s", got, ok, diff)
-			}
-		})
-	}
-}
-
 func TestDescribeFileError(t *testing.T) {
 	tests := []struct {
 		name string

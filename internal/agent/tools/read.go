@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/imagesafe"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // sniffLen is how much of a file read inspects to tell images and binary
@@ -84,8 +86,8 @@ func (r *readTool) Execute(ctx context.Context, call *agent.Call) (agent.Result,
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return agent.ErrorResult(describeFileError(path, err)), nil
 	}
-	if mimeType, ok := sniffImage(head); ok {
-		return readImage(path, mimeType, info.Size(), br)
+	if mimeType, ok := imagesafe.Sniff(head); ok {
+		return readImage(path, mimeType, info.Size(), br, call.Context.Redactor())
 	}
 	if imageExtension(path) && len(head) > 0 {
 		return agent.ErrorResult(fmt.Sprintf("%s has an image extension but is not a PNG, JPEG, GIF or WebP image", path)), nil
@@ -96,8 +98,13 @@ func (r *readTool) Execute(ctx context.Context, call *agent.Call) (agent.Result,
 	return r.readText(ctx, path, br, offset, limit)
 }
 
-// readImage returns the image in br as image content.
-func readImage(path, mimeType string, size int64, br io.Reader) (agent.Result, error) {
+// readImage returns the image in br as image content: decoded strictly,
+// re-encoded from its pixels (which drops trailing bytes and metadata) and
+// scaled down to what the provider takes, by imagesafe. A file that does
+// not decode, or whose re-encoding still holds a secret red knows, is an
+// error result saying why; what the result holds, and so what the
+// transcript keeps, is the re-encoded image, never the file.
+func readImage(path, mimeType string, size int64, br io.Reader, red *redactor.Redactor) (agent.Result, error) {
 	if size > maxImageBytes {
 		return agent.ErrorResult(fmt.Sprintf("%s is a %s image of %s, larger than the %s read returns", path, mimeType, formatSize(size), formatSize(maxImageBytes))), nil
 	}
@@ -105,12 +112,17 @@ func readImage(path, mimeType string, size int64, br io.Reader) (agent.Result, e
 	if err != nil {
 		return agent.ErrorResult(describeFileError(path, err)), nil
 	}
+	img, err := imagesafe.Sanitize(data, red)
+	if err != nil {
+		return agent.ErrorResult(fmt.Sprintf("%s: %v", path, err)), nil
+	}
+	note := fmt.Sprintf("Read image file %s [%s, %s]", path, img.MIMEType, formatSize(int64(len(img.Data))))
+	if img.Scaled {
+		note = fmt.Sprintf("Read image file %s [%s, %s, scaled down to %d×%d]", path, img.MIMEType, formatSize(int64(len(img.Data))), img.Width, img.Height)
+	}
 	return agent.Result{
-		Content: []agent.Content{
-			agent.Text(fmt.Sprintf("Read image file %s [%s, %s]", path, mimeType, formatSize(int64(len(data))))),
-			agent.Image(mimeType, data),
-		},
-		Details: map[string]any{"path": path, "mime_type": mimeType, "bytes": len(data)},
+		Content: []agent.Content{agent.Text(note), agent.Image(img.MIMEType, img.Data)},
+		Details: map[string]any{"path": path, "mime_type": img.MIMEType, "bytes": len(img.Data), "width": img.Width, "height": img.Height},
 	}, nil
 }
 

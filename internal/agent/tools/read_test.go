@@ -1,7 +1,11 @@
 package tools_test
 
 import (
+	"bytes"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,10 +15,29 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/imagesafe"
 )
 
-// pngBytes is the start of a PNG file: the signature and an IHDR chunk.
-const pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+// pngBytes is a 2×1 PNG image.
+var pngBytes = func() string {
+	img := image.NewNRGBA(image.Rect(0, 0, 2, 1))
+	img.Set(1, 0, color.NRGBA{R: 200, A: 255})
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		panic(err)
+	}
+	return b.String()
+}()
+
+// sanitized is what read returns for the image data: its re-encoding.
+func sanitized(t *testing.T, data string) imagesafe.Image {
+	t.Helper()
+	img, err := imagesafe.Sanitize([]byte(data), nil)
+	if err != nil {
+		t.Fatalf("Sanitize: %v", err)
+	}
+	return img
+}
 
 // numbered returns lines from..to of a file whose line n is "line n", as
 // read numbers them.
@@ -49,6 +72,8 @@ func TestRead(t *testing.T) {
 		"image.png":       pngBytes,
 		"picture.dat":     pngBytes,
 		"fake.png":        "not an image\n",
+		"trailing.png":    pngBytes + "appended after IEND: " + testSecret + "\n",
+		"magic.png":       "\x89PNG\r\n\x1a\nnot a PNG at all\n",
 		"long.txt":        long + "\nshort\n",
 		"sub/nested.txt":  "nested\n",
 		outside:           "outside\n",
@@ -67,6 +92,7 @@ func TestRead(t *testing.T) {
 		}
 	}
 	p := func(name string) string { return filepath.Join(ws, name) }
+	img := sanitized(t, pngBytes)
 	tests := []struct {
 		name string
 		args map[string]any
@@ -123,15 +149,22 @@ func TestRead(t *testing.T) {
 		{
 			name: "a PNG image",
 			args: map[string]any{"path": "image.png"},
-			want: agent.Result{Content: []agent.Content{agent.Text("Read image file " + p("image.png") + " [image/png, 33 B]"), agent.Image("image/png", []byte(pngBytes))},
-				Details: map[string]any{"path": p("image.png"), "mime_type": "image/png", "bytes": 33}},
+			want: agent.Result{Content: []agent.Content{agent.Text(fmt.Sprintf("Read image file %s [image/png, %d B]", p("image.png"), len(img.Data))), agent.Image("image/png", img.Data)},
+				Details: map[string]any{"path": p("image.png"), "mime_type": "image/png", "bytes": len(img.Data), "width": 2, "height": 1}},
 		},
 		{
 			name: "an image recognised by its content",
 			args: map[string]any{"path": "picture.dat"},
-			want: agent.Result{Content: []agent.Content{agent.Text("Read image file " + p("picture.dat") + " [image/png, 33 B]"), agent.Image("image/png", []byte(pngBytes))},
-				Details: map[string]any{"path": p("picture.dat"), "mime_type": "image/png", "bytes": 33}},
+			want: agent.Result{Content: []agent.Content{agent.Text(fmt.Sprintf("Read image file %s [image/png, %d B]", p("picture.dat"), len(img.Data))), agent.Image("image/png", img.Data)},
+				Details: map[string]any{"path": p("picture.dat"), "mime_type": "image/png", "bytes": len(img.Data), "width": 2, "height": 1}},
 		},
+		{
+			name: "a PNG with trailing bytes comes back re-encoded without them",
+			args: map[string]any{"path": "trailing.png"},
+			want: agent.Result{Content: []agent.Content{agent.Text(fmt.Sprintf("Read image file %s [image/png, %d B]", p("trailing.png"), len(img.Data))), agent.Image("image/png", img.Data)},
+				Details: map[string]any{"path": p("trailing.png"), "mime_type": "image/png", "bytes": len(img.Data), "width": 2, "height": 1}},
+		},
+		{name: "text behind PNG magic", args: map[string]any{"path": "magic.png"}, want: agent.ErrorResult(p("magic.png") + ": not a valid PNG")},
 		{name: "an image extension on text", args: map[string]any{"path": "fake.png"}, want: agent.ErrorResult(p("fake.png") + " has an image extension but is not a PNG, JPEG, GIF or WebP image")},
 		{name: "offset beyond the end", args: map[string]any{"path": "three.txt", "offset": 5}, want: agent.ErrorResult("offset 5 is beyond the end of " + p("three.txt") + " (3 lines)")},
 		{name: "offset zero", args: map[string]any{"path": "three.txt", "offset": 0}, want: agent.ErrorResult("offset must be 1 or more (lines are numbered from 1), not 0")},

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/imagesafe"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -118,7 +119,7 @@ func (t *sendFileTool) Execute(ctx context.Context, call *agent.Call) (agent.Res
 		}
 		data, redacted = []byte(red.Redact(content)), true
 	}
-	mimeType, image := sniffImage(data)
+	mimeType, image := imagesafe.Sniff(data)
 	photo := image && mimeType != "image/gif" && len(data) <= MaxPhotoBytes && (args.AsPhoto == nil || *args.AsPhoto)
 	caption := red.Redact(args.Caption)
 	if r := []rune(caption); len(r) > maxCaptionRunes {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func TestSendFile(t *testing.T) {
 		wantErr    bool
 		wantSent   []sent
 	}{
-		{"photo", map[string]any{"path": "chart.png", "caption": "the chart"}, "Sent photo chart.png (50 B) to the chat.", false,
+		{"photo", map[string]any{"path": "chart.png", "caption": "the chart"}, fmt.Sprintf("Sent photo chart.png (%d B) to the chat.", len(pngBytes+"rest of the image")), false,
 			[]sent{{"chart.png", "the chart", pngBytes + "rest of the image", true}}},
 		{"image as document", map[string]any{"path": "chart.png", "as_photo": false}, "Sent document chart.png", false,
 			[]sent{{"chart.png", "", pngBytes + "rest of the image", false}}},
