@@ -57,7 +57,10 @@ const (
 	envOpenAIKey    = "OPENAI_API_KEY"
 	envSpeechKey    = "TELEGRAM_SPEECH_API_KEY"
 	envGoogleSecret = "GOOGLE_CLIENT_SECRET"
-	envDBPassword   = "DB_PASSWORD"
+	// envWebhookSecret is the webhook's secret_token: a secret even while
+	// the bot polls and does not use it.
+	envWebhookSecret = "TELEGRAM_WEBHOOK_SECRET"
+	envDBPassword    = "DB_PASSWORD"
 	// envInnocent is a name no deny glob matches: only its listing in
 	// PROCESS_ENV_SECRETS makes its value a secret.
 	envInnocent = "LEGACY_SIGNING_BLOB"
@@ -115,6 +118,7 @@ func newSecretSet() (secretSet, error) {
 		{name: envOpenAIKey, prefix: "sk-fake-", alphabet: base62, n: 40, known: true},
 		{name: envSpeechKey, prefix: "sk-speech-", alphabet: base62, n: 32, known: true},
 		{name: envGoogleSecret, prefix: "GOCSPX-", alphabet: base62, n: 28, known: true},
+		{name: envWebhookSecret, prefix: "whsec-", alphabet: base62, n: 32, known: true},
 		{name: envDBPassword, alphabet: base62, n: 32},
 		{name: envInnocent, alphabet: base62, n: 20, known: true},
 		{name: envGitHubToken, prefix: "ghp_", alphabet: base62, n: 36, known: true},

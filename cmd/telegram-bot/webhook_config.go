@@ -21,6 +21,8 @@ func parseWebhook(e Env, c *Config) []error {
 	raw, secret := strings.TrimSpace(e.WebhookURL), strings.TrimSpace(e.WebhookSecret)
 	if raw == "" {
 		if secret != "" {
+			// Unused, but a secret all the same: redacted like in webhook mode.
+			c.WebhookSecret = secret
 			c.Warnings = append(c.Warnings, "TELEGRAM_WEBHOOK_SECRET is set but TELEGRAM_WEBHOOK_URL is not: the bot polls, and the secret is not used")
 		}
 		return nil

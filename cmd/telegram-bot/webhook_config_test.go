@@ -19,7 +19,7 @@ func TestParseWebhook(t *testing.T) {
 		wantErr, wantWarn        string
 	}{
 		{name: "polling"},
-		{name: "polling, a secret set", secret: secret, wantWarn: "TELEGRAM_WEBHOOK_URL is not"},
+		{name: "polling, a secret set", secret: secret, wantSecret: secret, wantWarn: "TELEGRAM_WEBHOOK_URL is not"},
 		{name: "derived secret", url: "https://bot.example.com/tg", wantURL: "https://bot.example.com/tg", wantSecret: derived, wantDerived: true},
 		{name: "operator's secret", url: "https://bot.example.com/", secret: secret, listen: "0.0.0.0:8443", wantURL: "https://bot.example.com/", wantSecret: secret},
 		{name: "secret with a bad character", url: "https://bot.example.com/", secret: "no/slashes+0123456789", wantErr: "TELEGRAM_WEBHOOK_SECRET must be 1 to 256 characters"},
