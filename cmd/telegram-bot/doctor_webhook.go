@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/chat"
 )
 
 // doctorUpdates says how the bot receives its updates: long polling, or a
@@ -50,7 +52,7 @@ func doctorWebhook(ctx context.Context, r *report, cfg Config, client *http.Clie
 	switch {
 	case info.URL == "":
 		r.warn("Telegram webhook: none is set yet; the bot sets it to TELEGRAM_WEBHOOK_URL when it starts")
-	case info.URL != cfg.WebhookURL:
+	case !chat.SameWebhookURL(info.URL, cfg.WebhookURL):
 		r.warn("Telegram webhook: set to another URL (%s); the bot sets TELEGRAM_WEBHOOK_URL when it starts (is another instance running?)", originOf(info.URL))
 	default:
 		r.line("  Telegram webhook: set to %s, %d update(s) waiting", originOf(info.URL), info.PendingUpdateCount)

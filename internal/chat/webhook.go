@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,7 +205,7 @@ func (ws *webhookSource) check(ctx context.Context, client *http.Client, probe s
 	switch {
 	case err != nil:
 		return "getWebhookInfo failed: " + err.Error()
-	case info.URL != ws.cfg.URL:
+	case !SameWebhookURL(info.URL, ws.cfg.URL):
 		return "the webhook is no longer set to TELEGRAM_WEBHOOK_URL (another instance of this bot?)"
 	case info.PendingUpdateCount > 0 && info.LastErrorDate != 0 && int64(info.LastErrorDate) >= since.Unix():
 		return "Telegram cannot deliver the updates: " + ws.h.cfg.Redactor.Redact(info.LastErrorMessage)
@@ -280,6 +281,30 @@ func (ws *webhookSource) receive(id int64, raw []byte) int {
 	ws.last = id
 	ws.h.touchHeartbeat()
 	return http.StatusOK
+}
+
+// SameWebhookURL reports whether two webhook URLs name the same
+// endpoint, as getWebhookInfo may give back the URL setWebhook was given
+// in another spelling: the scheme and the host in any case, a default
+// port, an empty path for "/".
+func SameWebhookURL(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	norm := func(u *url.URL) string {
+		scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+		if p := u.Port(); (scheme == "https" && p == "443") || (scheme == "http" && p == "80") {
+			host = strings.ToLower(u.Hostname())
+		}
+		path := u.EscapedPath()
+		if path == "" {
+			path = "/"
+		}
+		return scheme + "://" + host + path + "?" + u.RawQuery
+	}
+	return norm(ua) == norm(ub)
 }
 
 // probeAddr returns the URL the health check requests from the listener:

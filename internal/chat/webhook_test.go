@@ -431,6 +431,29 @@ func TestWebhookStartFailures(t *testing.T) {
 	}
 }
 
+func TestSameWebhookURL(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"https://bot.example.com/tg", "https://bot.example.com/tg", true},
+		{"https://bot.example.com", "https://bot.example.com/", true},
+		{"https://Bot.Example.com:443/tg", "HTTPS://bot.example.com/tg", true},
+		{"http://bot:80/tg", "http://bot/tg", true},
+		{"https://bot.example.com/tg", "https://bot.example.com/TG", false},
+		{"https://bot.example.com/tg", "https://bot.example.com/tg/", false},
+		{"https://bot.example.com:8443/tg", "https://bot.example.com/tg", false},
+		{"https://bot.example.com/tg?a=1", "https://bot.example.com/tg", false},
+		{"https://other.example.com/tg", "https://bot.example.com/tg", false},
+		{"", "https://bot.example.com/tg", false},
+	}
+	for _, tt := range tests {
+		if got := SameWebhookURL(tt.a, tt.b); got != tt.want {
+			t.Errorf("SameWebhookURL(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 func TestDeriveWebhookSecret(t *testing.T) {
 	a, b := DeriveWebhookSecret(telegramtest.DefaultToken), DeriveWebhookSecret(telegramtest.DefaultToken+"x")
 	if a != DeriveWebhookSecret(telegramtest.DefaultToken) {
