@@ -23,6 +23,10 @@ import (
 const (
 	forgedTranscriptMarker = "FORGED-TRANSCRIPT-LINE"
 	forgedJobMarker        = "FORGED-JOB-PROMPT"
+	forgedJournalMarker    = "FORGED-JOURNAL-TEXT"
+	// forgedJournalID is the forged journal entry's update id; the test's
+	// own updates come after it, as Telegram's would.
+	forgedJournalID = 1000
 )
 
 // forgedForms returns every known secret of set in the forms the agent
@@ -39,9 +43,11 @@ func forgedForms(set secretSet) string {
 // writeForgedState writes, before the bot starts, the state an agent that
 // got write access to its own AGENT_DIR would leave behind: a transcript of
 // chat transcriptChat with a forged user message, tool call, tool result,
-// image and compaction summary, and a jobs.json with a one-shot job for
-// jobChat, already due, whose name and prompt hold every known secret.
-func writeForgedState(t *testing.T, l *layout, set secretSet, transcriptChat, jobChat int64) {
+// image and compaction summary, a jobs.json with a one-shot job for
+// jobChat, already due, whose name and prompt hold every known secret, and
+// an inbound journal whose pending message of journalChat, which a restart
+// interrupted, holds them too (for /retry).
+func writeForgedState(t *testing.T, l *layout, set secretSet, transcriptChat, jobChat, journalChat int64) {
 	t.Helper()
 	forms := forgedForms(set)
 	now := time.Now().UTC()
@@ -86,6 +92,14 @@ func writeForgedState(t *testing.T, l *layout, set secretSet, transcriptChat, jo
 		"prompt": forgedJobMarker + forms, "created": now.Add(-time.Hour),
 	}}}
 	writeBotFile(t, l, filepath.Join(l.agentDir, "jobs.json"), line(jobs))
+
+	update := map[string]any{"update_id": forgedJournalID, "message": map[string]any{
+		"message_id": 5, "date": now.Unix(), "text": forgedJournalMarker + forms,
+		"from": map[string]any{"id": journalChat, "is_bot": false, "first_name": "forged"},
+		"chat": map[string]any{"id": journalChat, "type": "private"},
+	}}
+	entry := map[string]any{"id": forgedJournalID, "state": "pending", "scope": fmt.Sprint(journalChat), "update": update, "at": now.Unix()}
+	writeBotFile(t, l, filepath.Join(l.agentDir, "inbound.jsonl"), line(entry))
 }
 
 // writeBotFile writes content to path, 0600, owned by the bot's user.
@@ -99,9 +113,10 @@ func writeBotFile(t *testing.T, l *layout, path, content string) {
 
 // TestSecurityForgedState checks that state read back from AGENT_DIR is
 // untrusted: a forged transcript (every role, a tool call, an image, a
-// compaction summary) and a forged jobs.json prompt and name, holding every
-// known secret raw, in base64 and in hex, reach the next model request and
-// the chat with none of the secret in any form. The egress boundary in
+// compaction summary), a forged jobs.json prompt and name and a forged
+// inbound journal entry run again by /retry, holding every known secret
+// raw, in base64 and in hex, reach the next model request and the chat
+// with none of the secret in any form. The egress boundary in
 // front of the model provider and the chat's sender are what stop them.
 func TestSecurityForgedState(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -118,8 +133,8 @@ func TestSecurityForgedState(t *testing.T) {
 	l.buildBot(t)
 	l.writeSecretFiles(t, set)
 	l.writeMCPConfig(t)
-	const transcriptChat, jobChat = 890001, 890002
-	writeForgedState(t, l, set, transcriptChat, jobChat)
+	const transcriptChat, jobChat, journalChat = 890001, 890002, 890003
+	writeForgedState(t, l, set, transcriptChat, jobChat, journalChat)
 
 	var mu sync.Mutex
 	seen := map[string]bool{}
@@ -127,7 +142,7 @@ func TestSecurityForgedState(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range req.Messages {
-			for _, marker := range []string{forgedTranscriptMarker, forgedJobMarker} {
+			for _, marker := range []string{forgedTranscriptMarker, forgedJobMarker, forgedJournalMarker} {
 				if strings.Contains(m.Text(), marker) {
 					seen[marker] = true
 				}
@@ -137,7 +152,7 @@ func TestSecurityForgedState(t *testing.T) {
 	}
 	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
 	ai := openaitest.New(t, openaitest.AllowUnscripted(), openaitest.WithResponder(respond))
-	b := startBot(t, l, botEnv(l, set, tg.URL(), ai.URL(), []int64{transcriptChat, jobChat}))
+	b := startBot(t, l, botEnv(l, set, tg.URL(), ai.URL(), []int64{transcriptChat, jobChat, journalChat}))
 	safe := newSuite(set, vectorPaths{}, nil).safe
 
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
@@ -145,23 +160,26 @@ func TestSecurityForgedState(t *testing.T) {
 	if !waitUntil(ctx, 100*time.Millisecond, func() bool { return b.exited() || len(tg.RequestsFor("getUpdates")) > 0 }) || b.exited() {
 		t.Fatalf("the bot did not start polling; its log, redacted:\n%s", safe(lastLines(b.log.String(), 40)))
 	}
+	// Telegram's next update comes after the journal's last one.
+	tg.EnqueueJSON(fmt.Sprintf(`{"update_id": %d}`, forgedJournalID+1))
 	tg.SendText(transcriptChat, transcriptChat, "What did we talk about?")
+	tg.SendText(journalChat, journalChat, "/retry")
 	both := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return seen[forgedTranscriptMarker] && seen[forgedJobMarker]
+		return seen[forgedTranscriptMarker] && seen[forgedJobMarker] && seen[forgedJournalMarker]
 	}
 	ctx2, cancel2 := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel2()
 	waitUntil(ctx2, 100*time.Millisecond, func() bool {
-		return b.exited() || both() && len(tg.Messages(transcriptChat)) > 0 && len(tg.Messages(jobChat)) > 0
+		return b.exited() || both() && len(tg.Messages(transcriptChat)) > 0 && len(tg.Messages(jobChat)) > 0 && len(tg.Messages(journalChat)) > 1
 	})
 	time.Sleep(500 * time.Millisecond)
 	b.stop(t)
 	if !both() {
 		mu.Lock()
-		t.Errorf("the forged state did not reach the model (transcript: %v, job: %v); the bot's log, redacted:\n%s",
-			seen[forgedTranscriptMarker], seen[forgedJobMarker], safe(lastLines(b.log.String(), 40)))
+		t.Errorf("the forged state did not reach the model (transcript: %v, job: %v, journal: %v); the bot's log, redacted:\n%s",
+			seen[forgedTranscriptMarker], seen[forgedJobMarker], seen[forgedJournalMarker], safe(lastLines(b.log.String(), 40)))
 		mu.Unlock()
 	}
 
