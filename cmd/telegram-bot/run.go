@@ -198,6 +198,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax), tools.WithView(box.view)), tools.NewSendFile(chats))...),
 		agent.WithToolTimeout(toolTimeout(cfg)),
 		agent.WithSystemPrompt(pb.Prompt),
+		// The time goes with each message, so the system prompt stays the
+		// same bytes and the provider's prompt cache can keep it.
+		agent.WithMessageTimes(),
 		agent.WithContextWindow(cfg.ContextWindow),
 		agent.WithExtensions(extensions...),
 		agent.WithUsageRecorder(chat.UsageRecorder(usageStore, logger)),

@@ -29,6 +29,7 @@ type config struct {
 	contextReserve  int
 	keepTurns       int
 	usageRecorder   func(context.Context, UsageReport)
+	messageTimes    bool
 }
 
 // WithSessionDir keeps one append-only JSONL transcript per session in dir

@@ -99,7 +99,8 @@ func (s *Session) acquire(ctx context.Context, emit func(Event)) (turnCtx contex
 // runTurn is the loop of one turn.
 func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, error) {
 	var res TurnResult
-	if err := s.record(Message{Role: RoleUser, Content: cloneContent(content), Time: time.Now()}); err != nil {
+	now := time.Now()
+	if err := s.record(Message{Role: RoleUser, Content: s.stamped(cloneContent(content), now), Time: now}); err != nil {
 		return res, err
 	}
 	info := s.Info()

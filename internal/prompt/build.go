@@ -15,9 +15,14 @@ import (
 //go:embed system.md
 var systemTemplate string
 
-// Info is what the system prompt is built from, once per turn.
+// Info is what the system prompt is built from, once per turn. Nothing in
+// it changes from turn to turn unless the chat changes (its zone, its
+// model, the tools), so the prompt is the same bytes every turn and the
+// provider's prompt cache can keep it: the time goes with each user
+// message instead (see agent.WithMessageTimes).
 type Info struct {
-	// Now is the current time in the chat's zone.
+	// Now is the current time in the chat's zone; only its location is
+	// used, to name the zone when TimeZone is empty.
 	Now time.Time
 	// TimeZone is the chat's IANA zone id; empty means Now's location
 	// names the zone.
@@ -48,13 +53,14 @@ func Build(info Info) string {
 		}
 	}
 	// The embedded template is tested; this is a last resort that still
-	// tells the model the time.
-	return fmt.Sprintf("You are an AI agent talking to a person on Telegram. It is %s (%s). (system prompt template failed: %v)",
-		info.Now.Format("Monday, 2 January 2006, 15:04"), zoneName(info), err)
+	// tells the model the zone.
+	return fmt.Sprintf("You are an AI agent talking to a person on Telegram, whose time zone is %s. (system prompt template failed: %v)",
+		zoneName(info), err)
 }
 
 // zoneName names info's zone: the IANA id when there is one, else the
-// location's name, else its abbreviation.
+// location's name, else "the host's local time" (an abbreviation would
+// change with daylight saving time, and the prompt with it).
 func zoneName(info Info) string {
 	if info.TimeZone != "" {
 		return info.TimeZone
@@ -62,6 +68,5 @@ func zoneName(info Info) string {
 	if name := info.Now.Location().String(); name != "" && name != "Local" {
 		return name
 	}
-	abbr, _ := info.Now.Zone()
-	return abbr
+	return "the host's local time"
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -75,8 +77,8 @@ func TestBuilderOperatorFiles(t *testing.T) {
 			logger, logs := newLogger()
 			b := NewBuilder(agentDir, workspace, logger)
 			got := b.SystemPrompt(sessionInfo(t), []string{"bash"})
-			if !strings.Contains(got, "It is Tuesday, 14 July 2026, 10:30 in this chat's time zone, Europe/Paris") {
-				t.Errorf("prompt lacks the time; its time line is %q", lineWith(got, "It is "))
+			if !strings.Contains(got, "This chat's time zone is Europe/Paris.") {
+				t.Errorf("prompt lacks the zone; its zone line is %q", lineWith(got, "time zone is"))
 			}
 			checkHolds(t, got, tt.want, tt.not)
 			if tt.wantOrder && strings.Index(got, tt.want[0]) > strings.Index(got, tt.want[1]) {
@@ -182,15 +184,16 @@ func (fakePolicy) Prepare(req spawnpolicy.Request) (spawnpolicy.Context, error) 
 }
 
 // TestPromptWiredIntoAgent checks Builder.Prompt as the agent's system
-// prompt: the request carries the session's time and zone, the tools and
-// the operator's file.
+// prompt: the request carries the session's zone, the tools and the
+// operator's file, the same bytes on every turn; each user message starts
+// with its time stamp, and each request starts with the one before.
 func TestPromptWiredIntoAgent(t *testing.T) {
 	agentDir, workspace := t.TempDir(), t.TempDir()
 	writeInstructions(t, filepath.Join(agentDir, SystemFile), "Sign every answer with a cat.")
 	b := NewBuilder(agentDir, workspace, nil)
-	faux := agenttest.NewFauxProvider(agenttest.FauxText("hi"))
+	faux := agenttest.NewFauxProvider(agenttest.FauxText("hi"), agenttest.FauxText("hi again"))
 	a, err := agent.New(faux, fakePolicy{}, nil, agent.WithWorkspace(workspace), agent.WithSystemPrompt(b.Prompt),
-		agent.WithTools(echoTool{}))
+		agent.WithTools(echoTool{}), agent.WithMessageTimes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,16 +209,27 @@ func TestPromptWiredIntoAgent(t *testing.T) {
 	if err != nil {
 		t.Skipf("zone data: %v", err)
 	}
-	before := time.Now().In(tokyo).Format("Monday, 2 January 2006, 15:04")
-	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("hello")}, nil); err != nil {
-		t.Fatal(err)
+	for _, text := range []string{"hello", "and again"} {
+		before := agent.TimeStamp(time.Now().In(tokyo), "Asia/Tokyo")
+		if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text(text)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		after := agent.TimeStamp(time.Now().In(tokyo), "Asia/Tokyo")
+		reqs := faux.Requests()
+		user := agent.TextOf(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1].Content)
+		if user != before+"\n"+text && user != after+"\n"+text {
+			t.Errorf("the user message is %q, want %q", user, before+"\n"+text)
+		}
 	}
-	after := time.Now().In(tokyo).Format("Monday, 2 January 2006, 15:04")
-	system := faux.Requests()[0].System
-	if !strings.Contains(system, "It is "+before) && !strings.Contains(system, "It is "+after) {
-		t.Errorf("system prompt's time line is %q, want %q", lineWith(system, "It is "), before)
+	reqs := faux.Requests()
+	system := reqs[0].System
+	if reqs[1].System != system {
+		t.Errorf("the system prompt changed from one turn to the next:\n%s\n---\n%s", system, reqs[1].System)
 	}
-	for _, want := range []string{"Asia/Tokyo (UTC+09:00)", "You can call: echo.", "Sign every answer with a cat.", workspace} {
+	if diff := cmp.Diff(reqs[0].Messages, reqs[1].Messages[:len(reqs[0].Messages)]); diff != "" {
+		t.Errorf("the second request does not start with the first's messages (-first +second):\n%s", diff)
+	}
+	for _, want := range []string{"This chat's time zone is Asia/Tokyo.", "You can call: echo.", "Sign every answer with a cat.", workspace} {
 		if !strings.Contains(system, want) {
 			t.Errorf("system prompt lacks %q", want)
 		}
