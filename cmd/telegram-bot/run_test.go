@@ -349,7 +349,12 @@ func TestBinaryIdleRSS(t *testing.T) {
 func TestBinarySystemPromptAndModelSwitch(t *testing.T) {
 	tg := telegramtest.New(t)
 	oa := openaitest.New(t, openaitest.WithResponder(func(req openaitest.ChatRequest) openaitest.Response {
-		return openaitest.Text("echo: " + req.LastMessage().Text())
+		// Each message starts with its time stamp: "[Tue 1 Dec 2026 09:30 UTC]\n".
+		stamp, text, ok := strings.Cut(req.LastMessage().Text(), "]\n")
+		if !ok || !strings.HasPrefix(stamp, "[") {
+			return openaitest.Text("no time stamp: " + req.LastMessage().Text())
+		}
+		return openaitest.Text("echo: " + text)
 	}))
 	agentDir, ws := t.TempDir(), t.TempDir()
 	const rule = "Operator rule: answer like a lighthouse keeper."
@@ -363,15 +368,20 @@ func TestBinarySystemPromptAndModelSwitch(t *testing.T) {
 	waitMessage(t, tg, procUser, "This chat now uses model-b")
 	tg.SendText(procUser, procUser, "second")
 	waitMessage(t, tg, procUser, "echo: second")
+	tg.SendText(procUser, procUser, "third")
+	waitMessage(t, tg, procUser, "echo: third")
 	tg.SendText(procUser, procUser, "/status")
 	waitMessage(t, tg, procUser, "of 64,000 tokens")
 
 	chats := oa.ChatRequests()
-	if len(chats) != 2 {
-		t.Fatalf("model requests = %d, want 2", len(chats))
+	if len(chats) != 3 {
+		t.Fatalf("model requests = %d, want 3", len(chats))
 	}
 	if system := chats[0].Messages[0]; system.Role != "system" || !strings.Contains(system.Text(), rule) {
 		t.Errorf("the first message is not the system prompt with SYSTEM.md (role %q)", system.Role)
+	}
+	if chats[1].Messages[0].Text() != chats[2].Messages[0].Text() {
+		t.Error("the system prompt changed from the second turn to the third")
 	}
 	if got := []string{chats[0].Model, chats[1].Model}; got[0] != "model-a" || got[1] != "model-b" {
 		t.Errorf("request models = %q, want model-a then model-b", got)

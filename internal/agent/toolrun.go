@@ -24,6 +24,7 @@ var errToolTimeout = errors.New("tool timed out")
 // them, before the end event, the transcript and the next request.
 func (s *Session) runTool(ctx context.Context, call ToolCall) Result {
 	red := s.agent.red
+	start := time.Now()
 	s.emit(Event{Kind: EventToolStart, ToolCallID: call.ID, ToolName: call.Name, Arguments: json.RawMessage(call.Arguments)})
 	tc, args, result := s.executeTool(ctx, call)
 	result = redactResult(red, result)
@@ -42,6 +43,7 @@ func (s *Session) runTool(ctx context.Context, call ToolCall) Result {
 	}
 	result = redactResult(red, result)
 	end := cloneResult(result)
+	s.logToolCall(call, result, time.Since(start))
 	s.emit(Event{Kind: EventToolEnd, ToolCallID: call.ID, ToolName: call.Name, Arguments: json.RawMessage(call.Arguments), Result: &end})
 	return result
 }

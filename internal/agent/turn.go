@@ -201,12 +201,16 @@ func (s *Session) send(ctx context.Context, system string, tools []ToolSpec) (Re
 			s.emit(Event{Kind: EventTextDelta, Text: delta})
 		}
 	}
+	start := time.Now()
 	resp, err := s.out.complete(ctx, req, onText)
 	if errors.Is(err, ErrStreamInterrupted) && ctx.Err() == nil {
 		s.agent.logger.Warn("agent: the model's answer was cut off; sending the request again", "session", s.id)
 		s.emit(Event{Kind: EventStreamRestart})
 		resp, err = s.out.complete(ctx, req, onText)
 	}
+	s.agent.logger.Debug("model request", "session", s.id, "model", model, "answered_by", resp.Model, "messages", len(msgs),
+		"tools", len(tools), "duration", time.Since(start).Round(time.Millisecond), "prompt_tokens", resp.Usage.PromptTokens,
+		"cached_tokens", resp.Usage.CachedTokens, "completion_tokens", resp.Usage.CompletionTokens, "ok", err == nil)
 	if err != nil {
 		return resp, err
 	}

@@ -83,9 +83,10 @@ func TestModelCommandWithoutModels(t *testing.T) {
 	}
 }
 
-// The system prompt of a turn, built by internal/prompt, holds the current
-// time in the chat's zone and the operator's SYSTEM.md and AGENTS.md.
-func TestSystemPromptHasChatTimeAndOperatorFiles(t *testing.T) {
+// The system prompt of a turn, built by internal/prompt, holds the chat's
+// zone and the operator's SYSTEM.md and AGENTS.md but no clock; the time
+// goes with the message, in the chat's zone.
+func TestSystemPromptHasChatZoneAndOperatorFiles(t *testing.T) {
 	agentDir, ws := t.TempDir(), t.TempDir()
 	files := map[string]string{
 		filepath.Join(agentDir, prompt.SystemFile): "Operator rule: always answer in haiku.",
@@ -100,23 +101,26 @@ func TestSystemPromptHasChatTimeAndOperatorFiles(t *testing.T) {
 	echoHandler(faux, func(s string) string { return "echo: " + s })
 	pb := prompt.NewBuilder(agentDir, ws, nil)
 	h := newHarness(t, harnessConfig{provider: faux, agentDir: agentDir, workspace: ws,
-		agentOpts: []agent.Option{agent.WithSystemPrompt(pb.Prompt)}})
+		agentOpts: []agent.Option{agent.WithSystemPrompt(pb.Prompt), agent.WithMessageTimes()}})
 	h.tg.SendText(userID, userID, "/tz Asia/Tokyo")
 	h.waitText(userID, "Time zone set")
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
 		t.Skip("no tzdata:", err)
 	}
-	const layout = "Monday, 2 January 2006, 15:04"
-	before := time.Now().In(tokyo).Format(layout)
+	before := agent.TimeStamp(time.Now().In(tokyo), "Asia/Tokyo")
 	h.tg.SendText(userID, userID, "what time is it?")
-	h.waitText(userID, "echo: what time is it?")
-	after := time.Now().In(tokyo).Format(layout)
-	system := faux.Requests()[0].System
-	if !strings.Contains(system, before) && !strings.Contains(system, after) {
-		t.Errorf("the system prompt does not hold the time in Asia/Tokyo (%s):\n%s", before, system)
+	h.waitText(userID, "what time is it?")
+	after := agent.TimeStamp(time.Now().In(tokyo), "Asia/Tokyo")
+	req := faux.Requests()[0]
+	if got := lastUserText(req); got != before+"\nwhat time is it?" && got != after+"\nwhat time is it?" {
+		t.Errorf("the user message is %q, want it stamped %s", got, before)
 	}
-	for _, want := range append([]string{"Asia/Tokyo"}, files[filepath.Join(agentDir, prompt.SystemFile)], files[filepath.Join(ws, prompt.AgentsFile)]) {
+	system := req.System
+	if strings.Contains(system, time.Now().In(tokyo).Format("15:04")) && strings.Contains(system, time.Now().In(tokyo).Format("January")) {
+		t.Errorf("the system prompt holds the time:\n%s", system)
+	}
+	for _, want := range append([]string{"This chat's time zone is Asia/Tokyo."}, files[filepath.Join(agentDir, prompt.SystemFile)], files[filepath.Join(ws, prompt.AgentsFile)]) {
 		if !strings.Contains(system, want) {
 			t.Errorf("the system prompt does not hold %q", want)
 		}

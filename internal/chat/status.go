@@ -109,7 +109,7 @@ func (s *toolStatus) end(id string, res *agent.Result, cancelled bool) {
 // line the command printed, or the error's first line.
 func failureSummary(res *agent.Result) (why, line string) {
 	text := agent.TextOf(res.Content)
-	if code, ok := exitCode(res.Details); ok {
+	if code, ok := agent.ExitCode(res.Details); ok {
 		if code > 0 {
 			why = "exit " + strconv.Itoa(code)
 		}
@@ -126,19 +126,6 @@ func failureSummary(res *agent.Result) (why, line string) {
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	return "", shorten(first, 100)
-}
-
-// exitCode reads a bash result's exit code from its details.
-func exitCode(details map[string]any) (int, bool) {
-	switch v := details["exit_code"].(type) {
-	case int:
-		return v, true
-	case int64:
-		return int(v), true
-	case float64:
-		return int(v), true
-	}
-	return 0, false
 }
 
 // render returns the status text; stopped marks the calls still running as

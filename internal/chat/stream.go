@@ -185,6 +185,17 @@ func (o *turnOutput) announceFallback(model string) {
 	}
 }
 
+// answeredBy returns the model that answered the turn: the last fallback
+// announced, else model.
+func (o *turnOutput) answeredBy(model string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if n := len(o.fallbacks); n > 0 {
+		return o.fallbacks[n-1]
+	}
+	return model
+}
+
 // fallbackNote is the one line a chat gets when a fallback model answers.
 func fallbackNote(primary, used string) string {
 	return "ℹ️ " + primary + " is unavailable right now; " + used + " answers instead."

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/approvals"
@@ -57,6 +58,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		// A scheduled job's turn: nobody watches it to answer an approval.
 		promptCtx = approvals.Unattended(ctx)
 	}
+	start := time.Now()
 	res, err := sess.Prompt(promptCtx, content, func(ev agent.Event) {
 		w.trackTool(it, ev)
 		out.emit(ev)
@@ -64,6 +66,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		h.logger.Error("turn failed", "scope", t.String(), "session", sess.ID(), "err", err)
 	}
+	h.logTurn(t, it, sess, out.answeredBy(sess.Model()), content, res, err, time.Since(start))
 	// Finishing uses a context of its own: the answer of a stopped turn is
 	// still delivered, a retry_after is waited out, and a shutdown leaves a
 	// little time for it.
