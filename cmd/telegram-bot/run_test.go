@@ -343,16 +343,25 @@ func TestBinaryIdleRSS(t *testing.T) {
 	p.terminate()
 }
 
+// unstamped returns a user message's text without the time stamp the bot
+// starts it with ("[Tue 1 Dec 2026 09:30 UTC]\n"), and whether it had one.
+func unstamped(text string) (string, bool) {
+	stamp, rest, ok := strings.Cut(text, "]\n")
+	if !ok || !strings.HasPrefix(stamp, "[") || strings.Contains(stamp, "\n") {
+		return text, false
+	}
+	return rest, true
+}
+
 // The prompt wiring: the system prompt comes from internal/prompt with
 // the operator's SYSTEM.md, and /model switches between OPENAI_MODELS (the
 // next request names the new model).
 func TestBinarySystemPromptAndModelSwitch(t *testing.T) {
 	tg := telegramtest.New(t)
 	oa := openaitest.New(t, openaitest.WithResponder(func(req openaitest.ChatRequest) openaitest.Response {
-		// Each message starts with its time stamp: "[Tue 1 Dec 2026 09:30 UTC]\n".
-		stamp, text, ok := strings.Cut(req.LastMessage().Text(), "]\n")
-		if !ok || !strings.HasPrefix(stamp, "[") {
-			return openaitest.Text("no time stamp: " + req.LastMessage().Text())
+		text, ok := unstamped(req.LastMessage().Text())
+		if !ok {
+			return openaitest.Text("no time stamp: " + text)
 		}
 		return openaitest.Text("echo: " + text)
 	}))

@@ -49,7 +49,8 @@ func waitTG(t *testing.T, tg *telegramtest.Server, what string, cond func() bool
 func TestBinaryWebhookThenPolling(t *testing.T) {
 	tg := telegramtest.New(t)
 	oa := openaitest.New(t, openaitest.WithResponder(func(req openaitest.ChatRequest) openaitest.Response {
-		return openaitest.Text("echo: " + req.LastMessage().Text())
+		text, _ := unstamped(req.LastMessage().Text())
+		return openaitest.Text("echo: " + text)
 	}))
 	agentDir, ws := t.TempDir(), t.TempDir()
 	hookEnv, url := webhookEnv(t)
