@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/approvals"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 func TestParseApprovals(t *testing.T) {
@@ -45,5 +46,19 @@ func TestParseApprovals(t *testing.T) {
 				t.Errorf("summary (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The approvals do not ask about writes the sandbox's view lets the file
+// tools make: its temporary directory and AGENT_SANDBOX_WRITE.
+func TestApprovalsWritable(t *testing.T) {
+	cfg := Config{}
+	cfg.Sandbox.Write = []string{"/srv/shared"}
+	if diff := cmp.Diff([]string{"/srv/shared"}, (agentSandbox{}).writable(cfg)); diff != "" {
+		t.Errorf("without a sandbox (-want +got):\n%s", diff)
+	}
+	box := agentSandbox{view: &sandbox.View{Temp: "/tmp/agent", Extra: sandbox.Paths{Write: []string{"/srv/shared"}}}}
+	if diff := cmp.Diff([]string{"/tmp/agent", "/srv/shared"}, box.writable(cfg)); diff != "" {
+		t.Errorf("with the sandbox (-want +got):\n%s", diff)
 	}
 }

@@ -179,7 +179,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	defer mcpExt.Close()
 	// Approvals come last, so that they see every call's arguments after
 	// the other extensions' handlers; they ask through the chat host.
-	approver, err := approvals.New(chats, chats, cfg.Approvals.options()...)
+	approver, err := approvals.New(chats, chats, append(cfg.Approvals.options(), approvals.WithWritable(box.writable(cfg)...))...)
 	if err != nil {
 		logger.Error("approvals", "err", err)
 		return 1
@@ -195,7 +195,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithSessionDir(filepath.Join(cfg.AgentDir, "sessions")),
 		agent.WithWorkspace(cfg.WorkspaceDir),
 		agent.WithDefaultTimeZone(cfg.DefaultTimeZone),
-		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax), tools.WithView(box.view)), tools.NewSendFile(chats))...),
+		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax), tools.WithView(box.view)), tools.NewSendFile(chats, tools.WithView(box.view)))...),
 		agent.WithToolTimeout(toolTimeout(cfg)),
 		agent.WithSystemPrompt(pb.Prompt),
 		// The time goes with each message, so the system prompt stays the

@@ -117,3 +117,13 @@ func pathLookup(path string) func(string) (string, error) {
 		return "", exec.ErrNotFound
 	}
 }
+
+// writable returns the directories besides the workspace that the file
+// tools may write without the approvals asking: the view's temporary
+// directory and AGENT_SANDBOX_WRITE (without a sandbox, the latter alone).
+func (b agentSandbox) writable(cfg Config) []string {
+	if b.view == nil {
+		return cfg.Sandbox.Write
+	}
+	return append([]string{b.view.Temp}, b.view.Extra.Write...)
+}

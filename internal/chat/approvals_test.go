@@ -16,6 +16,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/approvals"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -38,15 +39,20 @@ func (r *hostRef) SendFile(ctx context.Context, scope string, f tools.OutgoingFi
 }
 
 // approvalHarness is a harness whose agent has the approvals extension and
-// send_file, both through the host.
+// send_file, both through the host; send_file is confined to a sandbox
+// view of the workspace, as in the bot.
 func approvalHarness(t *testing.T, cfg harnessConfig, opts ...approvals.Option) *harness {
 	t.Helper()
+	if cfg.workspace == "" {
+		cfg.workspace = t.TempDir()
+	}
+	view := &sandbox.View{Workspace: cfg.workspace, Temp: t.TempDir(), System: []string{"/usr", "/etc"}}
 	ref := &hostRef{}
 	ext, err := approvals.New(ref, ref, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.agentOpts = append(cfg.agentOpts, agent.WithExtensions(ext), agent.WithTools(tools.NewSendFile(ref)))
+	cfg.agentOpts = append(cfg.agentOpts, agent.WithExtensions(ext), agent.WithTools(tools.NewSendFile(ref, tools.WithView(view))))
 	h := newHarness(t, cfg)
 	ref.h.Store(h.host)
 	return h

@@ -38,6 +38,10 @@ func TestSendFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	outside := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(outside, []byte(`{"secret": "state"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	big := filepath.Join(workspace, "big.iso")
 	if err := os.WriteFile(big, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -58,6 +62,7 @@ func TestSendFile(t *testing.T) {
 		{"text redacted", map[string]any{"path": "notes.txt", "caption": "key " + openAIKey}, "sendDocument", "notes.txt", "the key is [REDACTED]\n", "secrets replaced with [REDACTED]"},
 		{"binary with a secret", map[string]any{"path": "dump.bin"}, "", "", "", "dump.bin is a binary file that holds a secret"},
 		{"51 MB", map[string]any{"path": "big.iso"}, "", "", "", "larger than the 50 MB the Telegram Bot API accepts"},
+		{"outside the view", map[string]any{"path": outside}, "", "", "", "Outside the sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

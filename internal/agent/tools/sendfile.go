@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -53,6 +52,8 @@ type FileSender interface {
 // sendFileTool sends files from the agent's view to the chat.
 type sendFileTool struct {
 	sender FileSender
+	// files is how the tool opens files: the view of WithView, as read.
+	files fileAccess
 }
 
 // NewSendFile returns the send_file tool {path, caption?, as_photo?}: the
@@ -61,8 +62,16 @@ type sendFileTool struct {
 // false, else as a document of at most MaxDocumentBytes. A text file goes
 // out redacted; a binary file that holds a secret, in any form the
 // redactor knows, is refused (the file itself is never changed). The file
-// name and the caption are redacted too.
-func NewSendFile(sender FileSender) agent.Tool { return &sendFileTool{sender: sender} }
+// name and the caption are redacted too. Of opts, WithView confines it to
+// the sandbox's view, as it does read: what read may not open, send_file
+// does not send.
+func NewSendFile(sender FileSender, opts ...BashOption) agent.Tool {
+	cfg := defaultBashConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &sendFileTool{sender: sender, files: fileAccess{view: cfg.view}}
+}
 
 // Spec describes the tool to the model.
 func (t *sendFileTool) Spec() agent.ToolSpec {
@@ -105,7 +114,7 @@ func (t *sendFileTool) Execute(ctx context.Context, call *agent.Call) (agent.Res
 	if t.sender == nil || call.Context == nil || call.Context.Scope == "" {
 		return agent.ErrorResult("send_file: this session has no chat to send a file to"), nil
 	}
-	data, errResult := readForSending(path)
+	data, errResult := t.readForSending(path)
 	if errResult != nil {
 		return *errResult, nil
 	}
@@ -149,12 +158,12 @@ func (t *sendFileTool) Execute(ctx context.Context, call *agent.Call) (agent.Res
 // readForSending reads the regular file at path, refusing one larger than
 // the Bot API takes before reading it. The error result is worded for the
 // model.
-func readForSending(path string) ([]byte, *agent.Result) {
+func (t *sendFileTool) readForSending(path string) ([]byte, *agent.Result) {
 	fail := func(format string, args ...any) ([]byte, *agent.Result) {
 		r := agent.ErrorResult(fmt.Sprintf(format, args...))
 		return nil, &r
 	}
-	f, err := os.Open(path)
+	f, err := t.files.open(path)
 	if err != nil {
 		return fail("Not sent: %s", describeFileError(path, err))
 	}

@@ -84,3 +84,43 @@ func resultText(r agent.Result) string {
 	}
 	return b.String()
 }
+
+// TestSendFileView checks that send_file confined to a view sends what read
+// may open and refuses the rest: the bot's state, directly and through a
+// link, and a process's /proc entry.
+func TestSendFileView(t *testing.T) {
+	f := newFixture(t, fixtureConfig{})
+	hidden := t.TempDir()
+	state := filepath.Join(hidden, "jobs.json")
+	writeFile(t, state, "[]", 0o644)
+	writeFile(t, filepath.Join(f.workspace, "report.txt"), "fine\n", 0o644)
+	if err := os.Symlink(state, filepath.Join(f.workspace, "state-link")); err != nil {
+		t.Fatal(err)
+	}
+	view := &sandbox.View{Workspace: f.workspace, Temp: t.TempDir(), System: []string{"/etc", "/usr"}}
+	sender := &fakeFileSender{}
+	sendFile := tools.NewSendFile(sender, tools.WithView(view))
+	tests := []struct {
+		path    string
+		wantErr string
+	}{
+		{"report.txt", ""},
+		{state, "Outside the sandbox"},
+		{"state-link", "Outside the sandbox"},
+		{"../" + filepath.Base(hidden) + "/jobs.json", "Outside the sandbox"},
+		{"/proc/self/environ", "/proc entry"},
+	}
+	for _, tt := range tests {
+		res := f.call(context.Background(), t, sendFile, jsonArgs(map[string]any{"path": tt.path}), nil)
+		text := resultText(res)
+		switch {
+		case tt.wantErr == "" && res.IsError:
+			t.Errorf("send_file %s: error %q, want it sent", tt.path, text)
+		case tt.wantErr != "" && (!res.IsError || !strings.Contains(text, tt.wantErr)):
+			t.Errorf("send_file %s: %q (error %v), want an error with %q", tt.path, text, res.IsError, tt.wantErr)
+		}
+	}
+	if len(sender.sent) != 1 || sender.sent[0].Name != "report.txt" {
+		t.Errorf("sent %d file(s), want report.txt alone", len(sender.sent))
+	}
+}
