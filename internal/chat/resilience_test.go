@@ -1,10 +1,14 @@
 package chat
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
@@ -90,5 +94,56 @@ func TestProviderFailuresInTheChat(t *testing.T) {
 				t.Errorf("%d scripted responses were not asked for", n)
 			}
 		})
+	}
+}
+
+// TestCutStreamRestartsThePreview cuts the answer stream after a draft
+// showed its text: the preview of the answer sent again shows only the new
+// text, never the old one before it.
+func TestCutStreamRestartsThePreview(t *testing.T) {
+	var h *harness
+	shown := func(text string) func() bool {
+		return func() bool {
+			for _, r := range h.tg.RequestsFor("sendMessageDraft") {
+				if strings.Contains(r.Params["text"], text) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	waitShown := func(ctx context.Context, text string) error {
+		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return h.tg.WaitUntil(wctx, shown(text))
+	}
+	faux := agenttest.NewFauxProvider(
+		agenttest.FauxFunc(func(ctx context.Context, _ agent.Request, onText func(string)) (agent.Response, error) {
+			onText("OLD-PART of a first try ")
+			if err := waitShown(ctx, "OLD-PART"); err != nil {
+				return agent.Response{}, err
+			}
+			return agent.Response{}, fmt.Errorf("%w: connection reset", agent.ErrStreamInterrupted)
+		}),
+		agenttest.FauxFunc(func(ctx context.Context, _ agent.Request, onText func(string)) (agent.Response, error) {
+			onText("NEW-ANSWER streamed again")
+			if err := waitShown(ctx, "NEW-ANSWER"); err != nil {
+				return agent.Response{}, err
+			}
+			return agent.Response{Text: "NEW-ANSWER streamed again"}, nil
+		}),
+	)
+	h = newHarness(t, harnessConfig{provider: faux})
+	h.tg.SendText(userID, userID, "hi")
+	h.waitText(userID, "NEW-ANSWER streamed again")
+	for _, r := range h.tg.RequestsFor("sendMessageDraft") {
+		if text := r.Params["text"]; strings.Contains(text, "NEW-ANSWER") && strings.Contains(text, "OLD-PART") {
+			t.Errorf("a preview of the new answer still shows the cut one: %q", text)
+		}
+	}
+	for _, m := range h.tg.Messages(userID) {
+		if strings.Contains(m.Visible, "OLD-PART") {
+			t.Errorf("a message shows the cut answer: %q", m.Visible)
+		}
 	}
 }

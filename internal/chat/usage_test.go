@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,6 +79,16 @@ func TestDailyLimitRefusesTurns(t *testing.T) {
 	}
 	if n := len(srv.ChatRequests()); n != 1 {
 		t.Errorf("the model got %d requests, want 1: the turn over the limit reached it", n)
+	}
+	// A scheduled job of the chat counts against the same budget.
+	if err := h.host.Prompt(context.Background(), "1001", "morning report", "write the report"); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	if got := h.waitText(userID, "morning report: not run.").Visible; !strings.Contains(got, "daily limit") {
+		t.Errorf("the refused job's message = %q, want it to name the daily limit", got)
+	}
+	if n := len(srv.ChatRequests()); n != 1 {
+		t.Errorf("the model got %d requests, want 1: the scheduled turn over the limit reached it", n)
 	}
 	h.tg.SendText(userID, userID, "/usage")
 	if got := h.waitText(userID, "Daily limit:").Visible; !strings.Contains(got, "Daily limit: 1,000 tokens (110% used today)") {
