@@ -100,11 +100,17 @@ func TestDoctorGoodConfiguration(t *testing.T) {
 	e.WorkspaceDir = filepath.Join(t.TempDir(), "workspace")
 	e.ProcessEnvAllow = "GH_TOKEN"
 	e.ProcessEnvSecrets = "MY_INNOCENT"
+	e.FallbackModels = "gpt-4.1-nano"
+	e.ModelPrices = "gpt-4.1-mini=0.40/1.60/0.10"
+	e.UsageLimit = "200k"
 	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	if code != 0 {
 		t.Fatalf("doctor exit code = %d, want 0; output:\n%s", code, out)
 	}
 	for _, want := range []string{
+		"fallback models (OPENAI_FALLBACK_MODELS): gpt-4.1-nano",
+		"priced models (MODEL_PRICES): gpt-4.1-mini",
+		"daily limit per chat (USAGE_DAILY_LIMIT): 200,000 tokens",
 		"Process environment: ",
 		"allow: GH_TOKEN",
 		"secret values: 5 distinct, from TELEGRAM_BOT_TOKEN, OPENAI_API_KEY, MY_INNOCENT, DATABASE_URL, GH_TOKEN",
