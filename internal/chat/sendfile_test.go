@@ -150,3 +150,23 @@ func TestSendFileFromScheduledJob(t *testing.T) {
 		t.Errorf("the job's file did not arrive: %+v", m)
 	}
 }
+
+// An upload that meets a 5xx or a 429 is retried like every other send.
+func TestSendFileRetried(t *testing.T) {
+	workspace := t.TempDir()
+	if err := os.WriteFile(filepath.Join(workspace, "report.txt"), []byte("all fine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	faux := agenttest.NewFauxProvider(sendFileCall(t, map[string]any{"path": "report.txt"}), agenttest.FauxText("sent"))
+	h := approvalHarness(t, harnessConfig{provider: faux, workspace: workspace})
+	h.tg.FailNext("sendDocument", 1, 502, "Bad Gateway", 0)
+	h.tg.FailNext("sendDocument", 1, 429, "", 1)
+	h.tg.SendText(userID, userID, "send it")
+	h.waitText(userID, "sent")
+	if got := lastToolResult(t, faux); !strings.HasPrefix(got, "Sent document report.txt") {
+		t.Errorf("tool result %q, want the document sent after the retries", got)
+	}
+	if n := len(h.tg.RequestsFor("sendDocument")); n != 3 {
+		t.Errorf("sendDocument tried %d times, want 3 (a 502, a 429, then the upload)", n)
+	}
+}
