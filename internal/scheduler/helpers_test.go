@@ -264,6 +264,9 @@ type setup struct {
 	hooks []spawnpolicy.Hook
 	faux  []agenttest.FauxResponse
 	dir   string // the agent dir; a fresh one when empty
+	// sandboxed starts scripts through the agent sandbox's launcher (this
+	// test binary), with the workspace as its view's.
+	sandboxed bool
 }
 
 func newEnv(t *testing.T, su setup) *env {
@@ -282,6 +285,9 @@ func newEnv(t *testing.T, su setup) *env {
 	popts.HardenHostProcess = false
 	popts.SecretValues = []string{e.token, e.secret}
 	popts.Hooks = su.hooks
+	if su.sandboxed {
+		popts.Sandbox = testLauncher(t, e.workspace)
+	}
 	environ := map[string]string{
 		"PATH":               os.Getenv("PATH"),
 		"HOME":               e.workspace,

@@ -155,7 +155,7 @@ func (t *sendFileTool) Execute(ctx context.Context, call *agent.Call) (agent.Res
 	}, nil
 }
 
-// readForSending reads the regular file at path, refusing one larger than
+// readForSending reads the regular file at path (through files), refusing one larger than
 // the Bot API takes before reading it. The error result is worded for the
 // model.
 func (t *sendFileTool) readForSending(path string) ([]byte, *agent.Result) {

@@ -15,7 +15,7 @@ import (
 // TestFileToolsView checks that read, write and edit confined to a view
 // reach the workspace and refuse the bot's state (directly and through a
 // link), a read-only system file for writing, and the bot's own /proc
-// entries; and that an edit through a link inside the workspace still
+// entries (send_file alike); and that an edit through a link inside the workspace still
 // replaces the link's target.
 func TestFileToolsView(t *testing.T) {
 	f := newFixture(t, fixtureConfig{})
@@ -25,6 +25,8 @@ func TestFileToolsView(t *testing.T) {
 	view := &sandbox.View{Workspace: f.workspace, Temp: t.TempDir(), System: []string{"/etc", "/usr"}}
 	all := tools.All(tools.WithView(view))
 	read, write, edit := all[1], all[2], all[3]
+	sender := &fakeFileSender{}
+	send := tools.NewSendFile(sender, tools.WithView(view))
 	writeFile(t, filepath.Join(f.workspace, "notes.txt"), "alpha\n", 0o600)
 	if err := os.Symlink(state, filepath.Join(f.workspace, "state-link")); err != nil {
 		t.Fatal(err)
@@ -49,6 +51,9 @@ func TestFileToolsView(t *testing.T) {
 		{name: "write a system file", tool: write, args: map[string]any{"path": "/etc/telegram-agent-test", "content": "x"}, wantErr: "Outside the sandbox"},
 		{name: "read a system file", tool: read, args: map[string]any{"path": "/etc/hostname"}},
 		{name: "read the bot's environ", tool: read, args: map[string]any{"path": "/proc/self/environ"}, wantErr: "/proc entry"},
+		{name: "send a workspace file", tool: send, args: map[string]any{"path": "notes.txt"}},
+		{name: "send the bot's state through a link", tool: send, args: map[string]any{"path": "state-link"}, wantErr: "Outside the sandbox"},
+		{name: "send the bot's environ", tool: send, args: map[string]any{"path": "/proc/self/environ"}, wantErr: "/proc entry"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
