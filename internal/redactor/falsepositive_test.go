@@ -24,8 +24,8 @@ var corpusFlag = flag.String("corpus", "", "colon-separated folders for TestFals
 type fpSecret struct{ name, value string }
 
 // fpSecrets returns the measurement's secrets: 1000 random ones (8 to 64
-// bytes from five alphabets) and 20 realistic ones, all made up here from a
-// fixed seed.
+// bytes from five alphabets) and 21 realistic ones (a PEM private key
+// among them), all made up here from a fixed seed.
 func fpSecrets() []fpSecret {
 	rng := rand.New(rand.NewPCG(2026, 18))
 	const (
@@ -78,6 +78,7 @@ func fpSecrets() []fpSecret {
 		fpSecret{"password sentence", "MyDogRex-was-born-in-2019!"},
 		fpSecret{"password season", "Autumn2026!Berlin"},
 		fpSecret{"password pin-like", "hunter2-hunter2"},
+		fpSecret{"PEM private key", "-----BEGIN PRIVATE KEY-----\n" + wrap(base64.StdEncoding.EncodeToString([]byte(pick(print, 1190))), 64, "\n") + "\n-----END PRIVATE KEY-----"},
 	)
 }
 

@@ -79,8 +79,8 @@ func jwtSignature(secret string) int {
 
 // fragments returns every run of k consecutive bytes of secret
 // (and of its \n and \r\n variants when it spans lines) that has at least
-// half its bytes after the secret's public beginning. Any longer run of the
-// secret is a union of these, so it is redacted whole.
+// half its bytes outside the secret's public parts (see public). Any longer
+// run of the secret is a union of these, so it is redacted whole.
 func fragments(secret string, k int) []string {
 	values := []string{secret}
 	if strings.ContainsAny(secret, "\r\n") {
@@ -89,12 +89,50 @@ func fragments(secret string, k int) []string {
 	}
 	var out []string
 	for _, v := range values {
-		p := publicLen(v)
+		pub := public(v)
+		// secretBytes[i] counts the bytes before i that are not public.
+		secretBytes := make([]int, len(v)+1)
+		for i := range len(v) {
+			secretBytes[i+1] = secretBytes[i]
+			if !pub[i] {
+				secretBytes[i+1]++
+			}
+		}
 		for i := 0; i+k <= len(v); i++ {
-			if i+k-max(i, p) >= (k+1)/2 {
+			if secretBytes[i+k]-secretBytes[i] >= (k+1)/2 {
 				out = append(out, v[i:i+k])
 			}
 		}
 	}
 	return out
+}
+
+// public marks the bytes of value that are the same across credentials of
+// its kind: its public beginning (publicLen) and the armour lines of a PEM
+// block ("-----BEGIN PRIVATE KEY-----"), line break included.
+func public(value string) []bool {
+	pub := make([]bool, len(value))
+	for i := range publicLen(value) {
+		pub[i] = true
+	}
+	for start := 0; start < len(value); {
+		end := strings.IndexByte(value[start:], '\n')
+		if end < 0 {
+			end = len(value)
+		} else {
+			end += start + 1
+		}
+		if isArmour(strings.TrimRight(value[start:end], "\r\n")) {
+			for i := start; i < end; i++ {
+				pub[i] = true
+			}
+		}
+		start = end
+	}
+	return pub
+}
+
+// isArmour reports whether line is a PEM block's first or last line.
+func isArmour(line string) bool {
+	return (strings.HasPrefix(line, "-----BEGIN ") || strings.HasPrefix(line, "-----END ")) && strings.HasSuffix(line, "-----")
 }

@@ -2,7 +2,9 @@ package redactor
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
+	"math/rand/v2"
 	"os/exec"
 	"strings"
 	"testing"
@@ -183,5 +185,28 @@ func TestDumpEmulations(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLongSecret hides a PEM private key of 1.7 KB, whose encoded forms
+// are longer than an encoded pattern may be (they are matched as
+// overlapping windows), through the real base64, base32 and xxd.
+func TestLongSecret(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	der := make([]byte, 1190)
+	for i := range der {
+		der[i] = byte(rng.Uint32())
+	}
+	key := "-----BEGIN PRIVATE KEY-----\n" + wrap(base64.StdEncoding.EncodeToString(der), 64, "\n") + "\n-----END PRIVATE KEY-----"
+	if len(key) < 1400 {
+		t.Fatalf("the key is only %d bytes", len(key))
+	}
+	for _, tool := range [][]string{{"base64"}, {"base32"}, {"xxd"}, {"xxd", "-p"}, {"od", "-An", "-tx1"}} {
+		t.Run(strings.Join(tool, " "), func(t *testing.T) {
+			for _, offset := range []int{0, 1, 2, 5} {
+				out := runTool(t, []byte(fillerText(offset)+key+"\n"), tool[0], tool[1:]...)
+				checkHidden(t, key, out)
+			}
+		})
 	}
 }

@@ -74,7 +74,8 @@ func sortedKeys(set map[string]struct{}) []string {
 
 // baseValues returns the secret itself and, when it spans lines, its
 // variants with \n and \r\n line breaks and each of its lines that is at
-// least MinimumSecretLength long.
+// least MinimumSecretLength long, except a PEM block's armour lines (the
+// same in every key of a kind).
 func baseValues(secret string) []string {
 	values := []string{secret}
 	if !strings.ContainsAny(secret, "\r\n") {
@@ -84,7 +85,7 @@ func baseValues(secret string) []string {
 	crlf := strings.ReplaceAll(lf, "\n", "\r\n")
 	values = append(values, lf, crlf)
 	for line := range strings.SplitSeq(lf, "\n") {
-		if len(line) >= MinimumSecretLength {
+		if len(line) >= MinimumSecretLength && !isArmour(line) {
 			values = append(values, line)
 		}
 	}
