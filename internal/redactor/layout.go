@@ -66,7 +66,7 @@ type encState struct {
 	ring        [maxEncodedLen]int    // position of symbol i at ring[i%maxEncodedLen]
 	lineSyms    int                   // n at the start of the current line
 	mode        lineMode              // the zero value: the stream starts a line
-	kind        lineKind              //
+	kind        lineKind              // the current line's layout
 	spaces      int                   // consecutive spaces just seen
 	digits      [maxOffsetDigits]byte // hex digits at the line start, not fed yet
 	nDigits     int

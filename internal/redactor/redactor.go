@@ -45,7 +45,7 @@ func build(ps patternSet) *Redactor {
 		for c := range 256 {
 			r.classes[c] = uint32(r.raw.class[c]) | uint32(r.enc.a.class[c])<<8
 			if r.enc.special[c] {
-				r.classes[c] |= special
+				r.classes[c] |= specialBit
 			}
 		}
 	}

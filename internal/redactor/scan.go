@@ -1,8 +1,8 @@
 package redactor
 
-// special marks, in Redactor.classes, the bytes the encoded channel does
+// specialBit marks, in Redactor.classes, the bytes the encoded channel does
 // not match (whitespace and '|').
-const special = 1 << 16
+const specialBit = 1 << 16
 
 // scanner is the state of a scan of both channels, carried from one piece
 // of a stream to the next.
@@ -35,7 +35,7 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 				c := s[i]
 				cls := r.classes[c]
 				v1 := ra.dense[row1+int32(cls&0xff)]
-				if cls&special != 0 {
+				if cls&specialBit != 0 {
 					// A separator leaves the encoded state as it is,
 					// unless the gap grows too long; a line end and '|'
 					// go the general way.
