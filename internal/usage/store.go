@@ -110,21 +110,29 @@ func WithLogger(l *slog.Logger) Option {
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // Open reads the usage log at path (creating it when missing), drops what
-// is older than the retention and compacts it.
+// is older than the retention or does not parse, and compacts it.
 func Open(path string, opts ...Option) (*Store, error) {
 	s := &Store{logger: slog.New(slog.DiscardHandler), now: time.Now, records: map[string][]Record{}, lastTurn: map[string]string{}}
 	for _, opt := range opts {
 		opt(s)
 	}
 	var all []Record
+	// A line that does not parse (the agent can write in the agent dir) is
+	// left out with a warning, and the compaction below drops it: a broken
+	// usage log must not keep the bot from starting.
+	skipped := 0
 	log, err := atomicfile.OpenLog(path, 0o600, s.logger, func(_ int, line []byte) error {
 		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return err
+		if err := json.Unmarshal(line, &r); err != nil || r.Chat == "" {
+			skipped++
+			return nil
 		}
 		all = append(all, r)
 		return nil
 	})
+	if skipped > 0 {
+		s.logger.Warn("usage: lines of the usage log do not parse; they are dropped", "path", path, "lines", skipped)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("usage: %w", err)
 	}

@@ -136,6 +136,27 @@ func TestCompactionKeepsTheSums(t *testing.T) {
 	}
 }
 
+func TestBrokenLinesAreDropped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), usage.FileName)
+	c := &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	good := `{"t":"2026-12-01T11:00:00Z","chat":"1","session":"s","model":"m","prompt":10,"completion":1,"requests":1}`
+	data := good + "\nnot json at all\n{\"chat\":\"\"}\n[1,2]\n" + good + "\n"
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path, c)
+	if got := s.Today("1", time.UTC).Sum(); got != (usage.Tokens{Prompt: 20, Completion: 2, Requests: 2}) {
+		t.Errorf("Today = %+v, want the two good lines", got)
+	}
+	kept, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(kept), "not json") || strings.Count(string(kept), "\n") != 2 {
+		t.Errorf("the compacted log still holds the broken lines:\n%s", kept)
+	}
+}
+
 func TestParsePrices(t *testing.T) {
 	tests := []struct {
 		in      string
