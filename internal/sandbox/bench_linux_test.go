@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"flag"
 	"os/exec"
 	"testing"
 
@@ -8,11 +9,15 @@ import (
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
+// launcherFlag names another launcher for BenchmarkBashTrue: the built bot
+// binary, whose start-up is what production pays.
+var launcherFlag = flag.String("launcher", "", "a telegram-bot binary to use as the launcher in BenchmarkBashTrue (default: this test binary)")
+
 // BenchmarkBashTrue measures `bash -c true` started through the launcher
 // (a re-executed binary, no_new_privs, a Landlock domain, the subreaper and
 // its clean-up) against the bare exec of the same command, in the same run.
-// The launcher is this test binary; the bot's binary is larger and starts a
-// little slower (docs/performance.md has both).
+// The launcher is this test binary, or the binary -launcher names
+// (docs/performance.md has both).
 func BenchmarkBashTrue(b *testing.B) {
 	if sandbox.ABI() == 0 {
 		b.Skip("the kernel has no Landlock")
@@ -22,7 +27,11 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.Skip("bash is not installed")
 	}
 	dir := b.TempDir()
-	launcher, err := sandbox.NewLauncher(mustExecutable(b), sandbox.View{Workspace: dir, Temp: dir, System: sandbox.SystemDirs(nil)})
+	exe := mustExecutable(b)
+	if *launcherFlag != "" {
+		exe = *launcherFlag
+	}
+	launcher, err := sandbox.NewLauncher(exe, sandbox.View{Workspace: dir, Temp: dir, System: sandbox.SystemDirs(nil)})
 	if err != nil {
 		b.Fatal(err)
 	}
