@@ -31,10 +31,15 @@ type agentSandbox struct {
 // auto, the sandbox is off and the line is a warning. A view that cannot
 // hide AGENT_DIR, the MCP configuration file or the bot's home is an error.
 func setupSandbox(cfg Config, environ map[string]string) (agentSandbox, error) {
+	return buildSandbox(cfg, environ, sandbox.ABI)
+}
+
+// buildSandbox is setupSandbox with the kernel's Landlock ABI from abi.
+func buildSandbox(cfg Config, environ map[string]string, abiOf func() int) (agentSandbox, error) {
 	if cfg.Sandbox.Mode == sandbox.Off {
 		return agentSandbox{line: "Agent sandbox: off (AGENT_SANDBOX=off): agent processes and the file tools see what the bot's user sees"}, nil
 	}
-	abi := sandbox.ABI()
+	abi := abiOf()
 	if abi == 0 {
 		const missing = "the kernel offers no Landlock (Linux 5.13 or later with landlock in its lsm= list, and a seccomp profile that allows the landlock_* calls)"
 		if cfg.Sandbox.Mode == sandbox.Required {

@@ -115,3 +115,19 @@ func TestDoctorSandbox(t *testing.T) {
 	}
 	assertNoSecrets(t, out)
 }
+
+// TestSandboxWithoutLandlock checks the modes on a kernel without Landlock:
+// auto starts unconfined with one warning that says what is missing,
+// required refuses to start.
+func TestSandboxWithoutLandlock(t *testing.T) {
+	noLandlock := func() int { return 0 }
+	cfg := Config{AgentDir: filepath.Join(t.TempDir(), "data"), WorkspaceDir: t.TempDir()}
+	box, err := buildSandbox(cfg, nil, noLandlock)
+	if err != nil || box.launcher != nil || box.view != nil || !box.warn || !strings.Contains(box.line, "the kernel offers no Landlock") {
+		t.Errorf("auto without Landlock = %q (warn %v, launcher %v, view %v), %v; want one warning and no sandbox", box.line, box.warn, box.launcher != nil, box.view != nil, err)
+	}
+	cfg.Sandbox.Mode = sandbox.Required
+	if _, err := buildSandbox(cfg, nil, noLandlock); err == nil || !strings.Contains(err.Error(), "AGENT_SANDBOX=required but the kernel offers no Landlock") {
+		t.Errorf("required without Landlock: %v, want the start-up error", err)
+	}
+}
