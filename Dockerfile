@@ -48,8 +48,8 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
  && chmod 0711 /usr/bin/tini \
  && groupadd --system --gid 10001 agent \
- && useradd --system --uid 10001 --gid agent --home-dir /workspace --shell /bin/bash agent \
- && mkdir -p /data /workspace \
+ && useradd --system --uid 10001 --gid agent --home-dir /home/agent --shell /bin/bash agent \
+ && mkdir -p /data /workspace /home/agent \
  && chown agent:agent /data /workspace
 
 # Root-owned and execute-only (0711): the kernel makes every process that
@@ -60,6 +60,11 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
 # before the binary hardens itself.
 COPY --from=build --chown=root:root --chmod=0711 /out/telegram-bot /usr/local/bin/telegram-bot
 
+# The bot's home, /home/agent, is root-owned and empty: a shell an operator
+# opens in the container (Coolify's terminal) reads its start-up files from
+# there, with every secret in its environment, so the agent must not be able
+# to write them. The agent's processes get the workspace as their HOME.
+#
 # The agent cannot install system packages; what it installs with pip and
 # npm goes to the workspace: `pip install --user` (and a plain `pip
 # install`, which falls back to it) into /workspace/.local, `npm install -g`
@@ -70,7 +75,7 @@ COPY --from=build --chown=root:root --chmod=0711 /out/telegram-bot /usr/local/bi
 # touch the system's packages anyway.
 ENV AGENT_DIR=/data \
     WORKSPACE_DIR=/workspace \
-    HOME=/workspace \
+    HOME=/home/agent \
     PYTHONUSERBASE=/workspace/.local \
     PIP_BREAK_SYSTEM_PACKAGES=1 \
     npm_config_prefix=/workspace/.npm-global \

@@ -175,6 +175,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	if c.WorkspaceDir, err = absDir("WORKSPACE_DIR", e.WorkspaceDir); err != nil {
 		errs = append(errs, err)
 	}
+	c.Policy.Hooks = append(c.Policy.Hooks, agentHome(c.WorkspaceDir, environ["HOME"]))
 	c.MCPConfig = strings.TrimSpace(e.MCPConfig)
 	if c.MCPConfig == "" && c.AgentDir != "" {
 		c.MCPConfig = filepath.Join(c.AgentDir, "mcp.json")

@@ -218,6 +218,9 @@ func checkImageToolbox(t *testing.T, lines []string) {
 			t.Errorf("PATH %s: %s comes before /usr/bin, so what the agent installs would shadow system commands", env["PATH"], d)
 		}
 	}
+	if home := env["HOME"]; home == "" || strings.HasPrefix(home+"/", "/workspace/") || strings.HasPrefix(home+"/", "/data/") {
+		t.Errorf("ENV HOME=%q: the container's home must be a directory the agent cannot write, or an operator's shell in the container runs the agent's ~/.bashrc with every secret", home)
+	}
 	for name, want := range map[string]string{"PYTHONUSERBASE": "/workspace/", "npm_config_prefix": "/workspace/", "npm_config_cache": "/workspace/"} {
 		if !strings.HasPrefix(env[name], want) {
 			t.Errorf("ENV %s=%q, want it under %s: the agent cannot write elsewhere", name, env[name], want)
