@@ -40,7 +40,7 @@ func parseSandbox(e Env, agentDir, workspace string) (SandboxConfig, error) {
 		}
 	}
 	if mode != sandbox.Off && agentDir != "" && workspace != "" {
-		if err := (sandbox.View{Workspace: workspace, Temp: workspace}).Hide(map[string]string{"AGENT_DIR": agentDir}); err != nil {
+		if _, err := (sandbox.View{Workspace: workspace, Temp: workspace}).Hide(map[string]string{"AGENT_DIR": agentDir}); err != nil {
 			errs = append(errs, fmt.Errorf("AGENT_DIR (%s) is inside WORKSPACE_DIR (%s): the agent sandbox could not hide the bot's state; move one of them, or set AGENT_SANDBOX=off", agentDir, workspace))
 		}
 	}

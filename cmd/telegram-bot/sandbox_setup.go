@@ -71,7 +71,8 @@ func buildSandbox(cfg Config, environ map[string]string, abiOf func() int) (agen
 	if home, err := os.UserHomeDir(); err == nil && home != "/" && filepath.Clean(home) != cfg.WorkspaceDir {
 		hidden["the bot's home"] = home
 	}
-	if err := view.Hide(hidden); err != nil {
+	view, err = view.Hide(hidden)
+	if err != nil {
 		return agentSandbox{}, err
 	}
 	launcher, err := sandbox.NewLauncher(exe, view)

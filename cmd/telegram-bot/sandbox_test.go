@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,8 +49,9 @@ func TestParseSandbox(t *testing.T) {
 	}
 }
 
-// TestSetupSandbox checks the start-up line, and that a view that would
-// expose the MCP configuration file is a start-up error.
+// TestSetupSandbox checks the start-up line, that an MCP configuration
+// file under /etc is carved out of the view, and that one in a writable
+// tree is a start-up error.
 func TestSetupSandbox(t *testing.T) {
 	if sandbox.ABI() == 0 {
 		t.Skip("the kernel has no Landlock")
@@ -62,10 +64,15 @@ func TestSetupSandbox(t *testing.T) {
 	if want := "Agent sandbox: landlock ABI "; !strings.HasPrefix(box.line, want) || !strings.HasSuffix(box.line, ", view: workspace rw, system ro") || box.launcher == nil {
 		t.Errorf("start-up line %q (launcher %v), want %q..., view: workspace rw, system ro", box.line, box.launcher != nil, want)
 	}
+	etc := base
+	etc.MCPConfig = "/etc/telegram-agent/mcp.json"
+	if box, err := setupSandbox(etc, nil); err != nil || box.view == nil || !slices.Contains(box.view.Hidden, etc.MCPConfig) {
+		t.Errorf("setupSandbox with MCP_CONFIG under /etc: %v, want it hidden in the view", err)
+	}
 	exposed := base
-	exposed.MCPConfig = "/etc/telegram-agent/mcp.json"
-	if _, err := setupSandbox(exposed, nil); err == nil || !strings.Contains(err.Error(), "MCP_CONFIG (/etc/telegram-agent/mcp.json) is inside the system directory /etc") {
-		t.Errorf("setupSandbox with MCP_CONFIG under /etc: %v, want the start-up error", err)
+	exposed.MCPConfig = filepath.Join(base.WorkspaceDir, "mcp.json")
+	if _, err := setupSandbox(exposed, nil); err == nil || !strings.Contains(err.Error(), "MCP_CONFIG ("+exposed.MCPConfig+") is inside the workspace") {
+		t.Errorf("setupSandbox with MCP_CONFIG in the workspace: %v, want the start-up error", err)
 	}
 	off := base
 	off.Sandbox.Mode = sandbox.Off

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
@@ -114,4 +115,52 @@ func exitCode(err error) int {
 		return e.ExitCode()
 	}
 	return -1
+}
+
+// TestSandboxCarvesHiddenPaths checks that a hidden file inside a
+// read-only tree of the view (an MCP configuration under /etc, here under a
+// readable addition) is out of reach for a sandboxed process and for the
+// file tools, while its siblings and its directory's listing stay
+// readable.
+func TestSandboxCarvesHiddenPaths(t *testing.T) {
+	shared := asusertest.PublicDir(t)
+	secret := filepath.Join(shared, "conf", "mcp.json")
+	mkdirPublic(t, filepath.Dir(secret))
+	writePublic(t, secret, `{"mcpServers":{}}`)
+	writePublic(t, filepath.Join(shared, "conf", "other.json"), "{}")
+	writePublic(t, filepath.Join(shared, "readme.txt"), "hello")
+	l := newLayout(t, sandbox.Paths{Read: []string{shared}})
+	view, err := l.launcher.View().Hide(map[string]string{"MCP_CONFIG": secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.launcher, err = sandbox.NewLauncher(l.launcher.Executable(), view); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, script string
+		allowed      bool
+	}{
+		{name: "read the hidden file", script: `cat "$D/conf/mcp.json"`},
+		{name: "read a sibling", script: `cat "$D/conf/other.json"`, allowed: true},
+		{name: "read the tree's other files", script: `cat "$D/readme.txt"`, allowed: true},
+		{name: "list the hidden file's directory", script: `ls "$D/conf" | grep -q other.json`, allowed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := l.run(t, tt.script, true, "D="+shared)
+			if (err == nil) != tt.allowed {
+				t.Errorf("sandboxed: %v (output %q), want allowed %v", err, out, tt.allowed)
+			}
+		})
+	}
+	if f, err := view.OpenFile(secret, os.O_RDONLY, 0); err == nil {
+		f.Close()
+		t.Error("the file tools' view opened the hidden file")
+	}
+	if f, err := view.OpenFile(filepath.Join(shared, "conf", "other.json"), os.O_RDONLY, 0); err != nil {
+		t.Errorf("the file tools' view refused a sibling of the hidden file: %v", err)
+	} else {
+		f.Close()
+	}
 }

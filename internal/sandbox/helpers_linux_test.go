@@ -62,7 +62,7 @@ func newLayout(t *testing.T, extra sandbox.Paths) *layout {
 		System:    sandbox.SystemDirs(nil),
 		Extra:     extra,
 	}
-	if err := view.Hide(map[string]string{"AGENT_DIR": l.agentDir}); err != nil {
+	if view, err = view.Hide(map[string]string{"AGENT_DIR": l.agentDir}); err != nil {
 		t.Fatal(err)
 	}
 	l.launcher, err = sandbox.NewLauncher(bin, view)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -95,11 +97,19 @@ func (v View) rules(abi int) ([]landlock.Rule, error) {
 	}
 	ro := func(paths ...string) []landlock.Rule {
 		var out []landlock.Rule
-		for _, p := range paths {
-			if isDir(p) {
-				out = append(out, landlock.RODirs(p).IgnoreIfMissing())
-			} else {
-				out = append(out, landlock.ROFiles(p).IgnoreIfMissing())
+		for _, tree := range paths {
+			grants, listed := carve(tree, v.Hidden)
+			for _, p := range grants {
+				if isDir(p) {
+					out = append(out, landlock.RODirs(p).IgnoreIfMissing())
+				} else {
+					out = append(out, landlock.ROFiles(p).IgnoreIfMissing())
+				}
+			}
+			// The directories on the way to a hidden path may be listed
+			// (names only), as they could be without it.
+			for _, d := range listed {
+				out = append(out, landlock.PathAccess(ll.AccessFSReadDir, d).IgnoreIfMissing())
 			}
 		}
 		return out
@@ -117,6 +127,38 @@ func (v View) rules(abi int) ([]landlock.Rule, error) {
 	)
 	rules = append(rules, rw(false, devDir+"/shm")...)
 	return rules, nil
+}
+
+// carve returns the paths that together grant the tree dir without the
+// hidden paths inside it: dir itself when none lies inside, otherwise each
+// of its entries, carved in turn, but the hidden one and symbolic links
+// (a link needs no grant to be followed, and granting its target could
+// reach beyond the tree); and the directories carved open, which may still
+// be listed. A directory that cannot be read grants nothing.
+func carve(dir string, hidden []string) (grants, listed []string) {
+	var inside []string
+	for _, h := range hidden {
+		if h != dir && within(h, []string{dir}) {
+			inside = append(inside, h)
+		}
+	}
+	if len(inside) == 0 {
+		return []string{dir}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil
+	}
+	listed = []string{dir}
+	for _, e := range entries {
+		child := filepath.Join(dir, e.Name())
+		if e.Type()&os.ModeSymlink != 0 || slices.Contains(inside, child) {
+			continue
+		}
+		g, l := carve(child, inside)
+		grants, listed = append(grants, g...), append(listed, l...)
+	}
+	return grants, listed
 }
 
 // isDir reports whether p is a directory (following symbolic links). A

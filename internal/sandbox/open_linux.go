@@ -127,6 +127,9 @@ func (v View) openat2(path string, flags int, mode uint32, write bool) (int, str
 		if isProcessEntry(p) {
 			return -1, "", ErrProcessEntry
 		}
+		if v.hides(p) {
+			return -1, "", ErrOutsideView
+		}
 		root, ok := v.root(p, write)
 		if !ok {
 			return -1, "", ErrOutsideView
@@ -163,6 +166,10 @@ func (v View) openat2(path string, flags int, mode uint32, write bool) (int, str
 		if isProcessEntry(real) {
 			unix.Close(fd)
 			return -1, "", ErrProcessEntry
+		}
+		if v.hides(real) {
+			unix.Close(fd)
+			return -1, "", ErrOutsideView
 		}
 		return fd, real, nil
 	}

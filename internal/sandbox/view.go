@@ -56,6 +56,10 @@ type View struct {
 	// Extra are the operator's additions (AGENT_SANDBOX_READ and
 	// AGENT_SANDBOX_WRITE, and an MCP server's own paths).
 	Extra Paths `json:"extra"`
+	// Hidden are paths inside a read-only tree of the view that stay out
+	// of reach all the same (an MCP configuration under /etc): see
+	// [View.Hide].
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 // SystemDirs returns the read-only system directories of a view: /usr,
@@ -101,6 +105,7 @@ func (v View) With(extra Paths) View {
 	out := v
 	out.System = slices.Clone(v.System)
 	out.Extra = v.Extra.With(extra)
+	out.Hidden = slices.Clone(v.Hidden)
 	return out
 }
 
@@ -122,10 +127,14 @@ func (v View) Validate() error {
 	return errors.Join(problems...)
 }
 
-// Hide checks that none of hidden (a name, such as AGENT_DIR, for each
-// path) lies inside what v grants, and reports each one that does: a
-// Landlock view grants whole trees and cannot take a part of one away.
-func (v View) Hide(hidden map[string]string) error {
+// Hide returns v with each of hidden (a name, such as AGENT_DIR, for each
+// path) kept out of reach. A path inside a read-only tree of the view (a
+// system directory, a readable addition) is carved out of it: the tree is
+// granted entry by entry around it, and the file tools refuse it. A path
+// inside a writable tree, the kernel interfaces or the devices, or one that
+// is a granted tree itself, cannot be hidden and is an error: the agent
+// could rename or replace what leads to it.
+func (v View) Hide(hidden map[string]string) (View, error) {
 	names := slices.Sorted(func(yield func(string) bool) {
 		for name := range hidden {
 			if !yield(name) {
@@ -133,19 +142,35 @@ func (v View) Hide(hidden map[string]string) error {
 			}
 		}
 	})
+	out := v.With(Paths{})
+	out.Hidden = slices.Clone(v.Hidden)
 	var problems []error
 	for _, name := range names {
 		path := hidden[name]
 		if path == "" {
 			continue
 		}
-		if g, ok := v.granting(path); ok {
+		g, ok := v.granting(path)
+		if !ok {
+			continue
+		}
+		clean := filepath.Clean(path)
+		if g.write || !g.carvable || clean == filepath.Clean(g.path) {
 			problems = append(problems, fmt.Errorf(
 				"sandbox: %s (%s) is inside the %s %s, which agent processes can reach: the sandbox could not hide it; move one of them", name, path, g.role, g.path))
+			continue
+		}
+		out.Hidden = append(out.Hidden, clean)
+		if real, err := filepath.EvalSymlinks(path); err == nil && real != clean {
+			out.Hidden = append(out.Hidden, real)
 		}
 	}
-	return errors.Join(problems...)
+	return out, errors.Join(problems...)
 }
+
+// hides reports whether path is one of v's hidden paths or lies beneath
+// one.
+func (v View) hides(path string) bool { return within(path, v.Hidden) }
 
 // Summary is the view in a few words, for the start-up line and the doctor:
 // "workspace rw, system ro", and the operator's additions when there are
@@ -172,6 +197,9 @@ func (v View) Lines() []string {
 		}
 		out = append(out, fmt.Sprintf("%s %s (%s)", access, p.path, p.role))
 	}
+	for _, h := range v.Hidden {
+		out = append(out, fmt.Sprintf("hidden %s (carved out of its tree)", h))
+	}
 	return out
 }
 
@@ -180,24 +208,26 @@ type grant struct {
 	path  string
 	role  string
 	write bool
+	// carvable trees may have hidden paths carved out of them.
+	carvable bool
 }
 
 // all lists v's paths, writable ones first.
 func (v View) all() []grant {
-	out := []grant{{v.Workspace, "workspace", true}, {v.Temp, "temporary directory", true}}
+	out := []grant{{v.Workspace, "workspace", true, false}, {v.Temp, "temporary directory", true, false}}
 	for _, p := range v.Extra.Write {
-		out = append(out, grant{p, "writable addition", true})
+		out = append(out, grant{p, "writable addition", true, false})
 	}
 	for _, p := range v.System {
-		out = append(out, grant{p, "system directory", false})
+		out = append(out, grant{p, "system directory", false, true})
 	}
 	for _, p := range v.Extra.Read {
-		out = append(out, grant{p, "readable addition", false})
+		out = append(out, grant{p, "readable addition", false, true})
 	}
 	for _, p := range kernelDirs {
-		out = append(out, grant{p, "kernel interface", false})
+		out = append(out, grant{p, "kernel interface", false, false})
 	}
-	out = append(out, grant{devDir, "devices", true})
+	out = append(out, grant{devDir, "devices", true, false})
 	return out
 }
 

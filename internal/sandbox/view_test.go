@@ -26,29 +26,42 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
-// TestViewHide checks which hidden paths a view reports: those inside any
-// tree it grants, and only those.
+// TestViewHide checks what Hide does with each hidden path: nothing
+// outside the view, a carve inside a read-only tree, an error inside a
+// writable one or when the path is a granted tree itself.
 func TestViewHide(t *testing.T) {
 	ws := t.TempDir()
 	v := sandbox.View{Workspace: ws, Temp: filepath.Join(ws, ".tmp"), System: []string{"/usr", "/etc"}, Extra: sandbox.Paths{Read: []string{"/srv/shared"}}}
+	const (
+		none   = "none"
+		carved = "carved"
+		failed = "error"
+	)
 	tests := []struct {
-		name, path string
-		exposed    bool
+		name, path, want string
 	}{
-		{name: "beside the workspace", path: filepath.Join(filepath.Dir(ws), "data")},
-		{name: "inside the workspace", path: filepath.Join(ws, "data"), exposed: true},
-		{name: "the workspace itself", path: ws, exposed: true},
-		{name: "under /etc", path: "/etc/telegram-agent/mcp.json", exposed: true},
-		{name: "a name that only starts like /etc", path: "/etcetera/data"},
-		{name: "under a readable addition", path: "/srv/shared/x", exposed: true},
-		{name: "a process's /proc", path: "/proc/1", exposed: true},
-		{name: "elsewhere", path: "/var/lib/bot"},
+		{name: "beside the workspace", path: filepath.Join(filepath.Dir(ws), "data"), want: none},
+		{name: "inside the workspace", path: filepath.Join(ws, "data"), want: failed},
+		{name: "the workspace itself", path: ws, want: failed},
+		{name: "under /etc", path: "/etc/telegram-agent/mcp.json", want: carved},
+		{name: "/etc itself", path: "/etc", want: failed},
+		{name: "a name that only starts like /etc", path: "/etcetera/data", want: none},
+		{name: "under a readable addition", path: "/srv/shared/x", want: carved},
+		{name: "a process's /proc", path: "/proc/1", want: failed},
+		{name: "elsewhere", path: "/var/lib/bot", want: none},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := v.Hide(map[string]string{"AGENT_DIR": tt.path})
-			if got := err != nil; got != tt.exposed {
-				t.Errorf("Hide(%s) = %v, want exposed %v", tt.path, err, tt.exposed)
+			got, err := v.Hide(map[string]string{"AGENT_DIR": tt.path})
+			outcome := none
+			switch {
+			case err != nil:
+				outcome = failed
+			case len(got.Hidden) > 0:
+				outcome = carved
+			}
+			if outcome != tt.want {
+				t.Errorf("Hide(%s) = hidden %q, error %v: %s, want %s", tt.path, got.Hidden, err, outcome, tt.want)
 			}
 		})
 	}
