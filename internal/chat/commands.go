@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -232,31 +231,6 @@ func (h *Host) tzCommand(ctx context.Context, in *inbound, reply func(string)) {
 func (h *Host) jobsCommand(_ context.Context, in *inbound, _ func(string)) {
 	t := in.target
 	h.post(t, func(ctx context.Context) { h.listJobs(ctx, t, in.msg.ID) })
-}
-
-// retryCommand runs the chat's message that a restart interrupted again.
-func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) {
-	e, ok := h.journal.takeInterrupted(in.target.String())
-	if !ok {
-		reply("Nothing to retry: no message of this chat was interrupted by a restart.")
-		return
-	}
-	var u models.Update
-	if err := json.Unmarshal(e.Update, &u); err != nil || u.Message == nil {
-		reply("The interrupted message cannot be read back; please send it again.")
-		return
-	}
-	again := h.classifyUpdate(&u)
-	if again == nil || !again.startsTurn {
-		reply("The interrupted message cannot be replayed; please send it again.")
-		return
-	}
-	e.State = statePending
-	if err := h.journal.write(e); err != nil {
-		h.logger.Error("journal", "err", err)
-	}
-	reply("🔁 Running your interrupted message again.")
-	h.queueTurn(again, e.ID)
 }
 
 // queueCommand queues a command that runs in order with t's turns; the

@@ -216,8 +216,8 @@ func TestJournalReplay(t *testing.T) {
 	if got := j.reported(); len(got) != 0 {
 		t.Errorf("reported again: %+v", got)
 	}
-	if e, ok := j.takeInterrupted("5"); !ok || e.ID != 7 {
-		t.Errorf("takeInterrupted = %+v, %v", e, ok)
+	if es := j.takeInterrupted("5"); len(es) != 1 || es[0].ID != 7 {
+		t.Errorf("takeInterrupted = %+v", es)
 	}
 }
 

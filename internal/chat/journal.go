@@ -57,9 +57,10 @@ type journal struct {
 	mu     sync.Mutex
 	log    *atomicfile.Log
 	closed bool
-	// interrupted holds, per scope, the latest message whose turn a crash
-	// or a restart cut short, for /retry.
-	interrupted map[string]journalEntry
+	// interrupted holds, per scope, every message whose turn a crash or a
+	// restart cut short (the one running and the ones queued behind it), in
+	// order of id, for /retry: each is reported and retried on its own.
+	interrupted map[string][]journalEntry
 	// fresh lists the entries found pending at start-up, to report.
 	fresh []journalEntry
 	// known holds the update ids the journal held at start-up: a
@@ -91,7 +92,7 @@ type journal struct {
 // atomicfile.OpenLog).
 func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 	j := &journal{
-		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string]journalEntry{}, known: map[int64]bool{},
+		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string][]journalEntry{}, known: map[int64]bool{},
 		pending: map[int64]journalEntry{}, compactDone: compactAfterDone, compactBytes: compactAfterBytes,
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -145,7 +146,10 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 			continue
 		}
 		e.State = stateInterrupted
-		j.interrupted[e.Scope] = e
+		j.interrupted[e.Scope] = append(j.interrupted[e.Scope], e)
+	}
+	for _, es := range j.interrupted {
+		slices.SortFunc(es, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
 	}
 	if j.lastID != 0 {
 		j.top = journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At}
@@ -162,8 +166,8 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 // when nothing else keeps it), in order of id.
 func (j *journal) liveLocked() []journalEntry {
 	keep := make([]journalEntry, 0, len(j.interrupted)+len(j.pending)+1)
-	for _, e := range j.interrupted {
-		keep = append(keep, e)
+	for _, es := range j.interrupted {
+		keep = append(keep, es...)
 	}
 	for _, e := range j.pending {
 		keep = append(keep, e)
@@ -265,13 +269,14 @@ func (j *journal) resumeOffset(now time.Time) int64 {
 	return j.lastID + 1
 }
 
-// takeInterrupted removes and returns scope's interrupted message.
-func (j *journal) takeInterrupted(scope string) (journalEntry, bool) {
+// takeInterrupted removes and returns scope's interrupted messages, in
+// order of id: each is handed out once.
+func (j *journal) takeInterrupted(scope string) []journalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	e, ok := j.interrupted[scope]
+	es := j.interrupted[scope]
 	delete(j.interrupted, scope)
-	return e, ok
+	return es
 }
 
 // reported returns the entries found pending at start-up, once.

@@ -30,6 +30,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 			msg = it.label + ": not run. " + msg
 		}
 		h.logger.Info("turn refused: the chat is over its daily usage limit", "scope", t.String(), "limit", h.limit.String())
+		h.markAnswered(it)
 		h.sendText(ctx, t, msg, replyTo)
 		return
 	}
@@ -75,7 +76,29 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	w.mu.Lock()
 	stopped := w.stopped
 	w.mu.Unlock()
-	out.finish(fctx, res.Text, err, stopped, h.turnCtx.Err() != nil)
+	shuttingDown := h.turnCtx.Err() != nil
+	if !shuttingDown {
+		h.markAnswered(it)
+	}
+	out.finish(fctx, res.Text, err, stopped, shuttingDown)
+}
+
+// markAnswered journals it as answered before its answer is sent. The
+// invariant: a message is reported as interrupted (and /retry runs it)
+// only when no answer to it can have reached Telegram. Marking after the
+// send would leave a moment, between Telegram taking the answer and the
+// journal's fsync, where a crash reports an answered message and /retry
+// answers it twice; the Bot API has no idempotent send to close that gap
+// from the other side. So the mark comes first: a crash during the send
+// can cut the answer short (the streamed preview shows what was written),
+// but it never runs a finished turn again. A turn cut by a shutdown is not
+// marked: its answer says it stopped, and it stays pending for /retry.
+func (h *Host) markAnswered(it *workItem) {
+	if it.journalID == 0 {
+		return
+	}
+	h.journalDone(it.journalID)
+	it.journalID = 0
 }
 
 // turnError words a failed turn for the chat by its cause, without the

@@ -1,0 +1,110 @@
+package chat
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+// One restart that cuts a chat with a message running and another queued
+// reports each of them, in reply to it, and /retry runs both, in order,
+// each once.
+func TestEveryInterruptedMessageIsReportedAndRetried(t *testing.T) {
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		<-ctx.Done()
+		return agent.Response{}, ctx.Err()
+	}))
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
+	first := tg.SendText(userID, userID, "the running message")
+	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	second := tg.SendText(userID, userID, "the queued message")
+	waitFor(t, "both to be journaled", func() bool { return len(pendingEntries(t, agentDir)) == 2 })
+	h1.stop()
+
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
+	})
+	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
+	msgs := h2.waitMessages(userID, "two interrupted reports", func(ms []telegramtest.Message) bool {
+		return countVisible(ms, "interrupted by a restart") == 2
+	})
+	replied := map[int]bool{}
+	for _, m := range msgs {
+		if strings.Contains(m.Visible, "interrupted by a restart") {
+			replied[m.ReplyTo] = true
+		}
+	}
+	if !replied[first.ID] || !replied[second.ID] {
+		t.Errorf("the reports reply to %v, want both %d and %d", replied, first.ID, second.ID)
+	}
+	tg.SendText(userID, userID, "/retry")
+	h2.waitText(userID, "ran: the running message")
+	h2.waitText(userID, "ran: the queued message")
+	tg.SendText(userID, userID, "/retry")
+	h2.waitText(userID, "Nothing to retry")
+	reqs := faux.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model requests = %d, want 2 (each interrupted message once)", len(reqs))
+	}
+	if got := lastUserText(reqs[0]); got != "the running message" {
+		t.Errorf("the first retried message is %q, want the running one first", got)
+	}
+}
+
+// A crash at any moment after the answer reached Telegram never reports
+// the answered message as interrupted: the journal, as Telegram receives
+// the answer, already says it was answered.
+func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	crashDir := t.TempDir()
+	var once sync.Once
+	var snapErr error
+	tg.Handle("sendMessage", func(r telegramtest.Request) (any, *telegramtest.APIError) {
+		if strings.Contains(r.Params["text"], "the answer") {
+			// What a SIGKILL right now, with the answer sent, would leave.
+			once.Do(func() {
+				var b []byte
+				if b, snapErr = os.ReadFile(filepath.Join(agentDir, JournalFile)); snapErr == nil {
+					snapErr = os.WriteFile(filepath.Join(crashDir, JournalFile), b, 0o600)
+				}
+			})
+		}
+		return models.Message{ID: 900, Date: 1, Chat: models.Chat{ID: userID, Type: models.ChatTypePrivate}, Text: r.Params["text"]}, nil
+	})
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		return agent.Response{Text: "the answer"}, nil
+	})
+	h := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
+	tg.SendText(userID, userID, "answer me once")
+	waitFor(t, "the answer to be sent", func() bool { return len(tg.RequestsContaining("the answer")) > 0 })
+	h.stop()
+	if snapErr != nil {
+		t.Fatalf("journal snapshot: %v", snapErr)
+	}
+	j, err := openJournal(crashDir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	if got := j.reported(); len(got) != 0 {
+		t.Errorf("an answered message is reported as interrupted after a crash: %d entries", len(got))
+	}
+	if got := j.takeInterrupted("1001"); len(got) != 0 {
+		t.Errorf("/retry would answer an answered message again: %d entries", len(got))
+	}
+}

@@ -1,0 +1,55 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-telegram/bot/models"
+)
+
+// retryCommand runs again, in the order they came, every message of the
+// chat that a restart interrupted; each runs once (the journal hands each
+// out once), and each is journaled pending again before it is queued, so a
+// crash during the retry reports it anew.
+func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) {
+	entries := h.journal.takeInterrupted(in.target.String())
+	if len(entries) == 0 {
+		reply("Nothing to retry: no message of this chat was interrupted by a restart.")
+		return
+	}
+	var again []*inbound
+	var ids []int64
+	unreadable := 0
+	for _, e := range entries {
+		var u models.Update
+		if err := json.Unmarshal(e.Update, &u); err != nil {
+			unreadable++
+			continue
+		}
+		a := h.classifyUpdate(&u)
+		if a == nil || !a.startsTurn {
+			unreadable++
+			continue
+		}
+		e.State = statePending
+		if err := h.journal.write(e); err != nil {
+			h.logger.Error("journal", "err", err)
+		}
+		again, ids = append(again, a), append(ids, e.ID)
+	}
+	switch {
+	case len(again) == 0:
+		reply("The interrupted message cannot be replayed; please send it again.")
+		return
+	case len(again) == 1 && unreadable == 0:
+		reply("🔁 Running your interrupted message again.")
+	case unreadable == 0:
+		reply(fmt.Sprintf("🔁 Running your %d interrupted messages again, in order.", len(again)))
+	default:
+		reply(fmt.Sprintf("🔁 Running %d of your interrupted messages again; %d cannot be replayed, please send them again.", len(again), unreadable))
+	}
+	for i, a := range again {
+		h.queueTurn(a, ids[i])
+	}
+}
