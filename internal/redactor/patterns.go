@@ -18,6 +18,7 @@ import (
 // with separators and hex-dump layouts skipped (see layout.go).
 type patternSet struct {
 	raw, encoded []string
+	frags        []string // the raw patterns that are fragments, also in raw
 }
 
 // patterns returns every string the redactor looks for, each list sorted
@@ -30,6 +31,7 @@ type patternSet struct {
 func patterns(secrets []string, fragLen func(int) int) patternSet {
 	raw := make(map[string]struct{})
 	enc := make(map[string]struct{})
+	frags := make(map[string]struct{})
 	add := func(set map[string]struct{}, p string) {
 		if len(p) >= MinimumSecretLength {
 			set[p] = struct{}{}
@@ -55,12 +57,13 @@ func patterns(secrets []string, fragLen func(int) int) patternSet {
 		}
 		for _, frag := range fragments(secret, fragLen(len(secret))) {
 			add(raw, frag)
+			add(frags, frag)
 			h := hex.EncodeToString([]byte(frag))
 			add(enc, h)
 			add(enc, strings.ToUpper(h))
 		}
 	}
-	return patternSet{raw: sortedKeys(raw), encoded: sortedKeys(enc)}
+	return patternSet{raw: sortedKeys(raw), encoded: sortedKeys(enc), frags: sortedKeys(frags)}
 }
 
 func sortedKeys(set map[string]struct{}) []string {

@@ -6,9 +6,10 @@ import "strings"
 // [Token]. It is immutable once built and safe for concurrent use. A nil
 // *Redactor redacts nothing.
 type Redactor struct {
-	raw      *automaton  // raw patterns; nil when there are none
-	enc      *encChannel // encoded patterns; nil exactly when raw is
-	patterns patternSet  // every pattern, sorted; kept for tests and sizing
+	raw      *automaton   // raw patterns but fragments; nil when there are none
+	frag     *fragMatcher // raw fragments; nil exactly when raw is
+	enc      *encChannel  // encoded patterns; nil exactly when raw is
+	patterns patternSet   // every pattern, sorted; kept for tests and sizing
 
 	// classes holds, per byte, its column in the raw automaton (bits 0-7),
 	// in the encoded one (bits 8-15) and the special bit: one load a byte
@@ -40,7 +41,7 @@ func New(secrets []string) *Redactor {
 func build(ps patternSet) *Redactor {
 	r := &Redactor{patterns: ps}
 	if len(ps.raw) > 0 && len(ps.encoded) > 0 {
-		r.raw = newAutomaton(ps.raw)
+		r.raw, r.frag = splitRaw(ps)
 		r.enc = newEncChannel(ps.encoded)
 		for c := range 256 {
 			r.classes[c] = uint32(r.raw.class[c]) | uint32(r.enc.a.class[c])<<8
@@ -50,6 +51,26 @@ func build(ps patternSet) *Redactor {
 		}
 	}
 	return r
+}
+
+// splitRaw returns the automaton of the raw patterns that are not
+// fragments and the matcher of the fragments. A fragment that is also a
+// whole form is matched by both, which changes no span.
+func splitRaw(ps patternSet) (*automaton, *fragMatcher) {
+	frags := make(map[string]bool, len(ps.frags))
+	for _, f := range ps.frags {
+		frags[f] = true
+	}
+	whole := make([]string, 0, len(ps.raw))
+	for _, p := range ps.raw {
+		if !frags[p] {
+			whole = append(whole, p)
+		}
+	}
+	if len(whole) == 0 {
+		return newAutomaton(ps.raw), newFragMatcher(nil)
+	}
+	return newAutomaton(whole), newFragMatcher(ps.frags)
 }
 
 // empty reports whether r looks for nothing.
@@ -63,12 +84,12 @@ func (r *Redactor) empty() bool {
 // data.
 func (r *Redactor) spans(s string, atEnd bool) ([]span, int) {
 	var sc scanner
-	spans, enc := r.scan(&sc, s, 0, 0, nil, nil)
+	spans, enc, frags := r.scan(&sc, s, 0, 0, nil, nil, nil)
 	if atEnd {
 		enc = r.finish(&sc, len(s), 0, enc)
 	}
 	pending := r.pending(&sc, len(s))
-	return unionSpans(spans, enc), pending
+	return unionSpans(unionSpans(spans, frags), enc), pending
 }
 
 // Redact returns s with every occurrence of a pattern replaced by [Token].

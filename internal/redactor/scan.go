@@ -1,5 +1,7 @@
 package redactor
 
+import "unsafe"
+
 // specialBit marks, in Redactor.classes, the bytes the encoded channel does
 // not match (whitespace and '|').
 const specialBit = 1 << 16
@@ -9,21 +11,29 @@ const specialBit = 1 << 16
 type scanner struct {
 	raw int32    // the raw automaton's state
 	enc encState // the encoded channel's state
+
+	tail [fragCarry]byte // the stream's last tn bytes, for the fragment matcher
+	tn   int
 }
 
-// scan runs both channels over s, which starts at position base of the
-// stream, and appends the span of every match to rawSpans and encSpans
-// (clipped to start at floor, see addSpan). The spans only grow, so a scan
-// without a match allocates nothing.
+// scan runs both channels and the fragment matcher over s, which starts at
+// position base of the stream, and appends the span of every match to
+// rawSpans, encSpans and fragSpans (clipped to start at floor, see addSpan
+// and addFragSpan). The spans only grow, so a scan without a match
+// allocates nothing.
 //
 // The common case is one pass with two table lookups a byte, one in each
 // channel's dense rows: the two lookups do not depend on each other, so
 // the processor overlaps them. Whatever else happens at a byte (a match, a
 // deep state, a line start, a dump column, the end of a line) takes the
 // general path for that byte alone, and so does every byte of a line with
-// an offset column.
-func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpans []span) ([]span, []span) {
-	ra, e := r.raw, r.enc
+// an offset column. The fragment matcher then makes its own pass, which
+// reads s at every few positions only (see fragMatcher).
+func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpans, fragSpans []span) ([]span, []span, []span) {
+	if len(s) == 0 {
+		return rawSpans, encSpans, fragSpans
+	}
+	ra, e, m := r.raw, r.enc, r.frag
 	ea := e.a
 	rStride, eStride := int32(ra.stride), int32(ea.stride)
 	st := &sc.enc
@@ -68,7 +78,8 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 		encSpans = e.one(st, c, base+i, floor, encSpans)
 		i++
 	}
-	return rawSpans, encSpans
+	fragSpans = m.scan(sc, s, base, floor, fragSpans)
+	return rawSpans, encSpans, fragSpans
 }
 
 // finish is the end of the stream at position end: see encChannel.finish.
@@ -78,8 +89,9 @@ func (r *Redactor) finish(sc *scanner, end, floor int, encSpans []span) []span {
 
 // pending returns the earliest position, pos when none, from which a
 // match may still cover the stream after pos bytes: the start of the
-// longest ending that begins a raw pattern, or where the encoded channel's
-// match in progress began.
+// longest ending that begins a raw pattern (a whole form or a fragment),
+// or where the encoded channel's match in progress began.
 func (r *Redactor) pending(sc *scanner, pos int) int {
-	return min(pos-int(r.raw.depth[sc.raw]), r.enc.pending(&sc.enc, pos))
+	raw := max(int(r.raw.depth[sc.raw]), r.frag.prefixLen(unsafe.String(&sc.tail[0], sc.tn)))
+	return min(pos-raw, r.enc.pending(&sc.enc, pos))
 }
