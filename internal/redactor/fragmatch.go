@@ -60,8 +60,9 @@ func newFragMatcher(frags []string) *fragMatcher {
 			runs[binary.LittleEndian.Uint32([]byte(f[o:]))] = struct{}{}
 		}
 	}
-	// Between 32 and 64 bits a run: a sample of text that holds no
-	// fragment passes the filter with a probability of about 0.1 to 0.4%.
+	// A word for every one or two runs (64 to 128 bits a run): the
+	// benchmark text passes the filter at 0.1 to 0.8% of the samples, part
+	// of it true runs of the secrets (see docs/performance.md).
 	width := max(4, bits.Len(uint(len(runs))))
 	m.shift = uint(64 - width)
 	m.bits = make([]uint64, 1<<width)
