@@ -165,7 +165,7 @@ func withSecrets(command string) func(vectorPaths) string {
 // scheduler, so the watchers are one-shots.
 func scheduleArgs(name, script string) string {
 	b, err := json.Marshal(map[string]any{
-		"schedule": time.Now().Add(8 * time.Second).UTC().Format(time.RFC3339),
+		"schedule": time.Now().Add(15 * time.Second).UTC().Format(time.RFC3339),
 		"prompt":   "The watcher reported something; summarise it.",
 		"script":   script,
 		"name":     name,

@@ -106,6 +106,39 @@ exit 3`
 	}
 }
 
+// TestSandboxReapsOrphansWhileTheCommandRuns: the orphans a long-running
+// command leaves (double-forked children that have ended) are re-parented
+// to the launcher, which must reap them while the command still runs, not
+// only when it exits; otherwise an MCP server's tree piles up zombies.
+func TestSandboxReapsOrphansWhileTheCommandRuns(t *testing.T) {
+	l := newLayout(t, sandbox.Paths{})
+	// Each subshell forks a child that ends at once and exits itself, so
+	// the child ends an orphan of the launcher ($PPID). Then count the
+	// launcher's zombie children until there are none, for up to 10 s.
+	const script = `for i in 1 2 3; do ( sh -c 'exit 0' & ); done
+zombies() {
+	n=0
+	for f in /proc/[0-9]*/stat; do
+		{ read -r line < "$f"; } 2>/dev/null || continue
+		set -- ${line##*) }
+		[ "$1" = Z ] && [ "$2" = "$PPID" ] && n=$((n+1))
+	done
+	echo $n
+}
+for i in $(seq 100); do
+	[ "$(zombies)" = 0 ] && break
+	sleep 0.1
+done
+echo "zombies=$(zombies)"`
+	out, err := l.run(t, script, true)
+	if err != nil {
+		t.Fatalf("sandboxed: %v; output:\n%s", err, out)
+	}
+	if !strings.Contains(out, "zombies=0") {
+		t.Errorf("the launcher left its adopted orphans unreaped while the command ran: %s", strings.TrimSpace(out))
+	}
+}
+
 // exitCode returns the exit code err carries, 0 for nil, -1 otherwise.
 func exitCode(err error) int {
 	if err == nil {

@@ -116,12 +116,16 @@ func Launch(args []string, stderr io.Writer) int {
 	return exitAs(status)
 }
 
-// waitFor waits for the process pid to end and returns its status.
+// waitFor waits for the process pid to end and returns its status. It
+// reaps every other child on the way: as a subreaper the launcher adopts
+// the orphans of the command's tree (a double fork, a daemon's parent), and
+// those that end before the command would stay zombies, one process-table
+// entry each, for as long as the command (an MCP server, say) runs.
 func waitFor(pid int) (unix.WaitStatus, error) {
 	for {
 		var status unix.WaitStatus
-		_, err := unix.Wait4(pid, &status, 0, nil)
-		if errors.Is(err, unix.EINTR) {
+		got, err := unix.Wait4(-1, &status, 0, nil)
+		if errors.Is(err, unix.EINTR) || (err == nil && got != pid) {
 			continue
 		}
 		return status, err
