@@ -7,9 +7,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"log"
-	"fmt"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
@@ -319,11 +319,11 @@ func modelWithFaults(rng *lockedRand, proxy *faultProxy) openaitest.Responder {
 			case 1:
 				return openaitest.StatusError(503, "overloaded")
 			case 2:
-				return openaitest.Text("answer " + tag + " cut").Fail(openaitest.FailAbort, 1)
+				return openaitest.Text("answer "+tag+" cut").Fail(openaitest.FailAbort, 1)
 			case 3:
-				return openaitest.Text("answer " + tag + " malformed").Fail(openaitest.FailInvalidJSON, 1)
+				return openaitest.Text("answer "+tag+" malformed").Fail(openaitest.FailInvalidJSON, 1)
 			case 4:
-				return openaitest.Text("answer " + tag).Fail(openaitest.FailReset, 0)
+				return openaitest.Text("answer "+tag).Fail(openaitest.FailReset, 0)
 			}
 		}
 		if req.LastMessage().Role == "tool" {
