@@ -50,6 +50,10 @@ const (
 	compactAfterBytes = 4 << 20
 )
 
+// recentLimit bounds the update ids a running journal remembers; a
+// re-delivery is of a recent update.
+const recentLimit = 4096
+
 // journal is the append-only inbound journal.
 type journal struct {
 	path   string
@@ -67,6 +71,12 @@ type journal struct {
 	// re-delivery of one of them (the bot died before acknowledging it) is
 	// skipped.
 	known map[int64]bool
+	// recent holds the last recentLimit update ids journaled since
+	// start-up, oldest first in recentOrder: Telegram may deliver an update
+	// again (twice in one answer, or a webhook delivery it retries), and
+	// the copy must not run a second turn.
+	recent      map[int64]bool
+	recentOrder []int64
 	// lastID is the highest update id journaled before start-up, and
 	// lastAt when it was journaled; polling starts after it.
 	lastID int64
@@ -92,7 +102,7 @@ type journal struct {
 // atomicfile.OpenLog).
 func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 	j := &journal{
-		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string][]journalEntry{}, known: map[int64]bool{},
+		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string][]journalEntry{}, known: map[int64]bool{}, recent: map[int64]bool{},
 		pending: map[int64]journalEntry{}, compactDone: compactAfterDone, compactBytes: compactAfterBytes,
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -227,6 +237,14 @@ func (j *journal) write(entries ...journalEntry) error {
 
 // track keeps the in-memory state a compaction writes in step with e.
 func (j *journal) track(e journalEntry) {
+	if !j.recent[e.ID] {
+		j.recent[e.ID] = true
+		j.recentOrder = append(j.recentOrder, e.ID)
+		if len(j.recentOrder) > recentLimit {
+			delete(j.recent, j.recentOrder[0])
+			j.recentOrder = j.recentOrder[1:]
+		}
+	}
 	if e.ID > j.top.ID {
 		j.top = journalEntry{ID: e.ID, State: stateDone, At: e.At}
 	}
@@ -247,11 +265,12 @@ func (j *journal) done(id int64) error {
 	return j.write(journalEntry{ID: id, State: stateDone})
 }
 
-// seen reports whether update id was in the journal at start-up.
+// seen reports whether update id was in the journal at start-up or was
+// journaled since (among the last recentLimit).
 func (j *journal) seen(id int64) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.known[id]
+	return j.known[id] || j.recent[id]
 }
 
 // resumeOffset returns the getUpdates offset polling starts from: after

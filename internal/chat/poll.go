@@ -158,12 +158,19 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 	batch := make([]decoded, 0, len(raws))
 	var entries []journalEntry
 	now := time.Now().Unix()
+	inBatch := map[int64]bool{}
 	for _, raw := range raws {
 		var u models.Update
 		if err := json.Unmarshal(raw, &u); err != nil {
 			h.logger.Warn("an update does not parse; skipped", "err", err)
 			continue
 		}
+		if inBatch[u.ID] {
+			// Delivered twice in one answer: the copy does not run again.
+			h.logger.Info("skipped an update delivered twice", "update_id", u.ID)
+			continue
+		}
+		inBatch[u.ID] = true
 		if h.journal.seen(u.ID) {
 			// Journaled before a restart that came before its
 			// acknowledgement: it was reported as interrupted (or has
