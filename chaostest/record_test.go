@@ -42,6 +42,8 @@ type status struct {
 	failed int
 	// reported are the messages reported as interrupted by a restart.
 	reported int
+	// cut are the messages whose answer a kill may have cut short, told so.
+	cut int
 	// reportsIn counts the reports per chat.
 	reportsIn map[int64]int
 	// waitingReported are reported messages not yet answered.
@@ -79,7 +81,7 @@ func isAnswer(text, tag string) bool {
 // the queue or a restart).
 func isFailure(text string) bool {
 	return strings.Contains(text, "⚠️") && !strings.Contains(text, "interrupted by a restart") &&
-		!strings.Contains(text, "is restarting")
+		!strings.Contains(text, "is restarting") && !strings.Contains(text, "being sent")
 }
 
 func (r *record) classify(tg *telegramtest.Server) *status {
@@ -111,6 +113,9 @@ func (r *record) classify(tg *telegramtest.Server) *status {
 			switch {
 			case strings.Contains(b.Visible, "interrupted by a restart"):
 				reported = true
+			case strings.Contains(b.Visible, "while the answer to this message was being sent"):
+				st.cut++
+				failed = true
 			case isFailure(b.Visible):
 				failed = true
 			}
@@ -167,8 +172,9 @@ func (st *status) table(seed uint64, restarts, peakRSS, peakThreads int) string 
 	}{
 		{"messages sent", st.sent},
 		{"answered", answered},
-		{"answered with an error (model or Telegram fault)", st.failed},
+		{"answered with an error (model or Telegram fault)", st.failed - st.cut},
 		{"interrupted and reported (then /retry)", st.reported},
+		{"answer being sent when killed, told so", st.cut},
 		{"dropped by /stop (told once, in its answer)", st.stopped},
 		{"lost (must be 0)", len(st.lostTags)},
 		{"duplicated (must be 0)", dup},

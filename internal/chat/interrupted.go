@@ -19,6 +19,14 @@ func (h *Host) reportInterrupted() {
 		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
 		h.notice(t, "⚠️ This message was interrupted by a restart; send it again or say /retry.", entryMessageID(e))
 	}
+	for _, e := range h.journal.cutShort() {
+		t, err := parseTarget(e.Scope)
+		if err != nil {
+			continue
+		}
+		h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.ID)
+		h.notice(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e))
+	}
 }
 
 // entryMessageID returns the id of the chat message e's update carries (0

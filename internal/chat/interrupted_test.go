@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func TestEveryInterruptedMessageIsReportedAndRetried(t *testing.T) {
 func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
-	crashDir := t.TempDir()
+	crashDir, restartDir := t.TempDir(), t.TempDir()
 	var once sync.Once
 	var snapErr error
 	tg.Handle("sendMessage", func(r telegramtest.Request) (any, *telegramtest.APIError) {
@@ -79,7 +80,8 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 			once.Do(func() {
 				var b []byte
 				if b, snapErr = os.ReadFile(filepath.Join(agentDir, JournalFile)); snapErr == nil {
-					snapErr = os.WriteFile(filepath.Join(crashDir, JournalFile), b, 0o600)
+					snapErr = errors.Join(os.WriteFile(filepath.Join(crashDir, JournalFile), b, 0o600),
+						os.WriteFile(filepath.Join(restartDir, JournalFile), b, 0o600))
 				}
 			})
 		}
@@ -100,11 +102,27 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.close()
 	if got := j.reported(); len(got) != 0 {
 		t.Errorf("an answered message is reported as interrupted after a crash: %d entries", len(got))
 	}
 	if got := j.takeInterrupted("1001"); len(got) != 0 {
 		t.Errorf("/retry would answer an answered message again: %d entries", len(got))
+	}
+	j.close()
+
+	// The bot restarted from that crash tells the chat that the answer may
+	// have been cut short (the crash came while it was being sent), and
+	// /retry does not run the message again.
+	tg2 := telegramtest.New(t)
+	// The same Telegram would go on numbering its updates: this fake's first
+	// one carries the journaled id, which is skipped.
+	tg2.SendText(userID, userID, "/help")
+	again := agenttest.NewFauxProvider()
+	h2 := newHarness(t, harnessConfig{provider: again, tg: tg2, agentDir: restartDir})
+	h2.waitText(userID, "while the answer to this message was being sent")
+	tg2.SendText(userID, userID, "/retry")
+	h2.waitText(userID, "Nothing to retry")
+	if n := len(again.Requests()); n != 0 {
+		t.Errorf("the answered message ran again after the restart: %d model requests", n)
 	}
 }

@@ -25,6 +25,9 @@ const (
 	statePending     = "pending"
 	stateDone        = "done"
 	stateInterrupted = "interrupted"
+	// stateAnswering marks an entry whose turn finished and whose answer is
+	// being sent (see markAnswered).
+	stateAnswering = "answering"
 )
 
 // updateRetention is how long Telegram keeps an update it has not been
@@ -67,6 +70,9 @@ type journal struct {
 	interrupted map[string][]journalEntry
 	// fresh lists the entries found pending at start-up, to report.
 	fresh []journalEntry
+	// cut lists the entries found answering at start-up: their answer was
+	// being sent when the bot died, so it may have been cut short.
+	cut []journalEntry
 	// known holds the update ids the journal held at start-up: a
 	// re-delivery of one of them (the bot died before acknowledging it) is
 	// skipped.
@@ -146,6 +152,11 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 	for _, id := range order {
 		e := states[id]
 		switch e.State {
+		case stateAnswering:
+			if e.Update != nil && e.Scope != "" {
+				j.cut = append(j.cut, e)
+			}
+			continue
 		case statePending:
 			j.fresh = append(j.fresh, e)
 		case stateInterrupted:
@@ -251,6 +262,11 @@ func (j *journal) track(e journalEntry) {
 	switch e.State {
 	case statePending:
 		j.pending[e.ID] = e
+	case stateAnswering:
+		if p, ok := j.pending[e.ID]; ok {
+			p.State = stateAnswering
+			j.pending[e.ID] = p
+		}
 	case stateDone:
 		j.doneSince++
 		delete(j.pending, e.ID)
@@ -305,6 +321,23 @@ func (j *journal) reported() []journalEntry {
 	out := j.fresh
 	j.fresh = nil
 	return out
+}
+
+// cutShort returns the entries found answering at start-up, once.
+func (j *journal) cutShort() []journalEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := j.cut
+	j.cut = nil
+	return out
+}
+
+// answering marks the entry id as answered, its answer about to be sent.
+func (j *journal) answering(id int64) error {
+	if id == 0 {
+		return nil
+	}
+	return j.write(journalEntry{ID: id, State: stateAnswering})
 }
 
 func (j *journal) close() {

@@ -34,6 +34,10 @@ type workItem struct {
 	content []agent.Content
 	// journalID is the inbound journal entry the item finishes (0: none).
 	journalID int64
+	// answering reports that the entry was journaled as answered before
+	// the answer was sent, and delivered that the delivery then ended
+	// (see markAnswered); both belong to the worker running the item.
+	answering, delivered bool
 	// turnID identifies the item while it runs (set when it starts): its
 	// Stop button carries it, so that a stale button stops nothing else.
 	turnID string
@@ -287,8 +291,9 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 		h.runTurn(ctx, w, it)
 	}
 	// A turn cut short by a shutdown stays pending: it is reported after the
-	// restart, and /retry replays it.
-	if h.turnCtx.Err() == nil {
+	// restart, and /retry replays it. An answered one is done once its
+	// delivery ended, even in a shutdown.
+	if it.answering && it.delivered || !it.answering && h.turnCtx.Err() == nil {
 		h.journalDone(it.journalID)
 	}
 }

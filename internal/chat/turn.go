@@ -31,7 +31,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		}
 		h.logger.Info("turn refused: the chat is over its daily usage limit", "scope", t.String(), "limit", h.limit.String())
 		h.markAnswered(it)
-		h.sendText(ctx, t, msg, replyTo)
+		it.delivered = h.sendText(ctx, t, msg, replyTo) == nil || ctx.Err() == nil
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
@@ -81,6 +81,9 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		h.markAnswered(it)
 	}
 	out.finish(fctx, res.Text, err, stopped, shuttingDown)
+	// A delivery cut by the end of fctx leaves the entry answering, to be
+	// told after the restart.
+	it.delivered = fctx.Err() == nil
 }
 
 // markAnswered journals it as answered before its answer is sent. The
@@ -89,16 +92,20 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 // send would leave a moment, between Telegram taking the answer and the
 // journal's fsync, where a crash reports an answered message and /retry
 // answers it twice; the Bot API has no idempotent send to close that gap
-// from the other side. So the mark comes first: a crash during the send
-// can cut the answer short (the streamed preview shows what was written),
-// but it never runs a finished turn again. A turn cut by a shutdown is not
+// from the other side. So the mark comes first, as "answering", and
+// "done" follows once the delivery ended (see chatWorker.run): a crash in
+// between never runs the finished turn again; after the restart the chat
+// is told, in reply to the message, that its answer may have been cut
+// short, so that nothing is lost silently. A turn cut by a shutdown is not
 // marked: its answer says it stopped, and it stays pending for /retry.
 func (h *Host) markAnswered(it *workItem) {
-	if it.journalID == 0 {
+	if it.journalID == 0 || it.answering {
 		return
 	}
-	h.journalDone(it.journalID)
-	it.journalID = 0
+	if err := h.journal.answering(it.journalID); err != nil {
+		h.logger.Warn("journal", "err", err)
+	}
+	it.answering = true
 }
 
 // turnError words a failed turn for the chat by its cause, without the
