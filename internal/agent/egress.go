@@ -37,8 +37,10 @@ const egressCacheMin = 256
 // egressCacheMin bytes rebuilt for each request (a shortened old tool
 // result), by a hash of their content. Images are remembered by hash. The
 // redactor is fixed for the agent's lifetime, so a remembered result stays
-// valid; a hash collision could only substitute another text's redaction,
-// never let a secret through.
+// valid. A collision of two texts' hashes could only substitute another
+// text's redaction; one of two images' (64-bit, with a seed drawn per
+// process, so unpredictable to the agent) would let an image skip its
+// check, which is accepted at that cost.
 type egress struct {
 	provider Provider
 	red      *redactor.Redactor
@@ -54,9 +56,10 @@ type egress struct {
 	// lastIn and lastOut are the messages of the last request and their
 	// redaction (see messages): a conversation's next request repeats most
 	// of them in the same places, and comparing them costs less than
-	// looking each of their texts up. Whatever lastOut holds passed the
-	// redactor, so even a caller that changed lastIn's messages afterwards
-	// could only get another message's redaction back, never a secret.
+	// looking each of their texts up. Both are the boundary's own copies
+	// (their content blocks, tool calls and image bytes included), so a
+	// caller that changes the messages it sent, in place, changes neither
+	// what they are compared with nor what is sent again for them.
 	lastIn, lastOut []Message
 }
 
@@ -137,21 +140,23 @@ func (e *egress) messages(msgs []Message) []Message {
 	for n < len(msgs) && n < len(e.lastIn) && sameMessage(msgs[n], e.lastIn[n]) {
 		n++
 	}
-	var out []Message
+	var in, out []Message
 	if n == len(e.lastOut) {
-		out = e.lastOut
+		in, out = e.lastIn, e.lastOut
 	} else {
-		out = make([]Message, n, len(msgs))
+		in, out = make([]Message, n, len(msgs)), make([]Message, n, len(msgs))
+		copy(in, e.lastIn[:n])
 		copy(out, e.lastOut[:n])
 	}
 	for i := n; i < len(msgs); i++ {
 		if i < len(e.lastIn) && sameMessage(msgs[i], e.lastIn[i]) {
-			out = append(out, e.lastOut[i])
+			in, out = append(in, e.lastIn[i]), append(out, e.lastOut[i])
 		} else {
-			out = append(out, e.message(msgs[i]))
+			m := cloneMessage(msgs[i])
+			in, out = append(in, m), append(out, e.message(m))
 		}
 	}
-	e.lastIn, e.lastOut = msgs, out
+	e.lastIn, e.lastOut = in, out
 	return out[:len(out):len(out)]
 }
 

@@ -177,3 +177,44 @@ func BenchmarkEgress(b *testing.B) {
 		}
 	})
 }
+
+// TestEgressIgnoresMessagesChangedInPlace: a caller that changes the
+// messages it sent, in place (a text block, a tool call, an image's bytes),
+// and sends them again, must get the change redacted, not the remembered
+// result of what the memory held before. The boundary keeps its own copies.
+func TestEgressIgnoresMessagesChangedInPlace(t *testing.T) {
+	secretPNG := append([]byte("\x89PNG\r\n\x1a\n"), egressSecret...)
+	tests := []struct {
+		name   string
+		msg    func() Message
+		change func(*Message)
+	}{
+		{"text block", func() Message {
+			return Message{Role: RoleUser, Content: []Content{Text("harmless text")}}
+		}, func(m *Message) { m.Content[0].Text = "now " + egressSecret }},
+		{"tool call", func() Message {
+			return Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"true"}`}}}
+		}, func(m *Message) { m.ToolCalls[0].Arguments = `{"command":"` + egressSecret + `"}` }},
+		{"image bytes", func() Message {
+			return Message{Role: RoleUser, Content: []Content{{Type: ImageContent, MIMEType: "image/png", Data: []byte(strings.Repeat("p", len(secretPNG)))}}}
+		}, func(m *Message) { copy(m.Content[0].Data, secretPNG) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			red := redactor.New([]string{egressSecret})
+			e := newEgress(nopProvider{}, red)
+			msgs := []Message{tt.msg()}
+			e.redactRequest(Request{Messages: msgs})
+			tt.change(&msgs[0])
+			out := e.redactRequest(Request{Messages: msgs})
+			b, err := json.Marshal(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The redactor finds the secret in any form, an image's base64 too.
+			if red.Redact(string(b)) != string(b) {
+				t.Error("the message changed in place went out with the secret")
+			}
+		})
+	}
+}
