@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
 // reservedHeaders are the headers the Streamable HTTP transport sets itself;
@@ -66,6 +68,11 @@ func parseRemote(name string, fsrv fileServer, x *expander) (ServerConfig, []str
 		u, err = checkURL(raw)
 		note("url", err)
 		sc.URL = raw
+		// A token written into the url (?api_key=...) is a credential as
+		// a header's is: the transport's errors quote the url.
+		for _, v := range spawnpolicy.URLCredentials(raw) {
+			x.remember(v)
+		}
 	} else {
 		// The error refuses an enabled server; a disabled one keeps its
 		// url as written (references, no values), so that it is still a

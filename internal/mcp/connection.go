@@ -93,6 +93,9 @@ func (c *connection) callOnce(ctx context.Context, tc *agent.ToolContext, name s
 	callCtx, cancel := context.WithTimeoutCause(ctx, c.ext.opts.callTimeout, errCallTimeout)
 	defer cancel()
 	res, err := l.client().CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if c.server.Remote() {
+		err = hideURL(err, c.server.URL)
+	}
 	switch {
 	case err == nil:
 		return res, nil

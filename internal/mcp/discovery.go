@@ -101,7 +101,7 @@ func (e *Extension) discoverRemote(ctx context.Context, sc ServerConfig) ([]*mcp
 	var tools []*mcp.Tool
 	for t, err := range r.cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, e.timeoutError(ctx, fmt.Errorf("listing tools: %w", err))
+			return nil, e.timeoutError(ctx, fmt.Errorf("listing tools: %w", hideURL(err, sc.URL)))
 		}
 		tools = append(tools, t)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 // remoteSession is one client session with a Streamable HTTP server.
 type remoteSession struct {
 	cs *mcp.ClientSession
+	// url is the server's endpoint, which errors never quote.
+	url string
 	// done is closed once the session has ended (the connection failed or
 	// was closed); endErr then says how.
 	done   chan struct{}
@@ -45,9 +48,9 @@ func connectRemote(ctx context.Context, sc ServerConfig, base http.RoundTripper)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
 		}
-		return nil, fmt.Errorf("connecting: %w", err)
+		return nil, fmt.Errorf("connecting: %w", hideURL(err, sc.URL))
 	}
-	r := &remoteSession{cs: cs, done: make(chan struct{})}
+	r := &remoteSession{cs: cs, url: sc.URL, done: make(chan struct{})}
 	go func() {
 		r.endErr = cs.Wait()
 		close(r.done)
@@ -160,7 +163,7 @@ func serverAnswered(err error) bool {
 func (r *remoteSession) exitError() error {
 	<-r.done
 	if r.endErr != nil {
-		return fmt.Errorf("the connection to the server ended: %w", r.endErr)
+		return fmt.Errorf("the connection to the server ended: %w", hideURL(r.endErr, r.url))
 	}
 	return errors.New("the connection to the server ended")
 }
@@ -185,4 +188,38 @@ func backoff(failures int, first, most time.Duration) time.Duration {
 		d *= 2
 	}
 	return min(d, most)
+}
+
+// urlHidden is an error of the Streamable HTTP transport with the server's
+// url taken out of its text: the HTTP client quotes the url of a request
+// that failed, and a url may carry a credential in its path (a hosted
+// server's per-user endpoint) that no redactor knows. The error it wraps
+// stays in the chain for errors.Is and errors.As.
+type urlHidden struct {
+	err  error
+	text string
+}
+
+func (e *urlHidden) Error() string { return e.text }
+func (e *urlHidden) Unwrap() error { return e.err }
+
+// hideURL returns err with every spelling of the url raw (as configured,
+// as parsed and printed, with its password masked) replaced by a mention
+// of the server's url; nil stays nil.
+func hideURL(err error, raw string) error {
+	if err == nil || raw == "" {
+		return err
+	}
+	spellings := []string{raw}
+	if u, perr := url.Parse(raw); perr == nil {
+		spellings = append(spellings, u.String(), u.Redacted())
+	}
+	// The longest first, so that a spelling inside another leaves nothing
+	// of it behind.
+	slices.SortFunc(spellings, func(a, b string) int { return len(b) - len(a) })
+	text := err.Error()
+	for _, s := range spellings {
+		text = strings.ReplaceAll(text, s, "<the server's url>")
+	}
+	return &urlHidden{err: err, text: text}
 }

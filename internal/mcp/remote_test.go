@@ -556,3 +556,44 @@ func TestServerAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteURLCredentialsNeverReachTheModel checks a url that carries
+// credentials written into it, in its path (a hosted server's per-user
+// endpoint) and in its query (?api_key=): the HTTP client quotes the url of
+// a request that failed, and neither may reach the model or the log when
+// the server cannot be reached.
+func TestRemoteURLCredentialsNeverReachTheModel(t *testing.T) {
+	const (
+		pathSecret  = "PATH-secret-0123456789abcdef"
+		querySecret = "QUERY-secret-9876543210fedcba"
+	)
+	srv := newRemoteServer(t)
+	url := srv.url() + "/u/" + pathSecret + "?api_key=" + querySecret
+	cfg, err := Load(fmt.Sprintf(`{"mcpServers": {"remote": {"url": %q}}}`, url), remoteLookupEnv, hostSecrets)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if !slices.Contains(cfg.Secrets, querySecret) {
+		t.Errorf("the url's api_key is not among the configuration's %d secrets", len(cfg.Secrets))
+	}
+	h := newFauxHarness(t, cfg, cfg.Secrets)
+	s := h.session(t, "url")
+	check := func(t *testing.T, where, text string) {
+		t.Helper()
+		checkAbsent(t, where, "the url's path credential", text, pathSecret)
+		checkAbsent(t, where, "the url's api_key", text, querySecret)
+	}
+	if msg := h.call(t, s, "mcp__remote__echo", `{"text": "up"}`); msg.IsError {
+		t.Fatalf("the call to the server that is up failed: %s", agent.TextOf(msg.Content))
+	}
+	srv.down()
+	for _, want := range []string{"the connection to the server failed", "connecting"} {
+		msg := h.call(t, s, "mcp__remote__echo", `{"text": "down"}`)
+		text := agent.TextOf(msg.Content)
+		check(t, "the error result", text)
+		if !msg.IsError || !strings.Contains(text, want) || !strings.Contains(text, "<the server's url>") {
+			t.Errorf("a call while the server is down gave %v, without %q and the url's mention", msg.IsError, want)
+		}
+	}
+	check(t, "the log", h.logs.Text())
+}
