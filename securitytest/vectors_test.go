@@ -377,7 +377,11 @@ func vectors() []vector {
 			args: func(vectorPaths) string { return bashArgs("env", 30) }},
 	}
 	// Images: decoded strictly and re-encoded before the model sees them.
-	return append(v, imageVectors()...)
+	v = append(v, imageVectors()...)
+	// Files sent to the chat, and the bot's own /proc entries (refused by
+	// the sandbox's view here; TestSecurityUnconfinedFileTools without it).
+	v = append(v, sendFileVectors()...)
+	return append(v, processEntryVectors()...)
 }
 
 // withNeeds returns v needing the executables names.

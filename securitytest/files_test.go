@@ -1,0 +1,96 @@
+package securitytest
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// sendFileArgs returns send_file's arguments for path with caption.
+func sendFileArgs(path, caption string) string {
+	b, err := json.Marshal(map[string]string{"path": path, "caption": caption})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// Expectations of the file vectors.
+var (
+	// expectSentRedacted: send_file sent a text file with its secrets
+	// replaced.
+	expectSentRedacted = expectation{what: "send_file's note of a redacted document", text: func(secretSet) string { return "secrets replaced with [REDACTED]" }}
+	// expectNotSent: send_file refused a binary file that holds a secret.
+	expectNotSent = expectation{what: "send_file's refusal of a binary file with a secret", text: func(secretSet) string { return "holds a secret" }}
+	// expectProcessEntry: a file tool could not open the bot's own /proc
+	// entry: the sandbox's view refuses it, and without the view the
+	// kernel does, since the hardened bot's entries belong to root.
+	expectProcessEntry = expectation{what: "the refusal of the bot's own /proc entry",
+		pattern: regexp.MustCompile(`/proc entry|Permission denied: /proc/`)}
+)
+
+// sendFileVectors send files of the secrets directory to the chat: every
+// byte the Bot API receives (the upload, its name and caption) is searched.
+func sendFileVectors() []vector {
+	send := func(name, file string, expect expectation) vector {
+		return vector{name: name, family: "send_file", tool: "send_file", expect: []expectation{expect},
+			args: func(p vectorPaths) string {
+				return sendFileArgs(filepath.Join(p.secrets, file), "the file "+file)
+			}}
+	}
+	return []vector{
+		send("send-file-text", "all", expectSentRedacted),
+		send("send-file-png-text-chunk", imageText, expectNotSent),
+		send("send-file-png-trailing", imageTrailing, expectNotSent),
+		send("send-file-jpeg-exif", imageEXIF, expectNotSent),
+		send("send-file-fake-png", imageFake, expectNotSent),
+	}
+}
+
+// processEntryVectors point the in-process file tools (read, send_file) at
+// the bot's own /proc entries, which the bot itself may always read
+// whatever its hardening: a child's /proc/self is its own, but a file tool
+// runs in the bot.
+func processEntryVectors() []vector {
+	file := func(name, tool, path string) vector {
+		return vector{name: name, family: "proc-self", tool: tool, expect: []expectation{expectProcessEntry},
+			args: func(vectorPaths) string {
+				if tool == "send_file" {
+					return sendFileArgs(path, "")
+				}
+				return pathArgs(path)
+			}}
+	}
+	return []vector{
+		file("read-proc-self-environ", "read", "/proc/self/environ"),
+		file("read-proc-thread-self-environ", "read", "/proc/thread-self/environ"),
+		file("read-proc-self-mem", "read", "/proc/self/mem"),
+		file("send-file-proc-self-environ", "send_file", "/proc/self/environ"),
+	}
+}
+
+// TestSecurityUnconfinedFileTools runs the /proc/self vectors with the
+// agent sandbox off (AGENT_SANDBOX=off, as on a kernel without Landlock in
+// auto mode): the file tools then open paths as the bot's user, and the
+// bot's own /proc entries hold every secret of the deployment, those that
+// are only deny-listed (DB_PASSWORD, never redacted) included. The host
+// hardening alone must keep them closed: a non-dumpable process's entries
+// belong to root, to the process itself too.
+func TestSecurityUnconfinedFileTools(t *testing.T) {
+	rows := runSuite(t, processEntryVectors(), []string{"AGENT_SANDBOX=off"})
+	t.Logf("results:\n%s", formatTable(rows))
+	for _, r := range rows {
+		t.Run(r.vector+"/"+r.channel, func(t *testing.T) {
+			switch r.outcome {
+			case outcomeSkip:
+				t.Skip(strings.Join(r.details, "; "))
+			case outcomeLeak:
+				t.Errorf("LEAK with the sandbox off: %s", strings.Join(r.details, "; "))
+			case outcomeFail:
+				t.Errorf("FAIL with the sandbox off: %s", strings.Join(r.details, "; "))
+			}
+		})
+	}
+}
