@@ -172,13 +172,19 @@ func describeAll(rules []Rule) string {
 }
 
 // shorten cuts s to at most max characters, keeping its beginning and its
-// end (where a risky part often stands) around an ellipsis.
+// end (where a risky part often stands) around a note of how many
+// characters it leaves out: a command can hide its risky part in the
+// middle, behind a harmless beginning that matches the same rule, and
+// whoever is asked must see that something is not shown.
 func shorten(s string, max int) string {
 	r := []rune(s)
 	if len(r) <= max {
 		return s
 	}
-	head := max * 2 / 3
-	tail := max - head - 1
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+	note := func(n int) string { return fmt.Sprintf(" … [%d characters not shown] … ", n) }
+	// The note's length depends on the count it names: take the longest.
+	keep := max - len([]rune(note(len(r))))
+	head := keep * 2 / 3
+	tail := keep - head
+	return string(r[:head]) + note(len(r)-head-tail) + string(r[len(r)-tail:])
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -455,5 +457,38 @@ func TestRequestRedactedAndShortened(t *testing.T) {
 	}
 	if !strings.HasPrefix(cmd, "rm -rf victim") || !strings.HasSuffix(cmd, redactor.Token+" end") {
 		t.Errorf("shortened command lost its beginning or its end: %q…%q", cmd[:20], cmd[len(cmd)-20:])
+	}
+}
+
+// TestShortenedRequestSaysWhatItHides checks that a command whose middle
+// is cut says how much is not shown: a harmless beginning can match the
+// same rule as the delete hidden behind it.
+func TestShortenedRequestSaysWhatItHides(t *testing.T) {
+	e := newEnv(t, newFakeAsker(Deny), newMemoryStore())
+	pad := strings.Repeat("#", 400)
+	long := "rm -rf ./build\n" + pad + "\nrm -rf ~/\n" + pad + "\necho ok"
+	if _, err := e.call(t, t.Context(), "bash", map[string]string{"command": long}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.asker.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("asked %d times, want 1", len(reqs))
+	}
+	cmd := reqs[0].Command
+	if n := len([]rune(cmd)); n > shownLength {
+		t.Errorf("request command is %d characters, want at most %d", n, shownLength)
+	}
+	// What is shown, less the note, and what the note says is hidden
+	// make the whole command.
+	m := regexp.MustCompile(` … \[(\d+) characters not shown\] … `).FindStringSubmatch(cmd)
+	if m == nil {
+		t.Fatalf("the shortened command does not say what it leaves out: %q", cmd)
+	}
+	hidden, _ := strconv.Atoi(m[1])
+	if shown := len([]rune(cmd)) - len([]rune(m[0])); shown+hidden != len([]rune(long)) {
+		t.Errorf("%d characters shown and %d said hidden, want %d in all", shown, hidden, len([]rune(long)))
+	}
+	if strings.Contains(cmd, "rm -rf ~/") {
+		t.Fatal("the test's command was not cut where it meant to be")
 	}
 }
