@@ -370,6 +370,9 @@ func vectors() []vector {
 		{name: "command-help", family: "command", command: "/help"},
 		{name: "command-jobs", family: "command", command: "/jobs"},
 		{name: "command-tz", family: "command", command: "/tz"},
+		{name: "command-usage", family: "command", command: "/usage"},
+		{name: "command-approvals", family: "command", command: "/approvals"},
+		{name: "command-model", family: "command", command: "/model"},
 
 		// A voice note: the speech key is used for the transcription (in a
 		// header, excluded explicitly) and must appear nowhere else.
