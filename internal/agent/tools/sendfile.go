@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
@@ -26,8 +27,9 @@ const (
 	// MaxDocumentBytes is the largest file the Bot API accepts as an
 	// upload; a bigger one is refused.
 	MaxDocumentBytes = 50 << 20
-	// maxCaptionRunes is the Bot API's limit of a caption.
-	maxCaptionRunes = 1024
+	// maxCaptionUnits is the Bot API's limit of a caption, in UTF-16
+	// code units (an emoji outside the BMP counts twice).
+	maxCaptionUnits = 1024
 )
 
 // OutgoingFile is a file ready to go to a chat. Its name, caption and, for
@@ -122,18 +124,17 @@ func (t *sendFileTool) Execute(ctx context.Context, call *agent.Call) (agent.Res
 	name := red.Redact(filepath.Base(path))
 	text := utf8.Valid(data) && !bytes.ContainsRune(data, 0)
 	redacted := false
-	if content := string(data); red.Redact(content) != content {
+	// A file may be 50 MB: it is scanned once.
+	content := string(data)
+	if out := red.Redact(content); out != content {
 		if !text {
 			return agent.ErrorResult(fmt.Sprintf("Not sent: %s is a binary file that holds a secret (in a form the redactor knows), so it cannot go out; the file was left unchanged. Send a version without the secret.", name)), nil
 		}
-		data, redacted = []byte(red.Redact(content)), true
+		data, redacted = []byte(out), true
 	}
 	mimeType, image := imagesafe.Sniff(data)
 	photo := image && mimeType != "image/gif" && len(data) <= MaxPhotoBytes && (args.AsPhoto == nil || *args.AsPhoto)
-	caption := red.Redact(args.Caption)
-	if r := []rune(caption); len(r) > maxCaptionRunes {
-		caption = string(r[:maxCaptionRunes-1]) + "…"
-	}
+	caption := cutCaption(red.Redact(args.Caption))
 	sentPhoto, err := t.sender.SendFile(ctx, call.Context.Scope, OutgoingFile{Name: name, Data: data, Caption: caption, Photo: photo})
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -190,4 +191,27 @@ func (t *sendFileTool) readForSending(path string) ([]byte, *agent.Result) {
 		return fail("Not sent: %s grew past the %d MB the Telegram Bot API accepts while it was read", path, MaxDocumentBytes>>20)
 	}
 	return data, nil
+}
+
+// cutCaption returns caption within maxCaptionUnits UTF-16 code units,
+// the unit Telegram counts in, cut with an ellipsis when it is longer: a
+// caption of 600 emoji is 600 runes but 1200 units, which Telegram
+// refuses, and the file with it.
+func cutCaption(caption string) string {
+	units := func(r rune) int { return utf16.RuneLen(r) }
+	total := 0
+	for _, r := range caption {
+		total += units(r)
+	}
+	if total <= maxCaptionUnits {
+		return caption
+	}
+	n := 0
+	for i, r := range caption {
+		if n+units(r) > maxCaptionUnits-1 {
+			return caption[:i] + "…"
+		}
+		n += units(r)
+	}
+	return caption
 }

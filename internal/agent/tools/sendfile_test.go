@@ -88,6 +88,8 @@ func TestSendFile(t *testing.T) {
 			[]sent{{"anim.gif", "", "GIF89a\x00\x01", false}}},
 		{"text redacted", map[string]any{"path": "notes.txt", "caption": "key " + testSecret}, "secrets replaced with [REDACTED]", false,
 			[]sent{{"notes.txt", "key [REDACTED]", "token: [REDACTED]\n", false}}},
+		{"caption cut in UTF-16 units", map[string]any{"path": "clean.bin", "caption": strings.Repeat("😀", 600)}, "Sent document clean.bin", false,
+			[]sent{{"clean.bin", strings.Repeat("😀", 511) + "…", "\x00\x01\x02\x03", false}}},
 		{"binary without secret", map[string]any{"path": "clean.bin"}, "Sent document clean.bin (4 B) to the chat.", false,
 			[]sent{{"clean.bin", "", "\x00\x01\x02\x03", false}}},
 		{"binary with secret", map[string]any{"path": "blob.bin"}, "blob.bin is a binary file that holds a secret", true, nil},
