@@ -2,6 +2,7 @@ package securitytest
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -93,4 +94,28 @@ func TestSecurityUnconfinedFileTools(t *testing.T) {
 			}
 		})
 	}
+}
+
+// homeCredentials is the file in the bot's home that holds DB_PASSWORD, as
+// a .pgpass does: outside the sandbox's view, and a deny-listed value the
+// redactor does not know, so whatever reads it for the agent hands it over
+// raw.
+const homeCredentials = ".pgpass"
+
+// writeHomeCredentials writes homeCredentials into the bot's home.
+func (l *layout) writeHomeCredentials(t *testing.T, set secretSet) {
+	t.Helper()
+	writeBotFile(t, l, filepath.Join(l.home, homeCredentials), "db:5432:app:app:"+set.byName(envDBPassword).value+"\n")
+}
+
+// instructionLinkVectors make the workspace's AGENTS.md, which the bot
+// itself reads into every system prompt, a link to a file the sandbox
+// hides from the agent.
+func instructionLinkVectors() []vector {
+	link := func(name, target string) vector {
+		return bashVector("state", name, func(p vectorPaths) string {
+			return fmt.Sprintf("ln -sfn %q %q && ls -l %q", filepath.Join(p.home, homeCredentials), filepath.Join(p.workspace, "AGENTS.md"), filepath.Join(p.workspace, "AGENTS.md"))
+		}, expectation{what: "the link", text: func(secretSet) string { return "AGENTS.md -> " }})
+	}
+	return []vector{link("agents-md-link-home", homeCredentials)}
 }

@@ -333,6 +333,7 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 	l.buildBot(t)
 	l.writeSecretFiles(t, set)
 	l.writeSecretImages(t, set)
+	l.writeHomeCredentials(t, set)
 	l.writeMCPConfig(t)
 
 	var runnable, skipped []vector
@@ -344,7 +345,7 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 		}
 		runnable = append(runnable, v)
 	}
-	s := newSuite(set, vectorPaths{secrets: l.secretsDir, agentDir: l.agentDir}, runnable)
+	s := newSuite(set, vectorPaths{secrets: l.secretsDir, agentDir: l.agentDir, home: l.home, workspace: l.workspace}, runnable)
 
 	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
 	ai := openaitest.New(t, openaitest.AllowUnscripted(), openaitest.WithResponder(s.respond))

@@ -97,6 +97,9 @@ type vectorPaths struct {
 	secrets string
 	// agentDir is the bot's AGENT_DIR, which the sandbox hides.
 	agentDir string
+	// home is the bot's home, which the sandbox hides too (it holds a
+	// credentials file, homeCredentials); workspace is the agent's.
+	home, workspace string
 }
 
 // Expectations shared by the vectors.
@@ -384,6 +387,7 @@ func vectors() []vector {
 	// Files sent to the chat, and the bot's own /proc entries (refused by
 	// the sandbox's view here; TestSecurityUnconfinedFileTools without it).
 	v = append(v, sendFileVectors()...)
+	v = append(v, instructionLinkVectors()...)
 	return append(v, processEntryVectors()...)
 }
 

@@ -186,8 +186,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	extensions := []agent.Extension{sched, mcpExt, approver}
 	// The system prompt is built per turn: the template, then the
-	// operator's SYSTEM.md (agent dir) and AGENTS.md (workspace root).
-	pb := prompt.NewBuilder(cfg.AgentDir, cfg.WorkspaceDir, logger)
+	// operator's SYSTEM.md (agent dir) and AGENTS.md (workspace root),
+	// which the agent may write, so it is opened through the view.
+	pb := prompt.NewBuilder(cfg.AgentDir, cfg.WorkspaceDir, logger, prompt.WithView(box.view))
 
 	ag, err := agent.New(provider, policy, red,
 		agent.WithLogger(logger),

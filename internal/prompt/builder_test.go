@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -245,4 +248,69 @@ func (echoTool) Spec() agent.ToolSpec {
 
 func (echoTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
 	return agent.TextResult("echo"), nil
+}
+
+// TestBuilderWorkspaceFileThroughView checks that AGENTS.md, which the
+// agent may write, is opened through the sandbox's view: a link to a file
+// the view hides (a credentials file in the bot's home) is left out with a
+// warning, a link within the workspace is followed, and a FIFO in its place
+// is refused instead of blocking the prompt.
+func TestBuilderWorkspaceFileThroughView(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox's view opens files with openat2, which only Linux has")
+	}
+	const hidden = "db:5432:app:app:hidden-password"
+	home := t.TempDir()
+	writeInstructions(t, filepath.Join(home, ".pgpass"), hidden)
+	link := func(target string) func(t *testing.T, path string) {
+		return func(t *testing.T, path string) {
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		plant   func(t *testing.T, path string)
+		want    string
+		warning string
+	}{
+		{"a link to a file the view hides", link(filepath.Join(home, ".pgpass")), "", "outside"},
+		{"a link within the workspace", link("CLAUDE.md"), "Prefer small commits.", ""},
+		{"a FIFO", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			workspace := t.TempDir()
+			writeInstructions(t, filepath.Join(workspace, "CLAUDE.md"), "Prefer small commits.")
+			tt.plant(t, filepath.Join(workspace, AgentsFile))
+			view := &sandbox.View{Workspace: workspace, Temp: t.TempDir()}
+			logger, logs := newLogger()
+			got := NewBuilder("", workspace, logger, WithView(view)).SystemPrompt(sessionInfo(t), nil)
+			if strings.Contains(got, hidden) {
+				t.Fatal("the system prompt holds the hidden file's content")
+			}
+			if tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("the prompt lacks %q", tt.want)
+			}
+			if tt.warning != "" && !strings.Contains(logs.String(), tt.warning) {
+				t.Errorf("no warning saying %q; the log:\n%s", tt.warning, logs.String())
+			}
+		})
+	}
+	t.Run("a FIFO without the view", func(t *testing.T) {
+		workspace := t.TempDir()
+		if err := syscall.Mkfifo(filepath.Join(workspace, AgentsFile), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		logger, logs := newLogger()
+		NewBuilder("", workspace, logger).SystemPrompt(sessionInfo(t), nil)
+		if !strings.Contains(logs.String(), "not a regular file") {
+			t.Errorf("no warning for the FIFO; the log:\n%s", logs.String())
+		}
+	})
 }
