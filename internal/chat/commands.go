@@ -67,9 +67,17 @@ func (h *Host) queueTurn(in *inbound, journalID int64) {
 	waits, queued, err := w.enqueue(&workItem{kind: itemMessage, in: in, journalID: journalID})
 	switch {
 	case err != nil:
+		// The refusal is the message's outcome: its journal entry is done
+		// only once the chat was told, so that a crash or a Telegram
+		// failure before that leaves it pending, reported after the
+		// restart, rather than lost without a word.
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		h.journalDone(journalID)
-		h.notice(in.target, busyText(queued), in.msg.ID)
+		t, text := in.target, busyText(queued)
+		h.post(t, func(ctx context.Context) {
+			if h.sendNotice(ctx, t, text, in.msg.ID) {
+				h.journalDone(journalID)
+			}
+		})
 	case waits:
 		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
 	}
@@ -145,8 +153,8 @@ func commands() []command {
 			help: "set this chat's time zone, e.g. /tz Europe/Berlin", run: (*Host).tzCommand},
 		{name: "jobs", menu: "scheduled jobs, with cancel buttons",
 			help: "scheduled jobs, with cancel buttons", run: (*Host).jobsCommand},
-		{name: "retry", menu: "run the message a restart interrupted again",
-			help: "run the message a restart interrupted again", run: (*Host).retryCommand},
+		{name: "retry", menu: "run again every message a restart interrupted",
+			help: "run again every message a restart interrupted", run: (*Host).retryCommand},
 		{name: "approvals", menu: "what is always allowed here, with revoke buttons",
 			help: "the approval rules always allowed in this chat, with revoke buttons", run: (*Host).approvalsCommand},
 	}

@@ -59,17 +59,18 @@ func (h *Host) notice(t target, text string, replyTo int) {
 }
 
 // sendNotice sends text to t through the notice sender; a part that
-// fails ends it (logged).
-func (h *Host) sendNotice(ctx context.Context, t target, text string, replyTo int) {
+// fails ends it (logged). It reports whether the whole text went out.
+func (h *Host) sendNotice(ctx context.Context, t target, text string, replyTo int) bool {
 	for i, part := range nonBlank(markup.SplitPlain(text, 0)) {
 		if i > 0 {
 			replyTo = 0
 		}
 		if _, err := h.quick.SendMessage(ctx, h.messageParams(t, part, "", replyTo)); err != nil {
 			h.logSendError("notice", t, err)
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // waitNotices waits up to grace for the notices being sent, then cancels

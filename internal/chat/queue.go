@@ -160,7 +160,7 @@ func (w *chatWorker) enqueue(it *workItem) (waits bool, queued int, err error) {
 // busyText is the answer to a message that does not fit the chat's queue
 // of n items.
 func busyText(n int) string {
-	return fmt.Sprintf("⏳ I'm still busy with %d queued messages — wait for the current one, or /stop.", n)
+	return fmt.Sprintf("⏳ I'm still busy with %d queued messages, so I did not take this one: send it again once they are done, or /stop.", n)
 }
 
 // busy reports whether a turn is running.

@@ -95,7 +95,7 @@ func TestFullQueueRefuses(t *testing.T) {
 		}
 	}
 	h.tg.SendText(userID, userID, "one more")
-	h.waitText(userID, "I'm still busy with 20 queued messages — wait for the current one, or /stop.")
+	h.waitText(userID, "I'm still busy with 20 queued messages, so I did not take this one: send it again once they are done, or /stop.")
 	if _, queued := w.snapshot(); queued != maxQueued {
 		t.Errorf("queued = %d, want %d", queued, maxQueued)
 	}
@@ -193,4 +193,51 @@ func TestPromptWaitsForTheRunningTurn(t *testing.T) {
 	if want := []string{"answer to one", labelled.Visible}; !slices.Equal(want, answers) {
 		t.Errorf("the answers came in the wrong order: %q", answers)
 	}
+}
+
+// A message refused by a full queue counts as handled only once the chat
+// was told: when the busy answer cannot be sent, the message stays pending
+// in the journal and is reported as interrupted after the restart, rather
+// than lost without a word.
+func TestRefusedMessageIsReportedWhenTheBusyAnswerFails(t *testing.T) {
+	blocked := agenttest.NewFauxProvider()
+	blocked.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		<-ctx.Done()
+		return agent.Response{}, ctx.Err()
+	})
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
+	scope := target{chatID: userID}.String()
+	if err := h1.host.Prompt(t.Context(), scope, "⏰ Job running", "running"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the prompt's turn", func() bool { return len(blocked.Requests()) == 1 })
+	w := h1.host.existingWorker(target{chatID: userID})
+	for i := 0; ; i++ {
+		if _, queued := w.snapshot(); queued >= maxQueued {
+			break
+		}
+		if err := h1.host.Prompt(t.Context(), scope, "⏰ Job filler "+itoa64(int64(i)), "filler"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tg.FailNext("sendMessage", 1, 400, "Bad Request: message thread not found", 0)
+	refused := tg.SendText(userID, userID, "one too many")
+	waitFor(t, "the busy answer to be tried", func() bool {
+		return len(tg.RequestsContaining("so I did not take this one")) > 0
+	})
+	h1.stop()
+
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
+	})
+	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
+	report := h2.waitText(userID, "interrupted by a restart")
+	if report.ReplyTo != refused.ID {
+		t.Errorf("the report replies to %d, want the refused message %d", report.ReplyTo, refused.ID)
+	}
+	tg.SendText(userID, userID, "/retry")
+	h2.waitText(userID, "ran: one too many")
 }
