@@ -280,7 +280,7 @@ func (h *Host) shutdown() {
 	var wg sync.WaitGroup
 	for _, w := range running {
 		wg.Go(func() {
-			h.sendText(ctx, w.target, "⚠️ The bot is restarting; this turn was interrupted. Once it is back, send /retry to run your last message again.", 0)
+			h.sendText(ctx, w.target, "⚠️ The bot is restarting; this turn was interrupted. Once it is back, it tells you each interrupted message, and /retry runs them all again, in order.", 0)
 		})
 	}
 	wg.Wait()

@@ -17,7 +17,7 @@ func (h *Host) reportInterrupted() {
 			continue
 		}
 		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
-		h.notice(t, "⚠️ This message was interrupted by a restart; send it again or say /retry.", entryMessageID(e))
+		h.notice(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e))
 	}
 	for _, e := range h.journal.cutShort() {
 		t, err := parseTarget(e.Scope)
