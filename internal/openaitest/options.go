@@ -17,6 +17,8 @@ type config struct {
 	script          []Response
 	responder       Responder
 	transcripts     []Transcript
+	transcriber     Transcriber
+	recordLimit     int
 	allowUnscripted bool
 }
 
@@ -59,6 +61,24 @@ func WithResponder(f Responder) Option {
 // Server.EnqueueTranscripts does.
 func WithTranscripts(transcripts ...Transcript) Option {
 	return func(c *config) { c.transcripts = append(c.transcripts, transcripts...) }
+}
+
+// Transcriber answers a transcription request.
+type Transcriber func(req TranscriptionRequest) Transcript
+
+// WithTranscriber sets the function that answers transcription requests
+// once the queued transcripts are used up: a test with many voice notes at
+// once (in no fixed order) answers each from its own audio.
+func WithTranscriber(f Transcriber) Option {
+	return func(c *config) { c.transcriber = f }
+}
+
+// WithRecordLimit keeps only the latest requests, at least n and at most
+// 2n (values below 1 keep all), so that a soak of an hour does not hold
+// every body in memory; Requests, ChatRequests, AllBodies and
+// WaitForRequests then see only those.
+func WithRecordLimit(n int) Option {
+	return func(c *config) { c.recordLimit = n }
 }
 
 // AllowUnscripted stops the server from failing the test when a request

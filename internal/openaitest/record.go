@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -212,6 +213,10 @@ func (s *Server) record(req Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
+	if s.recordLimit > 0 && len(s.requests) > 2*s.recordLimit {
+		// Trimmed in halves, so that recording stays cheap.
+		s.requests = slices.Clone(s.requests[len(s.requests)-s.recordLimit:])
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }

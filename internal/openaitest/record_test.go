@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -147,5 +148,25 @@ func TestWaitForRequests(t *testing.T) {
 				t.Errorf("WaitForRequests returned %d requests, want at least %d", len(got), tt.wait)
 			}
 		})
+	}
+}
+
+// With a record limit the server keeps the latest requests only: at least
+// the limit, never more than twice it, the newest last.
+func TestRecordLimit(t *testing.T) {
+	srv := openaitest.New(t, openaitest.WithRecordLimit(3), openaitest.WithResponder(func(req openaitest.ChatRequest) openaitest.Response {
+		return openaitest.Text("ok")
+	}))
+	for i := range 10 {
+		if _, err := newClient(srv).CreateChatCompletion(testContext(t), chatRequest("hi "+strconv.Itoa(i))); err != nil {
+			t.Fatalf("CreateChatCompletion: %v", err)
+		}
+	}
+	got := srv.ChatRequests()
+	if len(got) < 3 || len(got) > 6 {
+		t.Fatalf("kept %d requests, want 3 to 6", len(got))
+	}
+	if last := got[len(got)-1].LastMessage().Text(); last != "hi 9" {
+		t.Errorf("the newest kept request says %q, want %q", last, "hi 9")
 	}
 }

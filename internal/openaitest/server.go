@@ -45,6 +45,8 @@ type Server struct {
 	chunkDelay      time.Duration
 	apiKey          string
 	allowUnscripted bool
+	transcriber     Transcriber
+	recordLimit     int
 	created         int64
 	done            chan struct{}
 	closeOnce       sync.Once
@@ -71,6 +73,8 @@ func New(t testing.TB, opts ...Option) *Server {
 		chunkDelay:      cfg.chunkDelay,
 		apiKey:          cfg.apiKey,
 		allowUnscripted: cfg.allowUnscripted,
+		transcriber:     cfg.transcriber,
+		recordLimit:     cfg.recordLimit,
 		created:         time.Now().Unix(),
 		done:            make(chan struct{}),
 		script:          cfg.script,

@@ -122,6 +122,13 @@ func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	switch {
+	case !queued && s.transcriber != nil:
+		tr = s.transcriber(*rec.Transcription)
+		if tr.Error != nil {
+			writeError(w, *tr.Error)
+		} else {
+			writeTranscript(w, rec.Transcription.ResponseFormat, tr.Text)
+		}
 	case !queued:
 		s.unscripted(w, fmt.Sprintf("transcription (model %q, %d bytes)", rec.Transcription.Model, len(rec.Transcription.File)))
 	case tr.Error != nil:

@@ -86,3 +86,37 @@ func TestTranscriptionUnscripted(t *testing.T) {
 		t.Errorf("server reported %d test errors, want 1", tb.errorCount())
 	}
 }
+
+// A transcriber answers each request from its own audio once the queued
+// transcripts are used up.
+func TestTranscriber(t *testing.T) {
+	srv := openaitest.New(t,
+		openaitest.WithTranscripts(openaitest.Transcript{Text: "queued first"}),
+		openaitest.WithTranscriber(func(req openaitest.TranscriptionRequest) openaitest.Transcript {
+			if bytes.HasPrefix(req.File, []byte("fail")) {
+				return openaitest.Transcript{Error: &openaitest.HTTPError{Status: 500, Message: "broken", Type: "server_error"}}
+			}
+			return openaitest.Transcript{Text: "heard " + string(req.File)}
+		}))
+	transcribe := func(audio string) (string, error) {
+		resp, err := newClient(srv).CreateTranscription(testContext(t), openai.AudioRequest{
+			Model: openai.Whisper1, FilePath: "voice.ogg", Reader: bytes.NewReader([]byte(audio)),
+		})
+		return resp.Text, err
+	}
+	var got []string
+	for _, audio := range []string{"one", "two", "three"} {
+		text, err := transcribe(audio)
+		if err != nil {
+			t.Fatalf("transcribing %q: %v", audio, err)
+		}
+		got = append(got, text)
+	}
+	if diff := cmp.Diff([]string{"queued first", "heard two", "heard three"}, got); diff != "" {
+		t.Errorf("transcripts (-want +got):\n%s", diff)
+	}
+	var apiErr *openai.APIError
+	if _, err := transcribe("fail now"); !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 500 {
+		t.Errorf("error = %v, want the transcriber's 500", err)
+	}
+}
