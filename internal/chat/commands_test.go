@@ -216,7 +216,7 @@ func TestJournalReplay(t *testing.T) {
 	if got := j.reported(); len(got) != 0 {
 		t.Errorf("reported again: %+v", got)
 	}
-	if es := j.takeInterrupted("5"); len(es) != 1 || es[0].ID != 7 {
+	if es, _ := j.takeInterrupted("5", -1); len(es) != 1 || es[0].ID != 7 {
 		t.Errorf("takeInterrupted = %+v", es)
 	}
 }

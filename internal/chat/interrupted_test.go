@@ -105,7 +105,7 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 	if got := j.reported(); len(got) != 0 {
 		t.Errorf("an answered message is reported as interrupted after a crash: %d entries", len(got))
 	}
-	if got := j.takeInterrupted("1001"); len(got) != 0 {
+	if got, _ := j.takeInterrupted("1001", -1); len(got) != 0 {
 		t.Errorf("/retry would answer an answered message again: %d entries", len(got))
 	}
 	j.close()

@@ -304,14 +304,19 @@ func (j *journal) resumeOffset(now time.Time) int64 {
 	return j.lastID + 1
 }
 
-// takeInterrupted removes and returns scope's interrupted messages, in
-// order of id: each is handed out once.
-func (j *journal) takeInterrupted(scope string) []journalEntry {
+// takeInterrupted removes and returns scope's oldest interrupted messages,
+// at most limit of them (all when limit < 0), in order of id, and how many
+// are left: each is handed out once.
+func (j *journal) takeInterrupted(scope string, limit int) (taken []journalEntry, left int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	es := j.interrupted[scope]
-	delete(j.interrupted, scope)
-	return es
+	if limit < 0 || limit >= len(es) {
+		delete(j.interrupted, scope)
+		return es, 0
+	}
+	j.interrupted[scope] = slices.Clone(es[limit:])
+	return es[:limit], len(es) - limit
 }
 
 // reported returns the entries found pending at start-up, once.

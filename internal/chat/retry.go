@@ -11,9 +11,22 @@ import (
 // retryCommand runs again, in the order they came, every message of the
 // chat that a restart interrupted; each runs once (the journal hands each
 // out once), and each is journaled pending again before it is queued, so a
-// crash during the retry reports it anew.
+// crash during the retry reports it anew. It takes only as many as the
+// chat's queue has room for, oldest first, and says how many are left for
+// the next /retry: the rest would be refused by the full queue.
 func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) {
-	entries := h.journal.takeInterrupted(in.target.String())
+	room := maxQueued
+	if w := h.existingWorker(in.target); w != nil {
+		_, queued := w.snapshot()
+		room -= queued
+	}
+	if room <= 0 {
+		if _, left := h.journal.takeInterrupted(in.target.String(), 0); left > 0 {
+			reply(fmt.Sprintf("⏳ The queue is full; send /retry again once it has room (%s to run again).", counted(left, "interrupted message", "interrupted messages")))
+			return
+		}
+	}
+	entries, left := h.journal.takeInterrupted(in.target.String(), max(room, 0))
 	if len(entries) == 0 {
 		reply("Nothing to retry: no message of this chat was interrupted by a restart.")
 		return
@@ -42,6 +55,8 @@ func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) 
 	case len(again) == 0:
 		reply("The interrupted message cannot be replayed; please send it again.")
 		return
+	case left > 0:
+		reply(fmt.Sprintf("🔁 Running the oldest %d of your interrupted messages again, in order; send /retry again for the other %d once they are done.", len(again), left))
 	case len(again) == 1 && unreadable == 0:
 		reply("🔁 Running your interrupted message again.")
 	case unreadable == 0:
