@@ -1,7 +1,6 @@
 package chaostest
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,9 +23,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
@@ -41,21 +42,45 @@ var (
 // params size one run.
 type params struct {
 	chats, perChat int
-	// gap is the largest pause between two messages of a chat.
-	gap time.Duration
-	// kills is how many times the bot is killed (every third by SIGTERM).
+	// think is the longest a user pauses after an outcome before the next
+	// message.
+	think time.Duration
+	// kills is how many times the bot is killed (0: one per 45 s of load).
 	kills int
 	// load is how long the messages are spread over (the long form).
 	load time.Duration
+	// floodOdds: one message in floodOdds starts a flood, a burst sent
+	// without waiting that overruns the chat's queue.
+	floodOdds int
+	// contextWindow is MODEL_CONTEXT_WINDOW: small, so that long sessions
+	// are compacted.
+	contextWindow int
 }
 
 func shortParams() params {
-	return params{chats: 8, perChat: 12, gap: 2 * time.Second, kills: 3}
+	return params{chats: 8, perChat: 12, think: 1500 * time.Millisecond, kills: 4, floodOdds: 60, contextWindow: 3072}
 }
 
 func longParams() params {
-	return params{chats: 24, perChat: 0, gap: 8 * time.Second, kills: 0, load: *duration}
+	return params{chats: 24, think: 6 * time.Second, load: *duration, floodOdds: 400, contextWindow: 8192}
 }
+
+// settleBase and settlePerMessage size the settle deadline: the calm
+// after the load gets settleBase plus settlePerMessage for every message
+// still without an outcome (queued behind others in its chat, or reported
+// and waiting for /retry).
+const (
+	settleBase       = 2 * time.Minute
+	settlePerMessage = 4 * time.Second
+)
+
+// patience is how long a user waits for an outcome before sending the
+// next message anyway.
+const patience = 2 * time.Minute
+
+// floodSize is how many messages a flood sends at once: more than the
+// chat's queue holds (20), so some are refused, and told so.
+const floodSize = 24
 
 // tagPattern finds a message's tag (m<chat>-<n>) in what the model is sent.
 var tagPattern = regexp.MustCompile(`m\d+-\d+`)
@@ -99,38 +124,74 @@ func TestChaos(t *testing.T) {
 	}
 	tg := telegramtest.New(t, telegramtest.WithWaitTimeout(5*time.Minute))
 	proxy := newFaultProxy(t, tg.URL(), rng)
+	m := newModel(rng, proxy, secret)
 	oa := openaitest.New(t, openaitest.WithChunkSize(4), openaitest.WithChunkDelay(2*time.Millisecond),
-		openaitest.WithResponder(modelWithFaults(rng, proxy)))
+		openaitest.WithResponder(m.respond), openaitest.WithTranscriber(m.transcribe),
+		openaitest.WithRecordLimit(2000))
 	agentDir, ws := t.TempDir(), t.TempDir()
-	env := botEnv(tg, proxy.url, oa.URL(), agentDir, ws, users, secret)
-	sup := &supervisor{t: t, bin: bin, env: env, agentDir: agentDir}
+	env := append(botEnv(tg, proxy.url, oa.URL(), agentDir, ws, users, secret),
+		"MODEL_CONTEXT_WINDOW="+strconv.Itoa(p.contextWindow))
+	sup := &supervisor{t: t, bin: bin, env: env, agentDir: agentDir, rng: rng, compacting: m.compacting}
 	sup.start()
 	t.Cleanup(sup.stopFinal)
 
-	// The load: every chat sends its messages; a few chats also /stop,
-	// and are left out of the exactly-once accounting (a /stop drops the
-	// queued messages, as it says).
+	// The load: every chat is a user who sends a message (a voice note
+	// now and then) and mostly waits for its outcome (the answer, an
+	// error, the busy answer of a full queue, an interrupted report)
+	// before the next; now and then one sends without waiting, and rarely
+	// floods the chat past its queue. A few chats also /stop, and are left
+	// out of the exactly-once accounting (a /stop drops the queued
+	// messages, as it says).
 	rec := &record{sent: map[string]sentMessage{}}
 	var wg sync.WaitGroup
 	loadEnd := time.Now().Add(p.load)
 	for ci, uid := range users {
 		stopper := ci%7 == 6
-		gap := rng.dur(p.gap) + p.gap/4
 		wg.Go(func() {
-			for n := 0; ; n++ {
-				if p.perChat > 0 && n >= p.perChat || p.perChat == 0 && time.Now().After(loadEnd) {
-					return
-				}
+			n := 0
+			done := func() bool {
+				return p.perChat > 0 && n >= p.perChat || p.perChat == 0 && time.Now().After(loadEnd)
+			}
+			send := func() (string, sentMessage) {
 				tag := fmt.Sprintf("m%d-%d", ci, n)
+				n++
+				var msg models.Message
+				voice := rng.intN(8) == 0
+				if voice {
+					msg = tg.SendVoice(uid, uid, []byte("OggS chaos voice note "+tag))
+				} else {
+					msg = tg.SendText(uid, uid, "please handle "+tag)
+				}
+				sm := sentMessage{chat: uid, id: msg.ID, at: time.Now(), stopper: stopper, voice: voice}
+				rec.add(tag, sm)
+				return tag, sm
+			}
+			for !done() {
 				switch r := rng.intN(20); {
 				case r == 0:
 					tg.SendText(uid, uid, "/help")
 				case r == 1 && stopper:
 					tg.SendText(uid, uid, "/stop")
 				}
-				m := tg.SendText(uid, uid, "please handle "+tag)
-				rec.add(tag, sentMessage{chat: uid, id: m.ID, at: time.Now(), stopper: stopper})
-				time.Sleep(rng.dur(gap))
+				tag, sm := send()
+				switch {
+				case rng.intN(p.floodOdds) == 0 || p.perChat > 0 && ci == 0 && n == 3:
+					for range floodSize {
+						tag, sm = send()
+					}
+				case rng.intN(6) == 0:
+					// Sent without waiting: it queues behind the last.
+					time.Sleep(rng.dur(p.think))
+					continue
+				}
+				// A user told that the message was interrupted says
+				// /retry (which runs every interrupted message of the
+				// chat) and waits for the answer, or a new report.
+				if o := waitOutcome(tg, tag, sm, proxy, outcome{}); o.reported && o.answers == 0 && !o.failed {
+					tg.SendText(uid, uid, "/retry")
+					waitOutcome(tg, tag, sm, proxy, o)
+				}
+				time.Sleep(rng.dur(p.think))
 			}
 		})
 	}
@@ -160,27 +221,24 @@ func TestChaos(t *testing.T) {
 	go func() {
 		for !proxy.quiet() {
 			time.Sleep(rng.dur(5*time.Second) + 2*time.Second)
-			if reqs := tg.RequestsFor("getUpdates"); len(reqs) > 0 {
-				proxy.duplicateNext()
-			}
+			proxy.duplicateNext()
 		}
 	}()
-	// The kills: at random moments, SIGKILL (every third one SIGTERM), and
-	// a restart as a supervisor would; the files are checked after each.
+	// The kills, each of a kind in turn: a SIGKILL at a random moment, one
+	// the moment the journal is written, a SIGTERM, one while a compaction
+	// summary streams; and a restart as a supervisor would. The files are
+	// checked after each.
 	kills := p.kills
+	span := 40 * time.Second
 	if *long {
-		kills = int(p.load / (45 * time.Second))
+		kills, span = int(p.load/(45*time.Second)), p.load
 	}
 	killsDone := make(chan struct{})
 	go func() {
 		defer close(killsDone)
-		span := 40 * time.Second
-		if *long {
-			span = p.load
-		}
 		for k := range kills {
 			time.Sleep(rng.dur(span/time.Duration(kills)) + 3*time.Second)
-			sup.restart(k%3 == 2)
+			sup.kill(killKind(k % int(numKillKinds)))
 			checkFiles(t, agentDir)
 		}
 	}()
@@ -191,24 +249,27 @@ func TestChaos(t *testing.T) {
 
 	// Settle: every accepted message is answered or reported; a reported
 	// one is retried (in its own chat, once per report) until answered.
-	deadline := time.Now().Add(4 * time.Minute)
-	if *long {
-		deadline = time.Now().Add(10 * time.Minute)
-	}
-	retried := map[int64]int{}
+	// The deadline grows with the work still open.
+	st := rec.classify(tg)
+	open := len(st.lostTags) + len(st.waitingReported)
+	settle := settleBase + time.Duration(open)*settlePerMessage
+	t.Logf("settling: %d messages without an outcome yet, %d reported; allowing %v", len(st.lostTags), len(st.waitingReported), settle)
+	deadline := time.Now().Add(settle)
+	retried := map[int64]time.Time{}
 	for {
-		st := rec.classify(tg)
-		open := st.openChats()
-		if len(open) == 0 && len(st.waitingReported) == 0 {
+		st = rec.classify(tg)
+		if len(st.lostTags) == 0 && len(st.waitingReported) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("not settled: %d messages without an outcome: %v; %d reported but not answered after /retry", len(open), st.lostTags, len(st.waitingReported))
+			t.Errorf("not settled: %d messages without an outcome: %v; %d reported but not answered after /retry", len(st.lostTags), st.lostTags, len(st.waitingReported))
 			break
 		}
+		// /retry runs what the chat's queue holds: it is sent again
+		// while reported messages wait.
 		for _, chat := range st.retryChats() {
-			if reports := st.reportsIn[chat]; reports > retried[chat] {
-				retried[chat] = reports
+			if time.Since(retried[chat]) > 15*time.Second {
+				retried[chat] = time.Now()
 				tg.SendText(chat, chat, "/retry")
 			}
 		}
@@ -216,7 +277,7 @@ func TestChaos(t *testing.T) {
 	}
 	sup.stopFinal()
 	checkFiles(t, agentDir)
-	st := rec.classify(tg)
+	st = rec.classify(tg)
 	for tag, n := range st.answers {
 		if n > 1 {
 			t.Errorf("%s answered %d times", tag, n)
@@ -224,19 +285,25 @@ func TestChaos(t *testing.T) {
 	}
 	if len(st.lostTags) > 0 {
 		t.Errorf("lost (neither answered nor reported): %v", st.lostTags)
-		for _, tag := range st.lostTags {
+	}
+	if open := append(st.lostTags, st.waitingReported...); len(open) > 0 {
+		for _, tag := range open[:min(len(open), 5)] {
 			m := rec.sent[tag]
 			for _, b := range tg.Messages(m.chat) {
-				t.Logf("chat %d: message %d (reply to %d): %q", m.chat, b.ID, b.ReplyTo, b.Visible)
+				if b.ReplyTo == m.id || strings.Contains(b.Visible, tag) {
+					t.Logf("chat %d: message %d (reply to %d): %q", m.chat, b.ID, b.ReplyTo, b.Visible)
+				}
 			}
 			t.Logf("%s was message %d", tag, m.id)
-			scope := strconv.FormatInt(m.chat, 10)
 			for line := range strings.SplitSeq(sup.log(), "\n") {
-				if strings.Contains(line, scope) || strings.Contains(line, tag) {
+				if strings.Contains(line, tag) {
 					t.Logf("log: %s", line)
 				}
 			}
 		}
+	}
+	if m.secretSeen.Load() {
+		t.Errorf("the planted secret (%d bytes) reached the model in a request's messages", len(secret))
 	}
 	checkNoSecret(t, secret, tg, oa, sup, agentDir)
 	peak := sup.peakRSS()
@@ -246,7 +313,31 @@ func TestChaos(t *testing.T) {
 	if th := sup.peakThreads(); th > 200 {
 		t.Errorf("peak threads %d is above 200", th)
 	}
-	t.Logf("\n%s", st.table(seed, sup.restarts, peak, sup.peakThreads()))
+	rt := summarize(sup.runtimeSamples())
+	if bound := 100 + 20*p.chats; rt.peakGoroutines > bound {
+		t.Errorf("peak goroutines %d is above %d", rt.peakGoroutines, bound)
+	}
+	t.Logf("\n%s", st.tableWith(tableInput{
+		seed: seed, restarts: sup.restartCounts(), peakRSS: peak, peakThreads: sup.peakThreads(),
+		runtime: rt, compactions: int(m.compactions.Load()), transcriptions: int(m.transcriptions.Load()),
+		contextWindow: p.contextWindow, firstPrompt: int(m.firstPrompt.Load()), peakPrompt: int(m.peakPrompt.Load()),
+	}))
+}
+
+// waitOutcome waits, as a user would, until the chat shows an outcome of
+// the message newer than before (an answer, an error, a refusal, one more
+// report), or patience runs out, or the load is over; it returns the
+// outcome then.
+func waitOutcome(tg *telegramtest.Server, tag string, m sentMessage, proxy *faultProxy, before outcome) outcome {
+	deadline := time.Now().Add(patience)
+	for {
+		o := outcomeOf(tg.Messages(m.chat), tag, m)
+		if o.answers > 0 || o.failed || o.refused || o.reports > before.reports ||
+			time.Now().After(deadline) || proxy.quiet() {
+			return o
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 }
 
 // buildBot builds cmd/telegram-bot into the test's temporary directory.
@@ -294,47 +385,130 @@ func botEnv(tg *telegramtest.Server, tgURL, oaURL, agentDir, ws string, users []
 	}
 }
 
-// modelWithFaults answers a user message with a bash tool call (real bash,
-// which also tries to read the planted secret) or with text, and the
-// tool's result with the answer naming the message's tag; while the proxy
-// is not quiet, a share of the answers fail: 429, 5xx, a stream cut, a
-// malformed chunk, a reset.
-func modelWithFaults(rng *lockedRand, proxy *faultProxy) openaitest.Responder {
-	return func(req openaitest.ChatRequest) openaitest.Response {
-		tag := ""
-		for _, m := range slices.Backward(req.Messages) {
-			if m.Role == "user" {
-				if tag = tagPattern.FindString(m.Text()); tag != "" {
-					break
-				}
-			}
+// summaryPrompt opens the system prompt of the bot's compaction request.
+const summaryPrompt = "You write the memory of an AI agent"
+
+// fakeSummary is the compaction summary: long enough (with the chunk delay)
+// to stream for a few hundred milliseconds, so a kill can land in it, and
+// free of tags, so it is never taken for a message.
+var fakeSummary = "Earlier in this conversation the user sent a series of requests, one at a time; " +
+	strings.Repeat("each was handled, some with a shell command, and answered in turn. ", 8)
+
+// model is the fake model's behaviour: the answers, the faults, the
+// compaction summaries and the transcripts, with realistic token usage.
+type model struct {
+	rng    *lockedRand
+	proxy  *faultProxy
+	secret string
+	// compacting gets a value (when none waits) for each summary request.
+	compacting                  chan struct{}
+	compactions, transcriptions atomic.Int64
+	// firstPrompt and peakPrompt are the prompt tokens reported for the
+	// first request and the largest.
+	firstPrompt, peakPrompt atomic.Int64
+	secretSeen              atomic.Bool
+}
+
+func newModel(rng *lockedRand, proxy *faultProxy, secret string) *model {
+	return &model{rng: rng, proxy: proxy, secret: secret, compacting: make(chan struct{}, 1)}
+}
+
+// promptTokens estimates a request's prompt tokens as a provider would
+// count them: about four bytes of text a token, a few per message, and the
+// tools' specs.
+func promptTokens(req openaitest.ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += 4 + len(m.Text())/4
+		for _, tc := range m.ToolCalls {
+			n += 8 + len(tc.Arguments)/4
 		}
-		if tag == "" {
-			return openaitest.Text("nothing to do")
-		}
-		if !proxy.quiet() {
-			switch rng.intN(14) {
-			case 0:
-				return openaitest.RateLimited("1")
-			case 1:
-				return openaitest.StatusError(503, "overloaded")
-			case 2:
-				return openaitest.Text("answer "+tag+" cut").Fail(openaitest.FailAbort, 1)
-			case 3:
-				return openaitest.Text("answer "+tag+" malformed").Fail(openaitest.FailInvalidJSON, 1)
-			case 4:
-				return openaitest.Text("answer "+tag).Fail(openaitest.FailReset, 0)
-			}
-		}
-		if req.LastMessage().Role == "tool" {
-			return openaitest.Text("answer " + tag + " done")
-		}
-		if rng.intN(2) == 0 {
-			args, _ := json.Marshal(map[string]string{"command": "echo tok-" + tag + "; echo \"${GITHUB_TOKEN:-unset}\" | wc -c; sleep 0.$((RANDOM % 5))"})
-			return openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: string(args)})
-		}
-		return openaitest.Text("answer " + tag + " direct")
 	}
+	for _, tool := range req.Tools {
+		n += (len(tool.Name) + len(tool.Description) + len(tool.Parameters)) / 4
+	}
+	return n
+}
+
+// respond answers a user message with a bash tool call (real bash, which
+// also tries to read the planted secret) or with text, and the tool's
+// result with the answer naming the message's tag; a compaction request
+// with a summary. While the proxy is not quiet, a share of the answers
+// fail: 429, 5xx, a stream cut, a malformed chunk, a reset.
+func (md *model) respond(req openaitest.ChatRequest) openaitest.Response {
+	for _, m := range req.Messages {
+		if strings.Contains(m.Text(), md.secret) || slices.ContainsFunc(m.ToolCalls, func(tc openaitest.ToolCall) bool { return strings.Contains(tc.Arguments, md.secret) }) {
+			md.secretSeen.Store(true)
+		}
+	}
+	prompt := promptTokens(req)
+	md.firstPrompt.CompareAndSwap(0, int64(prompt))
+	for peak := md.peakPrompt.Load(); int64(prompt) > peak && !md.peakPrompt.CompareAndSwap(peak, int64(prompt)); peak = md.peakPrompt.Load() {
+	}
+	usage := func(r openaitest.Response, text string) openaitest.Response {
+		return r.WithUsage(prompt, 1+len(text)/4)
+	}
+	if len(req.Messages) > 0 && req.Messages[0].Role == "system" && strings.HasPrefix(req.Messages[0].Text(), summaryPrompt) {
+		md.compactions.Add(1)
+		select {
+		case md.compacting <- struct{}{}:
+		default:
+		}
+		if !md.proxy.quiet() && md.rng.intN(10) == 0 {
+			return openaitest.StatusError(503, "overloaded")
+		}
+		return usage(openaitest.Text(fakeSummary), fakeSummary)
+	}
+	tag := ""
+	for _, m := range slices.Backward(req.Messages) {
+		if m.Role == "user" {
+			if tag = tagPattern.FindString(m.Text()); tag != "" {
+				break
+			}
+		}
+	}
+	if tag == "" {
+		return usage(openaitest.Text("nothing to do"), "nothing to do")
+	}
+	if !md.proxy.quiet() {
+		switch md.rng.intN(14) {
+		case 0:
+			return openaitest.RateLimited("1")
+		case 1:
+			return openaitest.StatusError(503, "overloaded")
+		case 2:
+			return openaitest.Text("answer "+tag+" cut").Fail(openaitest.FailAbort, 1)
+		case 3:
+			return openaitest.Text("answer "+tag+" malformed").Fail(openaitest.FailInvalidJSON, 1)
+		case 4:
+			return openaitest.Text("answer "+tag).Fail(openaitest.FailReset, 0)
+		}
+	}
+	if req.LastMessage().Role == "tool" {
+		text := "answer " + tag + " done"
+		return usage(openaitest.Text(text), text)
+	}
+	if md.rng.intN(2) == 0 {
+		args, _ := json.Marshal(map[string]string{"command": "echo tok-" + tag + "; echo \"${GITHUB_TOKEN:-unset}\" | wc -c; sleep 0.$((RANDOM % 5))"})
+		return usage(openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: string(args)}), string(args))
+	}
+	text := "answer " + tag + " direct"
+	return usage(openaitest.Text(text), text)
+}
+
+// transcribe answers a voice note with the words its audio carries
+// ("please handle" and its tag); while the proxy is not quiet, one in ten
+// fails.
+func (md *model) transcribe(req openaitest.TranscriptionRequest) openaitest.Transcript {
+	md.transcriptions.Add(1)
+	if !md.proxy.quiet() && md.rng.intN(10) == 0 {
+		return openaitest.Transcript{Error: &openaitest.HTTPError{Status: 500, Message: "transcription failed", Type: "server_error"}}
+	}
+	tag := tagPattern.FindString(string(req.File))
+	if tag == "" {
+		return openaitest.Transcript{Text: ""}
+	}
+	return openaitest.Transcript{Text: "please handle " + tag}
 }
 
 // faultProxy stands between the bot and the fake Bot API: slow answers,
@@ -451,152 +625,6 @@ func readAll(resp *http.Response) ([]byte, error) {
 	var b bytes.Buffer
 	_, err := b.ReadFrom(resp.Body)
 	return b.Bytes(), err
-}
-
-// supervisor runs the bot, restarts it after a kill, and samples its
-// memory.
-type supervisor struct {
-	t        *testing.T
-	bin      string
-	env      []string
-	agentDir string
-
-	mu       sync.Mutex
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	logs     bytes.Buffer
-	restarts int
-	rss      int
-	threads  int
-	stopped  bool
-}
-
-func (s *supervisor) start() {
-	s.t.Helper()
-	cmd := exec.Command(s.bin, "run")
-	cmd.Env = s.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	pw.Close()
-	exited := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.logs.Write(sc.Bytes())
-			s.logs.WriteByte('\n')
-			s.mu.Unlock()
-		}
-		pr.Close()
-	}()
-	go func() { cmd.Wait(); close(exited) }()
-	go s.sample(cmd.Process.Pid, exited)
-	s.mu.Lock()
-	s.cmd, s.exited = cmd, exited
-	s.mu.Unlock()
-}
-
-// sample records the process's peak VmRSS and thread count every second.
-func (s *supervisor) sample(pid int, exited chan struct{}) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-exited:
-			return
-		case <-tick.C:
-		}
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil {
-			continue
-		}
-		for line := range strings.SplitSeq(string(data), "\n") {
-			f := strings.Fields(line)
-			if len(f) < 2 {
-				continue
-			}
-			n, _ := strconv.Atoi(f[1])
-			s.mu.Lock()
-			switch f[0] {
-			case "VmRSS:":
-				s.rss = max(s.rss, n)
-			case "Threads:":
-				s.threads = max(s.threads, n)
-			}
-			s.mu.Unlock()
-		}
-	}
-}
-
-// restart kills the bot (SIGTERM when graceful, else SIGKILL to its
-// process group, as a crash would leave it) and starts it again.
-func (s *supervisor) restart(graceful bool) {
-	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
-	s.mu.Unlock()
-	if graceful {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			s.t.Errorf("the bot did not exit within 30s of SIGTERM")
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-	} else {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	}
-	s.mu.Lock()
-	s.restarts++
-	s.mu.Unlock()
-	s.start()
-}
-
-// stopFinal ends the run with SIGTERM; it is safe to call twice.
-func (s *supervisor) stopFinal() {
-	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		return
-	}
-	s.stopped = true
-	cmd, exited := s.cmd, s.exited
-	s.mu.Unlock()
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(30 * time.Second):
-		s.t.Errorf("the bot did not exit within 30s of SIGTERM")
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	}
-}
-
-func (s *supervisor) log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logs.String()
-}
-
-func (s *supervisor) peakRSS() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rss
-}
-
-func (s *supervisor) peakThreads() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.threads
 }
 
 // checkFiles parses the agent dir's state after a crash: every JSON file
