@@ -1,0 +1,34 @@
+package tmpfstest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestFillAndDrain(t *testing.T) {
+	d := Mount(t, 256<<10)
+	if d.Free() == 0 {
+		t.Fatal("a fresh tmpfs has no free space")
+	}
+	d.Fill()
+	err := os.WriteFile(filepath.Join(d.Dir, "f"), []byte("x"), 0o600)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("a write on the full disk: %v, want ENOSPC", err)
+	}
+	d.Drain()
+	if err := os.WriteFile(filepath.Join(d.Dir, "f"), []byte("x"), 0o600); err != nil {
+		t.Fatalf("a write after the drain: %v", err)
+	}
+}
+
+func TestFillBut(t *testing.T) {
+	d := Mount(t, 256<<10)
+	page := int64(os.Getpagesize())
+	d.FillBut(2*page + 1)
+	if got := d.Free(); got != 2*page {
+		t.Fatalf("free %d, want %d", got, 2*page)
+	}
+}
