@@ -47,6 +47,10 @@ func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time) i
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
 	}
+	if err := checkWritable(filepath.Join(dir, chat.UnwritableFile)); err != nil {
+		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
+		return 1
+	}
 	if err := checkHeartbeat(filepath.Join(dir, HeartbeatFile), now, heartbeatMaxAge); err != nil {
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
@@ -60,7 +64,7 @@ func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time) i
 func checkHeartbeat(path string, now time.Time, maxAge time.Duration) error {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no heartbeat at %s: the bot has not polled Telegram or checked its webhook yet", path)
+		return fmt.Errorf("no heartbeat at %s: the bot has not polled Telegram or checked its webhook yet, or it cannot write AGENT_DIR (see the log)", path)
 	}
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
@@ -70,4 +74,18 @@ func checkHeartbeat(path string, now time.Time, maxAge time.Duration) error {
 		return fmt.Errorf("heartbeat is %s old (limit %s): polling is stuck or stopped, or the webhook is unhealthy (see the log)", age.Round(time.Second), maxAge)
 	}
 	return nil
+}
+
+// checkWritable returns an error when the chat host has left the marker
+// at path: its writes to the agent dir fail (a full disk), since the
+// marker's time.
+func checkWritable(path string) error {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("heartbeat: %w", err)
+	}
+	return fmt.Errorf("the bot cannot write AGENT_DIR since %s (is the disk full?): new messages wait at Telegram until it can; see the log", info.ModTime().UTC().Format(time.RFC3339))
 }

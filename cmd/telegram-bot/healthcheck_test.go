@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/chat"
 )
 
 func TestCheckHeartbeat(t *testing.T) {
@@ -50,18 +52,28 @@ func TestHealthcheckCommand(t *testing.T) {
 	beat := filepath.Join(dir, HeartbeatFile)
 	load := func() (Env, error) { return Env{AgentDir: dir}, nil }
 	tests := []struct {
-		name     string
-		age      time.Duration // negative: no heartbeat file
-		wantCode int
-		wantOut  string
+		name string
+		age  time.Duration // negative: no heartbeat file
+		// unwritable leaves the chat host's marker of a failing agent dir.
+		unwritable bool
+		wantCode   int
+		wantOut    string
 	}{
 		{name: "missing", age: -1, wantCode: 1, wantOut: "unhealthy: no heartbeat"},
 		{name: "fresh", age: time.Second, wantCode: 0, wantOut: "healthy"},
 		{name: "stale", age: 10 * time.Minute, wantCode: 1, wantOut: "unhealthy: heartbeat is 10m0s old"},
+		{name: "agent dir unwritable", age: -1, unwritable: true, wantCode: 1, wantOut: "unhealthy: the bot cannot write AGENT_DIR since"},
+		{name: "unwritable with a fresh heartbeat left", age: time.Second, unwritable: true, wantCode: 1, wantOut: "unhealthy: the bot cannot write AGENT_DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(beat)
+			os.Remove(filepath.Join(dir, chat.UnwritableFile))
+			if tt.unwritable {
+				if err := os.WriteFile(filepath.Join(dir, chat.UnwritableFile), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if tt.age >= 0 {
 				if err := os.WriteFile(beat, nil, 0o600); err != nil {
 					t.Fatal(err)

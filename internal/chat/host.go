@@ -127,6 +127,9 @@ type Host struct {
 	// asks are the approval requests waiting for a button.
 	asks    approvalBoard
 	journal *journal
+	// storage follows whether the agent dir takes writes, for the
+	// heartbeat and the log.
+	storage *storageHealth
 
 	// turnCtx is the parent of every turn; cancelled at shutdown after the
 	// chats were told.
@@ -212,9 +215,17 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	for _, id := range cfg.AllowedUserIDs {
 		h.allowed[id] = true
 	}
+	h.storage = newStorageHealth(cfg.AgentDir, h.logger)
 	var err error
 	if h.settings, err = loadSettings(cfg.AgentDir); err != nil {
 		return nil, err
+	}
+	h.settings.written = func(err error) {
+		if err != nil {
+			h.storage.failed(SettingsFile, err)
+		} else {
+			h.storage.wrote(SettingsFile)
+		}
 	}
 	if h.journal, err = openJournal(cfg.AgentDir, h.logger); err != nil {
 		return nil, err

@@ -99,6 +99,10 @@ type journal struct {
 	doneSince                 int
 	compactedAt               int64
 	compactDone, compactBytes int
+	// unsynced are the state changes (answering, done) whose append
+	// failed (a full disk): they count in memory already, and are written
+	// before the next entries, by flush, or by the next compaction.
+	unsynced []journalEntry
 }
 
 // openJournal reads the journal, turns every entry still pending into an
@@ -210,28 +214,38 @@ func (j *journal) rewriteLocked() error {
 	if err := j.log.Rewrite(entries...); err != nil {
 		return fmt.Errorf("chat: journal: %w", err)
 	}
-	j.doneSince, j.compactedAt = 0, j.log.Size()
+	j.doneSince, j.compactedAt, j.unsynced = 0, j.log.Size(), nil
 	return nil
 }
 
 // write appends entries and fsyncs the file once; past the thresholds it
-// then compacts the file.
+// then compacts the file. The state changes that could not be written
+// before go first. When the append fails nothing of entries counts: the
+// caller does not acknowledge their updates.
 func (j *journal) write(entries ...journalEntry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	lines := make([]any, len(entries))
-	for i, e := range entries {
-		lines[i] = e
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	return j.appendLocked(entries)
+}
+
+func (j *journal) appendLocked(entries []journalEntry) error {
 	if j.closed {
 		return errors.New("chat: journal: closed")
+	}
+	lines := make([]any, 0, len(j.unsynced)+len(entries))
+	for _, e := range j.unsynced {
+		lines = append(lines, e)
+	}
+	for _, e := range entries {
+		lines = append(lines, e)
 	}
 	if err := j.log.Append(lines...); err != nil {
 		return fmt.Errorf("chat: journal: %w", err)
 	}
+	j.unsynced = nil
 	for _, e := range entries {
 		j.track(e)
 	}
@@ -244,6 +258,32 @@ func (j *journal) write(entries ...journalEntry) error {
 		}
 	}
 	return nil
+}
+
+// mark appends the state change e. When that fails (a full disk) e still
+// counts in memory, and is written later (see unsynced): a message whose
+// answer was delivered while the disk was full must not be reported as
+// interrupted after the next restart.
+func (j *journal) mark(e journalEntry) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	err := j.appendLocked([]journalEntry{e})
+	if err != nil && !j.closed {
+		j.track(e)
+		j.unsynced = append(j.unsynced, e)
+	}
+	return err
+}
+
+// flush writes the state changes that could not be written before, if
+// any.
+func (j *journal) flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.unsynced) == 0 {
+		return nil
+	}
+	return j.appendLocked(nil)
 }
 
 // track keeps the in-memory state a compaction writes in step with e.
@@ -278,7 +318,7 @@ func (j *journal) done(id int64) error {
 	if id == 0 {
 		return nil
 	}
-	return j.write(journalEntry{ID: id, State: stateDone})
+	return j.mark(journalEntry{ID: id, State: stateDone})
 }
 
 // seen reports whether update id was in the journal at start-up or was
@@ -342,7 +382,7 @@ func (j *journal) answering(id int64) error {
 	if id == 0 {
 		return nil
 	}
-	return j.write(journalEntry{ID: id, State: stateAnswering})
+	return j.mark(journalEntry{ID: id, State: stateAnswering})
 }
 
 func (j *journal) close() {

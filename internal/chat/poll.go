@@ -3,8 +3,6 @@ package chat
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -59,12 +57,14 @@ func (h *Host) deleteWebhook(ctx context.Context) bool {
 // but died before acknowledging is not delivered again. It never gives up
 // on an error: a 429 waits retry_after, a 409 (another instance polls the
 // same token) logs a clear error and backs off, anything else backs off.
+// A batch the journal cannot take (a full disk) is asked for again, with
+// the same offset, after a back-off of its own (journalRetry).
 func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
 	offset := h.journal.resumeOffset(time.Now())
 	if offset > 0 {
 		h.logger.Debug("polling from after the last journaled update", "offset", offset)
 	}
-	failures, polling := 0, false
+	failures, unjournaled, polling := 0, 0, false
 	for ctx.Err() == nil {
 		// Until Telegram has answered once, ask without waiting, so that
 		// "polling Telegram" and the first heartbeat do not wait out a
@@ -100,21 +100,40 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 			polling = true
 			h.logger.Info("polling Telegram", "allowed_users", len(h.cfg.AllowedUserIDs), "model", h.cfg.Model)
 		}
-		offset = h.received(ctx, take, raws, offset)
+		var taken bool
+		if offset, taken = h.received(ctx, take, raws, offset); taken {
+			unjournaled = 0
+			continue
+		}
+		// The journal cannot be written (the disk is full): the batch
+		// comes again with the same offset, after a back-off that grows
+		// to journalRetryMax.
+		h.pollSleep(ctx, journalRetry.Backoff(unjournaled))
+		unjournaled++
 	}
 }
 
+// journalRetry is the back-off of polling while the journal cannot be
+// written: from a second up to journalRetryMax, so that the bot takes its
+// messages soon after space is freed.
+var journalRetry = botapi.RetryPolicy{BaseDelay: time.Second, MaxDelay: journalRetryMax}
+
+// journalRetryMax is the longest pause between two tries of a batch the
+// journal could not take.
+const journalRetryMax = 10 * time.Second
+
 // received hands the answer of a successful getUpdates to take and
-// returns the next offset, which acknowledges the batch: the offset stays
-// when take refused it (the journal cannot be written), so Telegram sends
-// it again. The heartbeat is touched only when the batch was taken: while
-// messages cannot be, the healthcheck must go unhealthy.
-func (h *Host) received(ctx context.Context, take func(context.Context, []json.RawMessage) bool, raws []json.RawMessage, offset int64) int64 {
+// returns the next offset, which acknowledges the batch, and whether take
+// took it: the offset stays when take refused it (the journal cannot be
+// written), so Telegram sends it again. The heartbeat is touched only when
+// the batch was taken: while messages cannot be, the healthcheck must go
+// unhealthy.
+func (h *Host) received(ctx context.Context, take func(context.Context, []json.RawMessage) bool, raws []json.RawMessage, offset int64) (int64, bool) {
 	if !take(ctx, raws) {
-		return offset
+		return offset, false
 	}
 	h.touchHeartbeat()
-	return nextOffset(raws, offset)
+	return nextOffset(raws, offset), true
 }
 
 // nextOffset returns the offset after the highest update_id of raws (those
@@ -129,17 +148,6 @@ func nextOffset(raws []json.RawMessage, offset int64) int64 {
 		}
 	}
 	return offset
-}
-
-// touchHeartbeat sets the heartbeat file's time to now.
-func (h *Host) touchHeartbeat() {
-	path := filepath.Join(h.cfg.AgentDir, HeartbeatFile)
-	now := time.Now()
-	if err := os.Chtimes(path, now, now); err != nil {
-		if err := os.WriteFile(path, nil, 0o600); err != nil {
-			h.logger.Warn("heartbeat", "err", err)
-		}
-	}
 }
 
 // take journals the messages of a batch that start turns, then dispatches
@@ -189,9 +197,13 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		batch = append(batch, d)
 	}
 	if err := h.journal.write(entries...); err != nil {
-		h.logger.Error("inbound journal cannot be written; the updates stay unacknowledged", "err", err)
-		sleep(ctx, time.Second)
+		// Logged once per episode; the source does not acknowledge the
+		// batch, so Telegram delivers it again.
+		h.journaled(err)
 		return false
+	}
+	if len(entries) > 0 {
+		h.journaled(nil)
 	}
 	for _, d := range batch {
 		if d.in != nil {

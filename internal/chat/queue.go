@@ -299,7 +299,7 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 }
 
 func (h *Host) journalDone(id int64) {
-	if err := h.journal.done(id); err != nil {
-		h.logger.Warn("journal", "err", err)
+	if id != 0 {
+		h.journaled(h.journal.done(id))
 	}
 }

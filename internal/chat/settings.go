@@ -32,8 +32,10 @@ type chatSettings struct {
 // settingsStore is chat-settings.json in memory, written through atomically.
 type settingsStore struct {
 	path string
-	mu   sync.Mutex
-	all  map[string]chatSettings
+	// written, when set, is told how every write of the file went.
+	written func(error)
+	mu      sync.Mutex
+	all     map[string]chatSettings
 }
 
 // loadSettings reads the settings file; a missing file is empty, a file
@@ -77,6 +79,9 @@ func (s *settingsStore) update(scope string, f func(*chatSettings)) error {
 	}
 	if err == nil {
 		err = atomicfile.WriteFile(s.path, append(data, '\n'), 0o600)
+		if s.written != nil {
+			s.written(err)
+		}
 	}
 	if err != nil {
 		if had {

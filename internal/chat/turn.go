@@ -64,8 +64,15 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		w.trackTool(it, ev)
 		out.emit(ev)
 	})
-	if err != nil && !errors.Is(err, context.Canceled) {
+	switch {
+	case err != nil && isStorageError(err):
+		// The episode's one line says the agent dir cannot be written.
+		h.storage.failed("transcript", err)
+		h.logger.Debug("turn failed: its transcript cannot be written", "scope", t.String(), "session", sess.ID(), "err", err)
+	case err != nil && !errors.Is(err, context.Canceled):
 		h.logger.Error("turn failed", "scope", t.String(), "session", sess.ID(), "err", err)
+	case err == nil:
+		h.storage.wrote("transcript")
 	}
 	h.logTurn(t, it, sess, out.answeredBy(sess.Model()), content, res, err, time.Since(start))
 	// Finishing uses a context of its own: the answer of a stopped turn is
@@ -102,9 +109,7 @@ func (h *Host) markAnswered(it *workItem) {
 	if it.journalID == 0 || it.answering {
 		return
 	}
-	if err := h.journal.answering(it.journalID); err != nil {
-		h.logger.Warn("journal", "err", err)
-	}
+	h.journaled(h.journal.answering(it.journalID))
 	it.answering = true
 }
 
@@ -114,6 +119,8 @@ func turnError(err error) string {
 	var pe *agent.ProviderError
 	isProvider := errors.As(err, &pe)
 	switch {
+	case isStorageError(err):
+		return "⚠️ This turn could not be saved: the bot's disk is full or cannot be written, so the conversation will not remember it. Send your message again once the operator has freed space."
 	case errors.Is(err, agent.ErrContextTooLong):
 		return "⚠️ The conversation no longer fits the model's context window. Send /compact to summarise the older messages, or /new to start a fresh session."
 	case errors.Is(err, agent.ErrSessionClosed):
@@ -161,5 +168,13 @@ func unreachable(err error) bool {
 	var netErr net.Error
 	var certErr *tls.CertificateVerificationError
 	var recordErr tls.RecordHeaderError
-	return errors.As(err, &netErr) || errors.As(err, &certErr) || errors.As(err, &recordErr)
+	if errors.As(err, &netErr) {
+		// A bare syscall.Errno is a net.Error too (it has Timeout and
+		// Temporary), and a file error wraps one: only the errnos above
+		// say the provider was unreachable.
+		if _, bare := netErr.(syscall.Errno); !bare {
+			return true
+		}
+	}
+	return errors.As(err, &certErr) || errors.As(err, &recordErr)
 }

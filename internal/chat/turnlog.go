@@ -43,6 +43,8 @@ func turnOutcome(res agent.TurnResult, err error) string {
 		return "failed: context too long"
 	case errors.Is(err, agent.ErrStreamInterrupted):
 		return "failed: answer cut off"
+	case isStorageError(err):
+		return "failed: agent dir not writable"
 	case unreachable(err):
 		return "failed: provider unreachable"
 	case errors.As(err, &pe) && pe.StatusCode != 0:

@@ -1,0 +1,302 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/tmpfstest"
+	"github.com/volcanic/telegram-agent/internal/usage"
+)
+
+// The tests here run the host with its agent dir on a real tmpfs that
+// fills up (tmpfstest) and is freed again.
+
+// recordingSleep is a poll back-off that records its delays and waits a
+// moment only, so that a test sees many retries quickly.
+type recordingSleep struct {
+	mu     sync.Mutex
+	delays []time.Duration
+}
+
+func (r *recordingSleep) sleep(ctx context.Context, d time.Duration) bool {
+	r.mu.Lock()
+	r.delays = append(r.delays, d)
+	r.mu.Unlock()
+	return sleep(ctx, 5*time.Millisecond)
+}
+
+func (r *recordingSleep) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.delays)
+}
+
+// warnings returns the records at Warn or above.
+func warnings(rec *logRecorder) []logRecord {
+	return rec.find(func(r logRecord) bool { return r.Level >= slog.LevelWarn })
+}
+
+// answerer answers every message with "answer: " and its text.
+func answerer() *agenttest.FauxProvider {
+	p := agenttest.NewFauxProvider()
+	p.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		text := lastUserText(req)
+		if _, after, ok := strings.Cut(text, "\n"); ok {
+			text = after
+		}
+		return agent.Response{Text: "answer: " + text}, nil
+	})
+	return p
+}
+
+// TestPollingOnFullDisk sends a message while the agent dir is full: its
+// update is not acknowledged (the same offset is asked for again, after a
+// growing back-off), the host logs one Error for the whole episode, not
+// one per retry, and the healthcheck's files say unhealthy; once space is
+// freed the message is answered once, the host logs one Info, and the
+// heartbeat is back.
+func TestPollingOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := newLogRecorder()
+	backoff := &recordingSleep{}
+	h := newHarness(t, harnessConfig{provider: answerer(), agentDir: d.Dir,
+		opts: []Option{WithLogger(rec.logger()), withPollSleep(backoff.sleep)}})
+	waitFor(t, "the first heartbeat", func() bool { return exists(filepath.Join(d.Dir, HeartbeatFile)) })
+
+	d.Fill()
+	// The failed heartbeat starts the episode; removing the old heartbeat
+	// frees its page, which the ballast takes again.
+	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
+	d.Fill()
+	m := h.tg.SendText(userID, userID, "hello on a full disk")
+	waitFor(t, "five tries of the batch", func() bool { return backoff.count() >= 5 })
+	polls := h.tg.RequestsFor("getUpdates")
+	last := polls[len(polls)-1].Int("offset")
+	if last > int64(m.ID) && polls[len(polls)-2].Int("offset") != last {
+		t.Errorf("the offset moved on while the journal could not be written")
+	}
+	if got := h.tg.Messages(userID); len(got) != 0 {
+		t.Errorf("the bot answered while its journal could not be written: %s", describe(got))
+	}
+	if w := warnings(rec); len(w) != 1 || w[0].Level != slog.LevelError || !strings.Contains(w[0].Message, "cannot be written") {
+		t.Errorf("while the disk is full the log has %d warnings and errors, want one Error for the episode:\n%s", len(w), rec.Text())
+	}
+	if exists(filepath.Join(d.Dir, HeartbeatFile)) || !exists(filepath.Join(d.Dir, UnwritableFile)) {
+		t.Errorf("while the disk is full: heartbeat present %v, %s present %v; want false, true",
+			exists(filepath.Join(d.Dir, HeartbeatFile)), UnwritableFile, exists(filepath.Join(d.Dir, UnwritableFile)))
+	}
+	backoff.mu.Lock()
+	for i, delay := range backoff.delays {
+		if want := journalRetry.Backoff(i); delay < want/4 || delay > journalRetryMax {
+			t.Errorf("retry %d waited %v, want about %v, at most %v", i, delay, want, journalRetryMax)
+		}
+	}
+	backoff.mu.Unlock()
+
+	d.Drain()
+	h.waitText(userID, "answer: hello on a full disk")
+	rec.wait(t, "the end of the episode", isLog(slog.LevelInfo, "can be written again"))
+	waitFor(t, "the heartbeat", func() bool {
+		return exists(filepath.Join(d.Dir, HeartbeatFile)) && !exists(filepath.Join(d.Dir, UnwritableFile))
+	})
+	h.stop()
+	answers := 0
+	for _, msg := range h.tg.Messages(userID) {
+		if strings.Contains(msg.Visible, "answer: hello") {
+			answers++
+		}
+	}
+	if answers != 1 {
+		t.Errorf("the message was answered %d times, want once: %s", answers, describe(h.tg.Messages(userID)))
+	}
+	if w := warnings(rec); len(w) != 1 {
+		t.Errorf("the log has %d warnings and errors, want the episode's one:\n%s", len(w), rec.Text())
+	}
+}
+
+// TestHeartbeatOnFullDisk fills the agent dir of an idle bot: nothing
+// waits to be journaled, yet the healthcheck must see that nothing can be
+// written (setting a file's time needs no space; the heartbeat is written
+// with content so that it fails), and see it healthy again after.
+func TestHeartbeatOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := newLogRecorder()
+	newHarness(t, harnessConfig{provider: answerer(), agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
+	waitFor(t, "the first heartbeat", func() bool { return exists(filepath.Join(d.Dir, HeartbeatFile)) })
+	d.Fill()
+	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
+	if exists(filepath.Join(d.Dir, HeartbeatFile)) || !exists(filepath.Join(d.Dir, UnwritableFile)) {
+		t.Errorf("on a full disk: heartbeat present %v, %s present %v; want false, true",
+			exists(filepath.Join(d.Dir, HeartbeatFile)), UnwritableFile, exists(filepath.Join(d.Dir, UnwritableFile)))
+	}
+	d.Drain()
+	rec.wait(t, "the end of the episode", isLog(slog.LevelInfo, "can be written again"))
+	if !exists(filepath.Join(d.Dir, HeartbeatFile)) || exists(filepath.Join(d.Dir, UnwritableFile)) {
+		t.Errorf("after the disk was freed: heartbeat present %v, %s present %v; want true, false",
+			exists(filepath.Join(d.Dir, HeartbeatFile)), UnwritableFile, exists(filepath.Join(d.Dir, UnwritableFile)))
+	}
+	if w := warnings(rec); len(w) != 1 {
+		t.Errorf("the log has %d warnings and errors, want the episode's one:\n%s", len(w), rec.Text())
+	}
+}
+
+// TestTranscriptOnFullDisk fills the disk while the model answers: the
+// answer cannot be saved to the transcript, and the user is told so in
+// words, without the error's paths; the next message after space is freed
+// is answered.
+func TestTranscriptOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := newLogRecorder()
+	p := agenttest.NewFauxProvider()
+	long := strings.Repeat("a long answer ", 800)
+	p.Enqueue(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		d.Fill()
+		return agent.Response{Text: long}, nil
+	}), agenttest.FauxText("the second answer"))
+	h := newHarness(t, harnessConfig{provider: p, agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
+	m := h.tg.SendText(userID, userID, "first")
+	told := h.waitText(userID, "could not be saved")
+	if told.ReplyTo != m.ID || !strings.Contains(told.Visible, "disk is full") || strings.Contains(told.Visible, d.Dir) {
+		t.Errorf("the user was told %q (in reply to %d), want the disk-full note in reply to %d, without paths", told.Visible, told.ReplyTo, m.ID)
+	}
+	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
+	d.Drain()
+	h.tg.SendText(userID, userID, "second")
+	h.waitText(userID, "the second answer")
+	rec.wait(t, "the end of the episode", isLog(slog.LevelInfo, "can be written again"))
+	if w := warnings(rec); len(w) != 1 {
+		t.Errorf("the log has %d warnings and errors, want the episode's one:\n%s", len(w), rec.Text())
+	}
+}
+
+// TestJournalMarkOnFullDisk marks a journaled message done while the disk
+// is full: the mark is kept and written once there is space (by flush, or
+// before the next entries), so that the next start-up does not report an
+// answered message as interrupted.
+func TestJournalMarkOnFullDisk(t *testing.T) {
+	for _, how := range []string{"flush", "next write"} {
+		t.Run(how, func(t *testing.T) {
+			d := tmpfstest.Mount(t, 1<<20)
+			j, err := openJournal(d.Dir, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The entry fills the journal's first page but for a few
+			// bytes, too few for the done line: that needs a new page.
+			page := os.Getpagesize()
+			e := journalEntry{ID: 7, State: statePending, Scope: itoa64(userID), At: time.Now().Unix()}
+			for pad := page - 200; ; pad++ {
+				e.Update = json.RawMessage(`{"update_id":7,"pad":"` + strings.Repeat("x", pad) + `"}`)
+				if line, _ := json.Marshal(e); len(line)+1 >= page-10 {
+					break
+				}
+			}
+			if err := j.write(e); err != nil {
+				t.Fatal(err)
+			}
+			d.Fill()
+			if err := j.done(7); !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("done on a full disk: %v, want ENOSPC", err)
+			}
+			d.Drain()
+			switch how {
+			case "flush":
+				err = j.flush()
+			default:
+				err = j.write(journalEntry{ID: 8, State: stateDone, At: time.Now().Unix()})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			j.close()
+			j2, err := openJournal(d.Dir, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j2.close()
+			interrupted, _ := j2.takeInterrupted(itoa64(userID), -1)
+			if diff := cmp.Diff(0, len(j2.reported())+len(interrupted)); diff != "" {
+				t.Errorf("entries reported as interrupted after the restart (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStorageErrorWords: a turn that failed because its transcript could
+// not be written is told and logged as that, never as an unreachable
+// model provider (a file error wraps a syscall.Errno, which is a
+// net.Error too).
+func TestStorageErrorWords(t *testing.T) {
+	tests := []struct {
+		name            string
+		err             error
+		wantText        string
+		wantOutcome     string
+		wantUnreachable bool
+	}{
+		{"a full disk", fmt.Errorf("agent: transcript: %w", &fs.PathError{Op: "write", Path: "/data/sessions/chat_1.jsonl", Err: syscall.ENOSPC}),
+			"disk is full", "failed: agent dir not writable", false},
+		{"a read-only disk", fmt.Errorf("agent: transcript: %w", &fs.PathError{Op: "open", Path: "/data/sessions/chat_1.jsonl", Err: syscall.EROFS}),
+			"cannot be written", "failed: agent dir not writable", false},
+		{"another file error", fmt.Errorf("agent: %w", &fs.PathError{Op: "open", Path: "/data/x", Err: syscall.EACCES}),
+			"The turn failed", "failed", false},
+		{"a refused connection", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED},
+			"can't be reached", "failed: provider unreachable", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := turnError(tt.err); !strings.Contains(got, tt.wantText) || strings.Contains(got, "/data/sessions") {
+				t.Errorf("turnError = %q, want it to say %q, without the path", got, tt.wantText)
+			}
+			if got := turnOutcome(agent.TurnResult{}, tt.err); got != tt.wantOutcome {
+				t.Errorf("turnOutcome = %q, want %q", got, tt.wantOutcome)
+			}
+			if got := unreachable(tt.err); got != tt.wantUnreachable {
+				t.Errorf("unreachable = %v, want %v", got, tt.wantUnreachable)
+			}
+		})
+	}
+}
+
+// TestUsageRecorderOnFullDisk records usage while the usage log cannot be
+// written: one Error for the episode, not one per model response, and one
+// Info once it is written again; what was not written still counts.
+func TestUsageRecorderOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	store, err := usage.Open(filepath.Join(d.Dir, "usage.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newLogRecorder()
+	record := UsageRecorder(store, rec.logger())
+	report := agent.UsageReport{SessionID: "chat_1001", Scope: itoa64(userID), Model: "m", Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 1}}
+	d.Fill()
+	for range 3 {
+		record(t.Context(), report)
+	}
+	if w := warnings(rec); len(w) != 1 || w[0].Level != slog.LevelError {
+		t.Errorf("three failed records logged %d warnings and errors, want one Error:\n%s", len(w), rec.Text())
+	}
+	d.Drain()
+	record(t.Context(), report)
+	rec.wait(t, "the usage log written again", isLog(slog.LevelInfo, "usage log is written again"))
+	if got := store.Today(itoa64(userID), time.UTC).Sum().Prompt; got != 40 {
+		t.Errorf("today's prompt tokens %d, want 40: the records not written still count", got)
+	}
+}

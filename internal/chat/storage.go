@@ -1,0 +1,168 @@
+package chat
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/volcanic/telegram-agent/internal/atomicfile"
+)
+
+// UnwritableFile is the empty file the host creates in the agent dir while
+// writes to it fail (a full disk, a read-only mount), in place of the
+// heartbeat: the healthcheck reports it at once rather than 90 s later.
+// It is removed when writes succeed again.
+const UnwritableFile = "heartbeat.unwritable"
+
+// Storage health defaults: a write failure of a file nothing retries on its
+// own (a transcript, the settings) counts for storageHold, then the next
+// heartbeat's write decides; a healthy heartbeat is written at most every
+// heartbeatEvery.
+const (
+	storageHold    = 15 * time.Second
+	heartbeatEvery = 2 * time.Second
+)
+
+// storageHealth follows whether the agent dir takes writes. A failed write
+// (of the journal, a transcript, the settings, the heartbeat) starts an
+// episode: one Error line, the heartbeat removed and UnwritableFile
+// created, so that the healthcheck fails; more failures in it are logged
+// at Debug only. The episode ends, with one Info line and a fresh
+// heartbeat, when every file that failed was written since, or its
+// failure is older than storageHold and the heartbeat could be written.
+// It is safe for concurrent use.
+type storageHealth struct {
+	dir    string
+	logger *slog.Logger
+	now    func() time.Time
+	hold   time.Duration
+
+	mu sync.Mutex
+	// failing holds the last failure of each file that failed and was not
+	// written since; since is when the episode began (zero: none), and
+	// failures counts its failed writes.
+	failing  map[string]time.Time
+	since    time.Time
+	failures int
+	// beat is when the heartbeat was last written.
+	beat time.Time
+}
+
+func newStorageHealth(dir string, logger *slog.Logger) *storageHealth {
+	return &storageHealth{dir: dir, logger: logger, now: time.Now, hold: storageHold, failing: map[string]time.Time{}}
+}
+
+// failed records that writing file failed with err.
+func (s *storageHealth) failed(file string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.failing[file] = now
+	s.failures++
+	if !s.since.IsZero() {
+		s.logger.Debug("the agent dir still cannot be written", "file", file, "err", err)
+		return
+	}
+	s.since = now
+	s.logger.Error("the agent dir cannot be written: new messages stay unacknowledged (Telegram keeps them) and turns cannot be saved until it can; the healthcheck fails meanwhile. Free space in AGENT_DIR",
+		"dir", s.dir, "file", file, "err", err)
+	// Neither needs free space: the healthcheck sees the episode now.
+	if err := os.Remove(filepath.Join(s.dir, HeartbeatFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.logger.Debug("removing the heartbeat", "err", err)
+	}
+	if f, err := os.OpenFile(filepath.Join(s.dir, UnwritableFile), os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
+}
+
+// wrote records that file was written: its failure is over. The episode
+// ends with the next heartbeat (see beaten).
+func (s *storageHealth) wrote(file string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.failing, file)
+}
+
+// endLocked ends the episode, if there is one.
+func (s *storageHealth) endLocked() {
+	if s.since.IsZero() {
+		return
+	}
+	s.logger.Info("the agent dir can be written again", "dir", s.dir, "lasted", s.now().Sub(s.since).Round(time.Second), "failed_writes", s.failures)
+	s.since, s.failures = time.Time{}, 0
+	if err := os.Remove(filepath.Join(s.dir, UnwritableFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.logger.Warn("the marker of the unwritable agent dir cannot be removed; the healthcheck keeps failing", "err", err)
+	}
+}
+
+// dueBeat reports whether the heartbeat should be written now: not while
+// a file other than the heartbeat failed within the hold, and, while all
+// is well, not more often than heartbeatEvery.
+func (s *storageHealth) dueBeat() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	for file, at := range s.failing {
+		if file == HeartbeatFile {
+			continue
+		}
+		if now.Sub(at) < s.hold {
+			return false
+		}
+	}
+	return !s.since.IsZero() || now.Sub(s.beat) >= heartbeatEvery
+}
+
+// beaten records that the heartbeat was written: every failure left (all
+// past the hold, see dueBeat) is over.
+func (s *storageHealth) beaten() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.beat = s.now()
+	clear(s.failing)
+	s.endLocked()
+}
+
+// touchHeartbeat writes the heartbeat file, whose age the healthcheck
+// reads, when it is due (see storageHealth.dueBeat). It is written with
+// content, not only its time set: a full disk then fails it, and the
+// healthcheck with it. Once it is written after an episode, the journal's
+// state changes that could not be written are written.
+func (h *Host) touchHeartbeat() {
+	if !h.storage.dueBeat() {
+		return
+	}
+	stamp := time.Now().UTC().AppendFormat(nil, time.RFC3339Nano)
+	if err := atomicfile.WriteFile(filepath.Join(h.cfg.AgentDir, HeartbeatFile), append(stamp, '\n'), 0o600); err != nil {
+		h.storage.failed(HeartbeatFile, err)
+		return
+	}
+	h.storage.beaten()
+	if err := h.journal.flush(); err != nil {
+		h.storage.failed(JournalFile, err)
+	}
+}
+
+// journaled records how a write of the inbound journal went.
+func (h *Host) journaled(err error) {
+	if err != nil {
+		h.storage.failed(JournalFile, err)
+		return
+	}
+	h.storage.wrote(JournalFile)
+}
+
+// isStorageError reports whether err says a file could not be written for
+// want of space or of a writable disk.
+func isStorageError(err error) bool {
+	for _, target := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EIO} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
