@@ -69,6 +69,11 @@ func checkHeartbeat(path string, now time.Time, maxAge time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
+	if !info.ModTime().After(time.Unix(0, 0)) {
+		// The chat host sets it to 1970 while its writes fail and it
+		// cannot leave its marker either.
+		return errors.New("the bot cannot write AGENT_DIR (is the disk full?): new messages wait at Telegram until it can; see the log")
+	}
 	age := now.Sub(info.ModTime())
 	if age > maxAge {
 		return fmt.Errorf("heartbeat is %s old (limit %s): polling is stuck or stopped, or the webhook is unhealthy (see the log)", age.Round(time.Second), maxAge)

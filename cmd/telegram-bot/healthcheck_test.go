@@ -22,6 +22,7 @@ func TestCheckHeartbeat(t *testing.T) {
 		{name: "just under the limit", age: 89 * time.Second},
 		{name: "stale", age: 3 * time.Minute, wantErr: "heartbeat is 3m0s old"},
 		{name: "missing", age: -1, wantErr: "no heartbeat"},
+		{name: "set to 1970 by a host that cannot write", age: time.Since(time.Unix(0, 0)), wantErr: "cannot write AGENT_DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

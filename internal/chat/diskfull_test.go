@@ -47,6 +47,21 @@ func (r *recordingSleep) count() int {
 	return len(r.delays)
 }
 
+// fresh reports whether the heartbeat in dir was written since 1970 (an
+// episode sets its time to 1970) and no marker of an unwritable agent dir
+// is there: what the healthcheck reads.
+func fresh(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, HeartbeatFile))
+	return err == nil && info.ModTime().After(time.Unix(0, 0)) && !exists(filepath.Join(dir, UnwritableFile))
+}
+
+// unhealthy reports whether the heartbeat in dir is from 1970 and the
+// marker of an unwritable agent dir is there.
+func unhealthy(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, HeartbeatFile))
+	return err == nil && !info.ModTime().After(time.Unix(0, 0)) && exists(filepath.Join(dir, UnwritableFile))
+}
+
 // warnings returns the records at Warn or above.
 func warnings(rec *logRecorder) []logRecord {
 	return rec.find(func(r logRecord) bool { return r.Level >= slog.LevelWarn })
@@ -77,13 +92,10 @@ func TestPollingOnFullDisk(t *testing.T) {
 	backoff := &recordingSleep{}
 	h := newHarness(t, harnessConfig{provider: answerer(), agentDir: d.Dir,
 		opts: []Option{WithLogger(rec.logger()), withPollSleep(backoff.sleep)}})
-	waitFor(t, "the first heartbeat", func() bool { return exists(filepath.Join(d.Dir, HeartbeatFile)) })
+	waitFor(t, "the first heartbeat", func() bool { return fresh(d.Dir) })
 
 	d.Fill()
-	// The failed heartbeat starts the episode; removing the old heartbeat
-	// frees its page, which the ballast takes again.
 	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
-	d.Fill()
 	m := h.tg.SendText(userID, userID, "hello on a full disk")
 	waitFor(t, "five tries of the batch", func() bool { return backoff.count() >= 5 })
 	polls := h.tg.RequestsFor("getUpdates")
@@ -97,9 +109,8 @@ func TestPollingOnFullDisk(t *testing.T) {
 	if w := warnings(rec); len(w) != 1 || w[0].Level != slog.LevelError || !strings.Contains(w[0].Message, "cannot be written") {
 		t.Errorf("while the disk is full the log has %d warnings and errors, want one Error for the episode:\n%s", len(w), rec.Text())
 	}
-	if exists(filepath.Join(d.Dir, HeartbeatFile)) || !exists(filepath.Join(d.Dir, UnwritableFile)) {
-		t.Errorf("while the disk is full: heartbeat present %v, %s present %v; want false, true",
-			exists(filepath.Join(d.Dir, HeartbeatFile)), UnwritableFile, exists(filepath.Join(d.Dir, UnwritableFile)))
+	if !unhealthy(d.Dir) {
+		t.Errorf("while the disk is full the heartbeat is not from 1970 or there is no %s", UnwritableFile)
 	}
 	backoff.mu.Lock()
 	for i, delay := range backoff.delays {
@@ -112,9 +123,7 @@ func TestPollingOnFullDisk(t *testing.T) {
 	d.Drain()
 	h.waitText(userID, "answer: hello on a full disk")
 	rec.wait(t, "the end of the episode", isLog(slog.LevelInfo, "can be written again"))
-	waitFor(t, "the heartbeat", func() bool {
-		return exists(filepath.Join(d.Dir, HeartbeatFile)) && !exists(filepath.Join(d.Dir, UnwritableFile))
-	})
+	waitFor(t, "a fresh heartbeat", func() bool { return fresh(d.Dir) })
 	h.stop()
 	answers := 0
 	for _, msg := range h.tg.Messages(userID) {
@@ -138,22 +147,32 @@ func TestHeartbeatOnFullDisk(t *testing.T) {
 	d := tmpfstest.Mount(t, 1<<20)
 	rec := newLogRecorder()
 	newHarness(t, harnessConfig{provider: answerer(), agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
-	waitFor(t, "the first heartbeat", func() bool { return exists(filepath.Join(d.Dir, HeartbeatFile)) })
+	waitFor(t, "the first heartbeat", func() bool { return fresh(d.Dir) })
 	d.Fill()
 	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
-	if exists(filepath.Join(d.Dir, HeartbeatFile)) || !exists(filepath.Join(d.Dir, UnwritableFile)) {
-		t.Errorf("on a full disk: heartbeat present %v, %s present %v; want false, true",
-			exists(filepath.Join(d.Dir, HeartbeatFile)), UnwritableFile, exists(filepath.Join(d.Dir, UnwritableFile)))
+	if !unhealthy(d.Dir) {
+		t.Errorf("on a full disk the heartbeat is not from 1970 or there is no %s", UnwritableFile)
 	}
 	d.Drain()
 	rec.wait(t, "the end of the episode", isLog(slog.LevelInfo, "can be written again"))
-	if !exists(filepath.Join(d.Dir, HeartbeatFile)) || exists(filepath.Join(d.Dir, UnwritableFile)) {
-		t.Errorf("after the disk was freed: heartbeat present %v, %s present %v; want true, false",
-			exists(filepath.Join(d.Dir, HeartbeatFile)), UnwritableFile, exists(filepath.Join(d.Dir, UnwritableFile)))
+	if !fresh(d.Dir) {
+		t.Errorf("after the disk was freed the heartbeat is from 1970 or %s is left", UnwritableFile)
 	}
 	if w := warnings(rec); len(w) != 1 {
 		t.Errorf("the log has %d warnings and errors, want the episode's one:\n%s", len(w), rec.Text())
 	}
+}
+
+// TestUnwritableMarkerOfEarlierRun starts the host where an earlier run,
+// killed while the disk was full, left its marker: the healthcheck must
+// not stay unhealthy once this run writes its heartbeat.
+func TestUnwritableMarkerOfEarlierRun(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, UnwritableFile), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newHarness(t, harnessConfig{provider: answerer(), agentDir: dir})
+	waitFor(t, "a fresh heartbeat and no marker", func() bool { return fresh(dir) })
 }
 
 // TestTranscriptOnFullDisk fills the disk while the model answers: the
@@ -298,5 +317,44 @@ func TestUsageRecorderOnFullDisk(t *testing.T) {
 	rec.wait(t, "the usage log written again", isLog(slog.LevelInfo, "usage log is written again"))
 	if got := store.Today(itoa64(userID), time.UTC).Sum().Prompt; got != 40 {
 		t.Errorf("today's prompt tokens %d, want 40: the records not written still count", got)
+	}
+}
+
+// TestJournalOpensOnFullDisk restarts on a full disk: the start-up
+// compaction fails, yet the journal opens (a bot that cannot start cannot
+// tell anyone anything, and a supervisor would restart it in a loop),
+// reports the message it finds pending, and compacts the file once there
+// is space.
+func TestJournalOpensOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	logger := slog.New(slog.DiscardHandler)
+	j, err := openJournal(d.Dir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	update := json.RawMessage(`{"update_id":5}`)
+	if err := j.write(journalEntry{ID: 5, State: statePending, Scope: itoa64(userID), Update: update, At: time.Now().Unix()}); err != nil {
+		t.Fatal(err)
+	}
+	j.close() // the bot dies with the message pending
+	d.Fill()
+	j, err = openJournal(d.Dir, logger)
+	if err != nil {
+		t.Fatalf("the journal does not open on a full disk: %v", err)
+	}
+	defer j.close()
+	if got := j.reported(); len(got) != 1 || got[0].ID != 5 {
+		t.Errorf("reported after the restart: %v, want update 5", got)
+	}
+	d.Drain()
+	if err := j.flush(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(d.Dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"state":"interrupted"`) {
+		t.Errorf("after the flush the journal is %s, want it compacted to the interrupted entry", data)
 	}
 }

@@ -103,10 +103,15 @@ type journal struct {
 	// failed (a full disk): they count in memory already, and are written
 	// before the next entries, by flush, or by the next compaction.
 	unsynced []journalEntry
+	// compactPending reports that the start-up compaction failed: flush
+	// tries it again.
+	compactPending bool
 }
 
 // openJournal reads the journal, turns every entry still pending into an
 // interrupted one, compacts the file to those, and opens it for appending.
+// A compaction that fails (a full disk) is logged and tried again later
+// (see flush).
 // A line that does not parse stops it with the path and the line number,
 // and the file is left as it is, except for a torn last line (see
 // atomicfile.OpenLog).
@@ -180,8 +185,13 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 		j.top = journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At}
 	}
 	if err := j.rewriteLocked(); err != nil {
-		j.log.Close()
-		return nil, err
+		// A full disk must not keep the bot from starting: it could not
+		// take messages, but it can tell the chats and turn unhealthy,
+		// and carry on once space is freed. The file stays as it was
+		// (its pending entries are interrupted ones in memory), and the
+		// compaction is tried again by flush.
+		logger.Warn("the inbound journal could not be compacted at start-up; it is tried again once the agent dir can be written", "err", err)
+		j.compactPending = true
 	}
 	return j, nil
 }
@@ -214,7 +224,7 @@ func (j *journal) rewriteLocked() error {
 	if err := j.log.Rewrite(entries...); err != nil {
 		return fmt.Errorf("chat: journal: %w", err)
 	}
-	j.doneSince, j.compactedAt, j.unsynced = 0, j.log.Size(), nil
+	j.doneSince, j.compactedAt, j.unsynced, j.compactPending = 0, j.log.Size(), nil, false
 	return nil
 }
 
@@ -275,15 +285,20 @@ func (j *journal) mark(e journalEntry) error {
 	return err
 }
 
-// flush writes the state changes that could not be written before, if
-// any.
+// flush writes the state changes that could not be written before, and
+// the start-up compaction that could not be, if any.
 func (j *journal) flush() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if len(j.unsynced) == 0 {
+	switch {
+	case j.closed:
 		return nil
+	case j.compactPending:
+		return j.rewriteLocked()
+	case len(j.unsynced) > 0:
+		return j.appendLocked(nil)
 	}
-	return j.appendLocked(nil)
+	return nil
 }
 
 // track keeps the in-memory state a compaction writes in step with e.

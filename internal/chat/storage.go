@@ -29,8 +29,8 @@ const (
 
 // storageHealth follows whether the agent dir takes writes. A failed write
 // (of the journal, a transcript, the settings, the heartbeat) starts an
-// episode: one Error line, the heartbeat removed and UnwritableFile
-// created, so that the healthcheck fails; more failures in it are logged
+// episode: one Error line, the heartbeat's time set to 1970 and
+// UnwritableFile created, so that the healthcheck fails; more failures in it are logged
 // at Debug only. The episode ends, with one Info line and a fresh
 // heartbeat, when every file that failed was written since, or its
 // failure is older than storageHold and the heartbeat could be written.
@@ -52,7 +52,13 @@ type storageHealth struct {
 	beat time.Time
 }
 
+// newStorageHealth starts with no episode: a marker an earlier process
+// left (it died while the disk was full) is removed, and made again by the
+// first write that fails.
 func newStorageHealth(dir string, logger *slog.Logger) *storageHealth {
+	if err := os.Remove(filepath.Join(dir, UnwritableFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		logger.Warn("the marker of an unwritable agent dir, left by an earlier run, cannot be removed; the healthcheck keeps failing", "err", err)
+	}
 	return &storageHealth{dir: dir, logger: logger, now: time.Now, hold: storageHold, failing: map[string]time.Time{}}
 }
 
@@ -70,9 +76,11 @@ func (s *storageHealth) failed(file string, err error) {
 	s.since = now
 	s.logger.Error("the agent dir cannot be written: new messages stay unacknowledged (Telegram keeps them) and turns cannot be saved until it can; the healthcheck fails meanwhile. Free space in AGENT_DIR",
 		"dir", s.dir, "file", file, "err", err)
-	// Neither needs free space: the healthcheck sees the episode now.
-	if err := os.Remove(filepath.Join(s.dir, HeartbeatFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		s.logger.Debug("removing the heartbeat", "err", err)
+	// Neither needs free space, nor frees any: the healthcheck sees the
+	// episode now, from the marker, or from a heartbeat as old as can be
+	// when not even an empty file can be created.
+	if err := os.Chtimes(filepath.Join(s.dir, HeartbeatFile), time.Unix(0, 0), time.Unix(0, 0)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.logger.Debug("ageing the heartbeat", "err", err)
 	}
 	if f, err := os.OpenFile(filepath.Join(s.dir, UnwritableFile), os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
 		f.Close()
