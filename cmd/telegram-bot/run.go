@@ -232,6 +232,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		Redactor:          red,
 		AgentDir:          cfg.AgentDir,
 		WorkspaceDir:      cfg.WorkspaceDir,
+		View:              box.view,
 		DefaultTimeZone:   cfg.DefaultTimeZone,
 		Model:             cfg.Model,
 		Models:            cfg.Models,

@@ -148,7 +148,19 @@ func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte,
 // never overwriting a file, and returns the path relative to the workspace.
 func (h *Host) saveToInbox(name string, data []byte) (string, error) {
 	dir := filepath.Join(h.cfg.WorkspaceDir, inboxDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	mkdir := func() error { return os.MkdirAll(dir, 0o755) }
+	create := os.OpenFile
+	if v := h.cfg.View; v != nil {
+		mkdir = func() error {
+			d, err := v.OpenDir(dir, true)
+			if err == nil {
+				d.Close()
+			}
+			return err
+		}
+		create = v.OpenFile
+	}
+	if err := mkdir(); err != nil {
 		return "", err
 	}
 	base := sanitizeFileName(name)
@@ -159,7 +171,7 @@ func (h *Host) saveToInbox(name string, data []byte) (string, error) {
 		if i > 0 {
 			candidate = fmt.Sprintf("%s-%d%s", stem, i, ext)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, candidate), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := create(filepath.Join(dir, candidate), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

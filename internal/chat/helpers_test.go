@@ -17,6 +17,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -63,6 +64,8 @@ type harnessConfig struct {
 	secrets []string
 	// silentToStrangers is Config.SilentToStrangers.
 	silentToStrangers bool
+	// view gives the host a sandbox view of the workspace (Config.View).
+	view bool
 }
 
 // newHarness starts a host whose agent runs provider, with the built-in
@@ -114,10 +117,14 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 		withPollTimeout(time.Second),
 		withShutdownGrace(5 * time.Second),
 	}, cfg.opts...)
+	var view *sandbox.View
+	if cfg.view {
+		view = &sandbox.View{Workspace: cfg.workspace, Temp: t.TempDir()}
+	}
 	host, err := New(Config{
 		Token: tg.Token(), APIURL: tg.URL(), AllowedUserIDs: []int64{userID},
 		Agent: ag, Redactor: red, AgentDir: cfg.agentDir, WorkspaceDir: cfg.workspace, Model: "test-model",
-		Models: cfg.models, SilentToStrangers: cfg.silentToStrangers,
+		Models: cfg.models, SilentToStrangers: cfg.silentToStrangers, View: view,
 	}, opts...)
 	if err != nil {
 		t.Fatalf("chat.New: %v", err)

@@ -25,6 +25,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
 
@@ -64,6 +65,11 @@ type Config struct {
 	// WorkspaceDir is the agent's working directory; documents are saved
 	// under its inbox/.
 	WorkspaceDir string
+	// View is the agent sandbox's view (nil when the sandbox is off):
+	// documents are saved through it, as the agent's file tools write,
+	// since the agent may have made inbox/ a link to a place it may not
+	// write (the agent dir).
+	View *sandbox.View
 	// DefaultTimeZone is the IANA zone of chats without /tz (empty: the
 	// host's).
 	DefaultTimeZone string
