@@ -1,6 +1,10 @@
 package tools
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,12 +22,37 @@ const (
 // saved outputs there that are older than the maximum age (at now) and then
 // the oldest, so that at most the maximum number remain with the new one.
 // Removal is best effort: a file that cannot be removed stays.
+//
+// Through the sandbox's view (WithView), dir is made and the file created
+// beneath the workspace as the agent's own writes are: the agent may have
+// made dir a link to a place it may not write, and the bot writes the file
+// as itself.
 func (b *bashTool) openSpill(dir string, now time.Time) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	v := b.cfg.view
+	if v == nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		pruneSpills(dir, now.Add(-b.cfg.spillMaxAge), b.cfg.spillMaxFiles-1)
+		return os.CreateTemp(dir, spillPrefix+"*"+spillSuffix)
+	}
+	d, err := v.OpenDir(dir, true)
+	if err != nil {
 		return nil, err
 	}
+	d.Close()
 	pruneSpills(dir, now.Add(-b.cfg.spillMaxAge), b.cfg.spillMaxFiles-1)
-	return os.CreateTemp(dir, spillPrefix+"*"+spillSuffix)
+	for range 100 {
+		suffix := make([]byte, 8)
+		if _, err := rand.Read(suffix); err != nil {
+			return nil, err
+		}
+		f, err := v.OpenFile(filepath.Join(dir, spillPrefix+hex.EncodeToString(suffix)+spillSuffix), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: dir, Err: fs.ErrExist}
 }
 
 // pruneSpills removes the spill files of dir modified before cutoff, then

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // TestBashSpillCap checks that a full output past the spill limit is saved
@@ -104,5 +106,40 @@ func TestBashSpillCleanup(t *testing.T) {
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("files in .tmp (-want +got):\n%s", diff)
+	}
+}
+
+// TestBashSpillThroughView checks that with the sandbox's view the full
+// output is saved beneath the workspace as the agent's own writes are: a
+// .tmp the agent made a link to a place outside the view is not followed
+// by the bot, which writes the file as itself; the result says the output
+// was not saved.
+func TestBashSpillThroughView(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox's view opens files with openat2, which only Linux has")
+	}
+	f := newFixture(t, fixtureConfig{})
+	outside := t.TempDir()
+	view := &sandbox.View{Workspace: f.workspace, Temp: t.TempDir()}
+	bash := tools.NewBash(tools.WithTailLimits(10, 1000), tools.WithView(view))
+
+	res := f.call(t.Context(), t, bash, bashArgs("seq 1 100", 10), nil)
+	path, _ := res.Details["full_output_path"].(string)
+	if full, err := os.ReadFile(path); err != nil || !strings.HasPrefix(string(full), "1\n2\n") {
+		t.Fatalf("the full output was not saved in the workspace (%v)", err)
+	}
+
+	if err := os.RemoveAll(filepath.Join(f.workspace, ".tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.workspace, ".tmp")); err != nil {
+		t.Fatal(err)
+	}
+	res = f.call(t.Context(), t, bash, bashArgs("seq 1 100", 10), nil)
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("the full output was saved through the link, outside the view: %d file(s)", len(entries))
+	}
+	if text := agent.TextOf(res.Content); !strings.HasPrefix(text, "91\n") || !strings.Contains(text, "saving the full output") {
+		t.Errorf("the result %q does not keep the tail and say the full output was not saved", text)
 	}
 }
