@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
@@ -356,5 +358,54 @@ func TestJournalOpensOnFullDisk(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"state":"interrupted"`) {
 		t.Errorf("after the flush the journal is %s, want it compacted to the interrupted entry", data)
+	}
+}
+
+// TestWebhookOnFullDisk delivers an update by webhook while the agent dir
+// is full: it is answered 503, so that Telegram delivers it again, until
+// space is freed; then it runs once, and the episode had one Error.
+func TestWebhookOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := newLogRecorder()
+	tg := telegramtest.New(t)
+	h := webhookHarness(t, tg, testWebhook(t), harnessConfig{provider: answerer(), agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
+	waitFor(t, "the first heartbeat", func() bool { return fresh(d.Dir) })
+	d.Fill()
+	m := tg.SendText(userID, userID, "hello by webhook")
+	refused := func() int {
+		n := 0
+		for _, dl := range tg.Deliveries() {
+			if dl.Status == http.StatusServiceUnavailable {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "three deliveries answered 503", func() bool { return refused() >= 3 })
+	if got := tg.Messages(userID); len(got) != 0 {
+		t.Errorf("the bot answered while its journal could not be written: %s", describe(got))
+	}
+	if !unhealthy(d.Dir) {
+		t.Errorf("while the disk is full the heartbeat is not from 1970 or there is no %s", UnwritableFile)
+	}
+	d.Drain()
+	h.waitText(userID, "answer: hello by webhook")
+	rec.wait(t, "the end of the episode", isLog(slog.LevelInfo, "can be written again"))
+	h.stop()
+	answers := 0
+	for _, msg := range tg.Messages(userID) {
+		if msg.ReplyTo == m.ID || strings.Contains(msg.Visible, "answer: hello") {
+			answers++
+		}
+	}
+	if answers != 1 {
+		t.Errorf("the update was answered %d times, want once: %s", answers, describe(tg.Messages(userID)))
+	}
+	errs := rec.find(func(r logRecord) bool { return r.Level >= slog.LevelError })
+	others := rec.find(func(r logRecord) bool {
+		return r.Level == slog.LevelWarn && !strings.Contains(r.Message, "the webhook is not healthy")
+	})
+	if len(errs) != 1 || len(others) != 0 {
+		t.Errorf("the log has %d errors and %d other warnings, want the episode's one error:\n%s", len(errs), len(others), rec.Text())
 	}
 }
