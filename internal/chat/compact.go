@@ -18,8 +18,7 @@ const compactedNote = "🗜 compacted older messages"
 func (h *Host) compactSession(ctx context.Context, t target) {
 	s, err := h.session(ctx, t)
 	if err != nil {
-		h.logger.Error("open session", "scope", t.String(), "err", err)
-		h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), 0)
+		h.tellSessionError(ctx, t, err, 0)
 		return
 	}
 	before := s.ContextUsage()
@@ -29,6 +28,9 @@ func (h *Host) compactSession(ctx context.Context, t target) {
 		h.sendText(ctx, t, "Nothing to compact yet: the conversation is no longer than what compaction keeps.", 0)
 	case err != nil && ctx.Err() != nil:
 		// Stopped or shutting down: nothing was changed, nothing to say.
+	case err != nil && isStorageError(err):
+		h.storage.failed("transcript", err)
+		h.sendText(ctx, t, "⚠️ The summary could not be saved: the bot's disk is full or cannot be written, so nothing changed. Try again once the operator has freed space.", 0)
 	case err != nil:
 		h.logger.Warn("compaction failed", "scope", t.String(), "err", err)
 		h.sendText(ctx, t, "⚠️ The summary failed, so nothing changed: "+err.Error(), 0)

@@ -409,3 +409,87 @@ func TestWebhookOnFullDisk(t *testing.T) {
 		t.Errorf("the log has %d errors and %d other warnings, want the episode's one error:\n%s", len(errs), len(others), rec.Text())
 	}
 }
+
+// TestCompactOnFullDisk: a /compact whose summary cannot be written to the
+// transcript changes nothing and says why in words, without the paths.
+func TestCompactOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := newLogRecorder()
+	faux := agenttest.NewFauxProvider()
+	long := strings.Repeat("a long summary ", 800)
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		if len(req.Tools) == 0 {
+			d.Fill()
+			return agent.Response{Text: long}, nil
+		}
+		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
+	})
+	h := newHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, agentOpts: []agent.Option{agent.WithCompactionKeepTurns(1)},
+		opts: []Option{WithLogger(rec.logger())}})
+	for _, s := range []string{"first", "second"} {
+		h.tg.SendText(userID, userID, s)
+		h.waitText(userID, s)
+	}
+	h.tg.SendText(userID, userID, "/compact")
+	told := h.waitText(userID, "The summary could not be saved")
+	if !strings.Contains(told.Visible, "disk is full") || strings.Contains(told.Visible, d.Dir) {
+		t.Errorf("the chat was told %q, want the full disk named, without paths", told.Visible)
+	}
+	sess, err := h.host.session(context.Background(), target{chatID: userID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sess.Messages()); n != 4 {
+		t.Errorf("after the summary could not be saved the session has %d messages, want 4", n)
+	}
+	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
+	d.Drain()
+}
+
+// TestSessionOpenOnFullDisk reopens, on a full disk, a session whose
+// transcript ends with a tool call without its result (a crash in the
+// tool): the repair cannot be written, and the chat is told in words,
+// without the paths.
+func TestSessionOpenOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	sessions := filepath.Join(d.Dir, "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The transcript fills its page exactly: the repair needs a new one.
+	page := os.Getpagesize()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	call := transcriptLine(t, map[string]any{"type": "message", "message": agent.Message{Role: agent.RoleAssistant, Time: at,
+		ToolCalls: []agent.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"true"}`}}}})
+	var data []byte
+	for pad := 0; len(data) != page; pad++ {
+		if len(data) > page {
+			t.Fatalf("no padding makes the transcript %d bytes", page)
+		}
+		user := transcriptLine(t, map[string]any{"type": "message", "message": agent.Message{Role: agent.RoleUser, Time: at,
+			Content: []agent.Content{agent.Text(strings.Repeat("x", pad))}}})
+		data = append(user, call...)
+	}
+	if err := os.WriteFile(filepath.Join(sessions, "chat_1001.jsonl"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, harnessConfig{provider: answerer(), agentDir: d.Dir})
+	waitFor(t, "the first heartbeat", func() bool { return fresh(d.Dir) })
+	// One page is left: the journal's first append takes it.
+	d.FillBut(int64(page))
+	h.tg.SendText(userID, userID, "hi")
+	told := h.waitText(userID, "cannot be opened")
+	if !strings.Contains(told.Visible, "disk is full") || strings.Contains(told.Visible, d.Dir) {
+		t.Errorf("the chat was told %q, want the full disk named, without paths", told.Visible)
+	}
+}
+
+// transcriptLine is v as one line of a transcript.
+func transcriptLine(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}

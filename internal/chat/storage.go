@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -162,6 +163,19 @@ func (h *Host) journaled(err error) {
 		return
 	}
 	h.storage.wrote(JournalFile)
+}
+
+// tellSessionError tells the chat that its session cannot be opened: in
+// words when the agent dir cannot be written (reopening a session may
+// write to its transcript), else with the error.
+func (h *Host) tellSessionError(ctx context.Context, t target, err error, replyTo int) {
+	if isStorageError(err) {
+		h.storage.failed("transcript", err)
+		h.sendText(ctx, t, "⚠️ The conversation cannot be opened: the bot's disk is full or cannot be written. Send your message again once the operator has freed space.", replyTo)
+		return
+	}
+	h.logger.Error("open session", "scope", t.String(), "err", err)
+	h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), replyTo)
 }
 
 // isStorageError reports whether err says a file could not be written for

@@ -49,8 +49,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	}
 	sess, err := h.session(ctx, t)
 	if err != nil {
-		h.logger.Error("open session", "scope", t.String(), "err", err)
-		h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), replyTo)
+		h.tellSessionError(ctx, t, err, replyTo)
 		return
 	}
 	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
