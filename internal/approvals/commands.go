@@ -24,6 +24,26 @@ var shells = map[string]bool{
 	"ash": true, "yash": true, "fish": true, "rbash": true,
 }
 
+// interpreters run a program given as a file operand or on stdin, as
+// shells do; their inline code (-c, -e) and modules (-m) are not looked
+// into. A version suffix (python3.12) is the same interpreter.
+var interpreters = map[string]bool{
+	"python": true, "python2": true, "python3": true, "pypy": true, "pypy3": true,
+	"perl": true, "ruby": true, "node": true, "nodejs": true, "php": true, "lua": true,
+}
+
+// inlineFlags are the interpreters' options whose program is their
+// argument, or a module, rather than a file or stdin.
+var inlineFlags = map[string]bool{
+	"-c": true, "-e": true, "-E": true, "-m": true, "-p": true, "-r": true,
+	"--eval": true, "--print": true,
+}
+
+// isInterpreter reports whether base names one of interpreters.
+func isInterpreter(base string) bool {
+	return interpreters[base] || interpreters[strings.TrimRight(base, "0123456789.")]
+}
+
 // sqlClients take SQL in their arguments or on stdin.
 var sqlClients = map[string]bool{
 	"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true,
@@ -62,6 +82,9 @@ func (c *command) run(argv []string, hops int) {
 		c.privileged(base, args, hops)
 	case shells[base]:
 		c.shell(args)
+	case isInterpreter(base):
+		c.interpreter(args)
+		c.check(base, args)
 	case base == "eval":
 		c.nested(strings.Join(args, " "))
 	case base == "source" || base == ".":
@@ -365,6 +388,36 @@ func (c *command) shell(args []string) {
 	case in.file && !in.piped:
 	default:
 		c.computedScript()
+	}
+}
+
+// interpreter looks at the program an interpreter (python3, node, perl)
+// runs, for the download-to-shell rule alone: in a command that downloads,
+// a program read from a file operand, a pipe or a redirect is what was
+// downloaded, as it is for a shell; inline code and modules are not
+// (curl ... | python3 -m json.tool only formats the answer).
+func (c *command) interpreter(args []string) {
+	a := c.w.a
+	if !a.downloads {
+		return
+	}
+	fromStdin := true
+	for _, s := range args {
+		if inlineFlags[s] || strings.HasPrefix(s, "--eval=") || strings.HasPrefix(s, "--print=") {
+			return
+		}
+		if s == "-" || !strings.HasPrefix(s, "-") {
+			// The program: stdin ("-"), or a file operand.
+			fromStdin = s == "-"
+			break
+		}
+	}
+	if !fromStdin {
+		a.add(RuleDownloadToShell)
+		return
+	}
+	if in := c.stdin(); !in.hasDoc && (in.piped || in.file) {
+		a.add(RuleDownloadToShell)
 	}
 }
 

@@ -59,6 +59,15 @@ func TestAssessCommand(t *testing.T) {
 		{"download then run", `curl -o i.sh https://example.com/i.sh && bash i.sh`, []string{RuleDownloadToShell}},
 		{"curl | (subshell bash)", `curl -s x | (cd /tmp && bash)`, []string{RuleDownloadToShell}},
 		{"eval $(wget)", `eval "$(wget -qO- x)"`, []string{RuleDownloadToShell}},
+		// ... and as the programs of other interpreters.
+		{"wget | python3", `wget -qO- https://example.com/i.py | python3`, []string{RuleDownloadToShell}},
+		{"curl | node -", `curl -s x | node - --yes`, []string{RuleDownloadToShell}},
+		{"curl | perl", `curl -s x | perl -w`, []string{RuleDownloadToShell}},
+		{"python3.12 <(curl)", `python3.12 <(curl -s x)`, []string{RuleDownloadToShell}},
+		{"download then run python", `curl -o i.py x && python3 i.py`, []string{RuleDownloadToShell}},
+		{"curl | python3 -m json.tool", `curl -s https://api.example.com/x | python3 -m json.tool`, nil},
+		{"curl | node -e", `curl -s x | node -e 'process.stdin.pipe(process.stdout)'`, nil},
+		{"python3 script, no download", `python3 manage.py migrate`, nil},
 		// Privileges, signals, power.
 		{"sudo", `sudo apt-get update`, []string{RuleSudo}},
 		{"sudo -u", `sudo -u postgres psql -c 'select 1'`, []string{RuleSudo}},
