@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/procgroup"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -44,10 +47,15 @@ func sandboxChecks() []sandboxCheck {
 // what an agent process must not do, and each attempt must be refused.
 func doctorSandbox(ctx context.Context, r *report, cfg Config, environ func() map[string]string) {
 	r.line("\nAgent sandbox (AGENT_SANDBOX=%s)", cfg.Sandbox.Mode)
-	box, err := setupSandbox(cfg, environ())
+	// Warm, as the running bot's: the probe goes to a launcher started
+	// ahead, the path every bash call takes.
+	box, err := setupSandbox(cfg, environ(), sandbox.WithWarm())
 	if err != nil {
 		r.problem("%v", err)
 		return
+	}
+	if box.launcher != nil {
+		defer box.launcher.Close()
 	}
 	if box.launcher == nil {
 		if box.warn {
@@ -61,6 +69,7 @@ func doctorSandbox(ctx context.Context, r *report, cfg Config, environ func() ma
 	for _, l := range box.view.Lines() {
 		r.line("    %s", l)
 	}
+	r.line("  one launcher is kept started ahead, so a command does not wait for the launcher's start")
 	if _, err := os.Stat(cfg.WorkspaceDir); err != nil {
 		r.line("  live probe skipped: WORKSPACE_DIR does not exist yet (the bot creates it at start)")
 		return
@@ -117,12 +126,28 @@ func probeSandbox(ctx context.Context, policy *spawnpolicy.Policy, cfg Config) (
 	if err != nil {
 		return nil, err
 	}
+	// No context and a pipe for the output: what a launcher started ahead
+	// takes (a context's cancellation is a timer here).
+	cmd := exec.Command(bash, "-c", pc.Command)
+	pc.ApplyTo(cmd)
+	procgroup.Set(cmd)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = pc.Start(cmd)
+	pw.Close()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bash, "-c", pc.Command)
-	pc.ApplyTo(cmd)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	stop := context.AfterFunc(ctx, func() { procgroup.Kill(cmd) })
+	defer stop()
+	out, _ := io.ReadAll(pr)
+	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
 	}
 	got := map[string]string{}

@@ -22,6 +22,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/prompt"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/scheduler"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	usagelog "github.com/volcanic/telegram-agent/internal/usage"
@@ -128,10 +129,15 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 2
 	}
 	hardening.Apply(cfg.Policy.HardenHostProcess, logger)
-	box, err := setupSandbox(cfg, agentEnviron(environ))
+	// One launcher is kept started ahead, so a bash call does not wait
+	// for the launcher's own start (docs/performance.md).
+	box, err := setupSandbox(cfg, agentEnviron(environ), sandbox.WithWarm())
 	if err != nil {
 		logger.Error("agent sandbox", "err", err)
 		return 2
+	}
+	if box.launcher != nil {
+		defer box.launcher.Close()
 	}
 	if box.warn {
 		logger.Warn(box.line)

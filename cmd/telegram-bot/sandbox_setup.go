@@ -30,12 +30,14 @@ type agentSandbox struct {
 // With AGENT_SANDBOX=required, a kernel without Landlock is an error; with
 // auto, the sandbox is off and the line is a warning. A view that cannot
 // hide AGENT_DIR, the MCP configuration file or the bot's home is an error.
-func setupSandbox(cfg Config, environ map[string]string) (agentSandbox, error) {
-	return buildSandbox(cfg, environ, sandbox.ABI)
+// The launcher gets opts (sandbox.WithWarm for the running bot, which
+// must Close it).
+func setupSandbox(cfg Config, environ map[string]string, opts ...sandbox.Option) (agentSandbox, error) {
+	return buildSandbox(cfg, environ, sandbox.ABI, opts...)
 }
 
 // buildSandbox is setupSandbox with the kernel's Landlock ABI from abi.
-func buildSandbox(cfg Config, environ map[string]string, abiOf func() int) (agentSandbox, error) {
+func buildSandbox(cfg Config, environ map[string]string, abiOf func() int, opts ...sandbox.Option) (agentSandbox, error) {
 	if cfg.Sandbox.Mode == sandbox.Off {
 		return agentSandbox{line: "Agent sandbox: off (AGENT_SANDBOX=off): agent processes and the file tools see what the bot's user sees"}, nil
 	}
@@ -75,7 +77,7 @@ func buildSandbox(cfg Config, environ map[string]string, abiOf func() int) (agen
 	if err != nil {
 		return agentSandbox{}, err
 	}
-	launcher, err := sandbox.NewLauncher(exe, view)
+	launcher, err := sandbox.NewLauncher(exe, view, opts...)
 	if err != nil {
 		return agentSandbox{}, err
 	}

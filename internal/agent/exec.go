@@ -77,7 +77,10 @@ func (c *ToolContext) Exec(ctx context.Context, command string, args []string, o
 	cmd.WaitDelay = execWaitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, opts.Stdin
-	runErr := cmd.Run()
+	runErr := pc.Start(cmd)
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 	res := ExecResult{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: -1}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()

@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"context"
 	"flag"
 	"os/exec"
 	"testing"
@@ -14,8 +15,17 @@ import (
 var launcherFlag = flag.String("launcher", "", "a telegram-bot binary to use as the launcher in BenchmarkBashTrue (default: this test binary)")
 
 // BenchmarkBashTrue measures `bash -c true` started through the launcher
-// (a re-executed binary, no_new_privs, a Landlock domain, the subreaper and
-// its clean-up) against the bare exec of the same command, in the same run.
+// (no_new_privs, a Landlock domain, the subreaper and its clean-up)
+// against the bare exec of the same command, in the same run:
+//   - cold: a launcher process started for the command (the Go runtime's
+//     start is in the time), what a command finds when none is started
+//     ahead (WithWarm off, or several commands at once);
+//   - warm: the launcher started ahead takes the command, and its
+//     replacement is ready before the next one (outside the timer), as it
+//     is after the model's answer a bash call waits for;
+//   - warm, back to back: the next command comes at once, and finds the
+//     replacement still starting.
+//
 // The launcher is this test binary, or the binary -launcher names
 // (docs/performance.md has both).
 func BenchmarkBashTrue(b *testing.B) {
@@ -31,25 +41,58 @@ func BenchmarkBashTrue(b *testing.B) {
 	if *launcherFlag != "" {
 		exe = *launcherFlag
 	}
-	launcher, err := sandbox.NewLauncher(exe, sandbox.View{Workspace: dir, Temp: dir, System: sandbox.SystemDirs(nil)})
+	view := sandbox.View{Workspace: dir, Temp: dir, System: sandbox.SystemDirs(nil)}
+	cold, err := sandbox.NewLauncher(exe, view)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, sandboxed := range []bool{false, true} {
-		name := map[bool]string{false: "bare", true: "sandboxed"}[sandboxed]
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				cmd := exec.Command(bash, "-c", "true")
-				cmd.Dir = dir
-				cmd.Env = []string{"PATH=/usr/bin:/bin"}
-				if sandboxed {
-					launcher.Wrap(cmd, sandbox.Paths{})
-				}
-				procgroup.Set(cmd)
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	warm, err := sandbox.NewLauncher(exe, view, sandbox.WithWarm())
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.Cleanup(func() { warm.Close() })
+	run := func(b *testing.B, l *sandbox.Launcher) {
+		cmd := exec.Command(bash, "-c", "true")
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=/usr/bin:/bin"}
+		if l != nil {
+			l.Wrap(cmd, sandbox.Paths{})
+		}
+		procgroup.Set(cmd)
+		start := cmd.Start
+		if l != nil {
+			start = func() error { return l.Start(cmd) }
+		}
+		if err := start(); err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			run(b, nil)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			run(b, cold)
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			if err := sandbox.WaitWarm(context.Background(), warm); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			run(b, warm)
+		}
+	})
+	b.Run("warm-back-to-back", func(b *testing.B) {
+		for b.Loop() {
+			run(b, warm)
+		}
+	})
 }

@@ -21,7 +21,18 @@ import (
 // same user that never harden themselves, as the bot with
 // PROCESS_ENV_HARDEN_HOST_PROCESS=false.
 func TestSandboxConfines(t *testing.T) {
-	l := newLayout(t, sandbox.Paths{})
+	forEachStart(t, testSandboxConfines)
+}
+
+// forEachStart runs test with a cold launcher and with a warm one.
+func forEachStart(t *testing.T, test func(t *testing.T, warm bool)) {
+	for _, warm := range []bool{false, true} {
+		t.Run(map[bool]string{false: "cold", true: "warm"}[warm], func(t *testing.T) { test(t, warm) })
+	}
+}
+
+func testSandboxConfines(t *testing.T, warm bool) {
+	l := newLayoutWith(t, sandbox.Paths{}, warm)
 	botSecret, mcpSecret := fakeSecret(t), fakeSecret(t)
 	botPid := l.startFakeBot(t, botSecret, false)
 	mcpPid := l.startFakeBot(t, mcpSecret, true)
@@ -77,7 +88,11 @@ func TestSandboxConfines(t *testing.T) {
 // once the call has ended, and that without the sandbox (the control) both
 // outlive it.
 func TestSandboxLeavesNothingBehind(t *testing.T) {
-	l := newLayout(t, sandbox.Paths{})
+	forEachStart(t, testSandboxLeavesNothingBehind)
+}
+
+func testSandboxLeavesNothingBehind(t *testing.T, warm bool) {
+	l := newLayoutWith(t, sandbox.Paths{}, warm)
 	const script = `setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > setsid.pid
 ( sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > double.pid ) 
 exit 3`
@@ -111,7 +126,11 @@ exit 3`
 // to the launcher, which must reap them while the command still runs, not
 // only when it exits; otherwise an MCP server's tree piles up zombies.
 func TestSandboxReapsOrphansWhileTheCommandRuns(t *testing.T) {
-	l := newLayout(t, sandbox.Paths{})
+	forEachStart(t, testSandboxReapsOrphans)
+}
+
+func testSandboxReapsOrphans(t *testing.T, warm bool) {
+	l := newLayoutWith(t, sandbox.Paths{}, warm)
 	// Each subshell forks a child that ends at once and exits itself, so
 	// the child ends an orphan of the launcher ($PPID). Then count the
 	// launcher's zombie children until there are none, for up to 10 s.

@@ -15,6 +15,16 @@
 // (parent-death signal). Each launch is its own Landlock domain, so two
 // spawns cannot read each other's /proc entries or signal each other.
 //
+// With [WithWarm], the launcher keeps one launcher process started ahead:
+// the Go runtime's start, the subreaper and the signal handlers done, it
+// waits on a socket pair for its command. [Launcher.Start] hands it the
+// command's descriptors and spec (SCM_RIGHTS); from there it is the same
+// launcher, with a new domain for that command. A replacement is started
+// once that launcher exits, off the path of the command the user waits
+// for. Waiting, it holds nothing of the bot's (an empty environment, no
+// spec) and is in no domain, so no agent process can signal, trace or
+// read it.
+//
 // The file tools run inside the bot and cannot be confined by Landlock; they
 // open files through [View.OpenFile], which resolves every path beneath a
 // directory the view grants with openat2(RESOLVE_BENEATH |

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -34,7 +35,14 @@ type layout struct {
 
 // newLayout makes the directories and a launcher that re-executes a public
 // copy of the test binary.
-func newLayout(t *testing.T, extra sandbox.Paths) *layout {
+func newLayout(t *testing.T, extra sandbox.Paths) *layout { return newLayoutWith(t, extra, false) }
+
+// newWarmLayout is newLayout with a launcher that keeps one started ahead
+// (as the unprivileged user), ended with the test.
+func newWarmLayout(t *testing.T, extra sandbox.Paths) *layout { return newLayoutWith(t, extra, true) }
+
+// newLayoutWith is newLayout, the launcher warm or not.
+func newLayoutWith(t *testing.T, extra sandbox.Paths, warm bool) *layout {
 	t.Helper()
 	if sandbox.ABI() == 0 {
 		t.Skip("the kernel has no Landlock (landlock_create_ruleset fails)")
@@ -65,11 +73,40 @@ func newLayout(t *testing.T, extra sandbox.Paths) *layout {
 	if view, err = view.Hide(map[string]string{"AGENT_DIR": l.agentDir}); err != nil {
 		t.Fatal(err)
 	}
-	l.launcher, err = sandbox.NewLauncher(bin, view)
+	l.launcher, err = newLauncher(t, bin, view, warm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// newLauncher returns a launcher of bin confined to view; a warm one
+// starts its launchers ahead as the unprivileged user, and is closed with
+// the test.
+func newLauncher(t *testing.T, bin string, view sandbox.View, warm bool) (*sandbox.Launcher, error) {
+	t.Helper()
+	if !warm {
+		return sandbox.NewLauncher(bin, view)
+	}
+	l, err := sandbox.NewLauncher(bin, view, sandbox.WithWarm(), sandbox.WithWarmStart(startAsUser))
+	if err == nil {
+		t.Cleanup(func() { l.Close() })
+	}
+	return l, err
+}
+
+// startAsUser starts cmd as the unprivileged user when the tests run as
+// root, as asusertest.Start does: the child's change of user makes the
+// test process non-dumpable (the child shares its memory until it
+// executes), which is undone.
+func startAsUser(cmd *exec.Cmd) error {
+	if !asusertest.Needed() {
+		return cmd.Start()
+	}
+	asusertest.Drop(cmd)
+	err := cmd.Start()
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	return err
 }
 
 // mkdirPublic makes dir with mode 0777, whatever the umask.
@@ -112,12 +149,62 @@ func (l *layout) command(script string, sandboxed bool, env ...string) *exec.Cmd
 	return cmd
 }
 
-// run runs script and returns its combined output and error.
+// run runs script and returns its combined output and error. A sandboxed
+// command is started with Launcher.Start, its output in a file, as the
+// bash tool starts it: a warm launcher takes it. The replacement of a
+// warm launcher is ready when run returns, so no start is under way when
+// a test ends.
 func (l *layout) run(t *testing.T, script string, sandboxed bool, env ...string) (string, error) {
 	t.Helper()
-	out, err := asusertest.CombinedOutput(t, l.command(script, sandboxed, env...))
+	cmd := l.command(script, sandboxed, env...)
+	if !sandboxed {
+		out, err := asusertest.CombinedOutput(t, cmd)
+		return string(out), err
+	}
+	f, err := os.CreateTemp(t.TempDir(), "output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd.Stdout, cmd.Stderr = f, f
+	err = l.start(t, cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	out, rerr := os.ReadFile(f.Name())
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	l.settle(t)
 	return string(out), err
 }
+
+// start starts cmd with Launcher.Start, and restores the test process's
+// dumpable flag as asusertest.Start does.
+func (l *layout) start(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	err := l.launcher.Start(cmd)
+	if asusertest.Needed() {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	}
+	return err
+}
+
+// settle waits until a warm launcher's replacement is ready.
+func (l *layout) settle(t *testing.T) {
+	t.Helper()
+	if !l.warm() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := sandbox.WaitWarm(ctx, l.launcher); err != nil {
+		t.Fatalf("the warm launcher's replacement: %v", err)
+	}
+}
+
+// warm reports whether the layout's launcher keeps one started ahead.
+func (l *layout) warm() bool { return l.launcher.Warm() }
 
 // fakeSecret returns a fresh random value standing in for a secret.
 func fakeSecret(t *testing.T) string {

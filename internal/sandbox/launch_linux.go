@@ -37,8 +37,9 @@ func IsLaunch(args []string) bool {
 
 // Launch is the launcher mode: the bot's main calls it first thing when
 // [IsLaunch] is true, and exits with what it returns. It reads the command
-// from the descriptor args names, confines its own thread (no_new_privs, a
-// new Landlock domain), becomes a child subreaper, starts the command,
+// from the descriptor args names (or, started warm, waits for the bot to
+// hand it over: see warmArg), confines its own thread (no_new_privs, a new
+// Landlock domain), becomes a child subreaper, starts the command,
 // forwards signals to it, waits for it, kills every process left, and
 // returns the command's exit code; a command killed by a signal kills the
 // launcher with the same signal. Problems go to stderr, which the command
@@ -55,17 +56,41 @@ func Launch(args []string, stderr io.Writer) int {
 	if name, err := unix.BytePtrFromString(launcherName); err == nil {
 		_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(name)), 0, 0, 0)
 	}
+	if len(args) == 3 && args[2] == warmArg {
+		return launchWarm(stderr)
+	}
 	s, err := readSpec(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
 		return exitNotStarted
 	}
+	sigs, err := becomeReaper(stderr)
+	if err != nil {
+		return exitNotStarted
+	}
+	files := []int{0, 1, 2}
+	for i := range s.ExtraFiles {
+		files = append(files, 3+i)
+	}
+	return run(s, files, files[3:], sigs, stderr)
+}
+
+// becomeReaper makes the launcher a child subreaper and catches the
+// signals it forwards.
+func becomeReaper(stderr io.Writer) (chan os.Signal, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: prctl(PR_SET_CHILD_SUBREAPER): %v\n", err)
-		return exitNotStarted
+		return nil, err
 	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
+	return sigs, nil
+}
+
+// run confines the calling thread to s's view, starts the command with
+// files as its descriptors 0, 1, 2, 3..., closes the launcher's copies in
+// drop, forwards sigs to it, waits for it and kills what is left.
+func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 	// The spawner made the launcher the leader of a new process group
 	// (procgroup.Set), and it signals that group to end the command. The
 	// command stays in it; the launcher leaves it below, so a group
@@ -79,22 +104,22 @@ func Launch(args []string, stderr io.Writer) int {
 	// syscall.ForkExec rather than os/exec: the launcher runs on every
 	// spawn, and os/exec's path search and pidfd probe (a throw-away
 	// child) are time the agent waits for.
-	files := []uintptr{0, 1, 2}
-	for i := range s.ExtraFiles {
-		files = append(files, uintptr(3+i))
+	childFiles := make([]uintptr, len(files))
+	for i, fd := range files {
+		childFiles[i] = uintptr(fd)
 	}
 	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
 		Dir:   s.Dir,
 		Env:   withTempDir(s.Env, s.View.Temp),
-		Files: files,
+		Files: childFiles,
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: !leader},
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: start %s: %v\n", s.Path, err)
 		return exitNotStarted
 	}
-	for i := range s.ExtraFiles {
-		_ = unix.Close(3 + i)
+	for _, fd := range drop {
+		_ = unix.Close(fd)
 	}
 	group := pid
 	if leader {
@@ -108,7 +133,6 @@ func Launch(args []string, stderr io.Writer) int {
 	status, err := waitFor(pid)
 	close(stop)
 	killLeft(r)
-	signal.Stop(sigs)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: wait: %v\n", err)
 		return exitNotStarted
@@ -141,6 +165,12 @@ func readSpec(args []string) (spec, error) {
 	if err != nil || fd < 3 {
 		return spec{}, fmt.Errorf("bad descriptor %q", args[2])
 	}
+	return readSpecFD(fd, fd-3)
+}
+
+// readSpecFD reads and closes the spec in descriptor fd, for a command
+// that inherits extra descriptors from 3 on.
+func readSpecFD(fd, extra int) (spec, error) {
 	f := os.NewFile(uintptr(fd), "agent-sandbox-spec")
 	defer f.Close()
 	var s spec
@@ -150,8 +180,8 @@ func readSpec(args []string) (spec, error) {
 	if s.Path == "" || len(s.Args) == 0 || s.Env == nil {
 		return spec{}, errors.New("the command has no path, arguments or environment")
 	}
-	if s.ExtraFiles != fd-3 {
-		return spec{}, fmt.Errorf("descriptor %d after %d inherited ones", fd, s.ExtraFiles)
+	if s.ExtraFiles != extra {
+		return spec{}, fmt.Errorf("%d inherited descriptors, the spec says %d", extra, s.ExtraFiles)
 	}
 	return s, nil
 }
@@ -250,7 +280,12 @@ func exitAs(status unix.WaitStatus) int {
 	if !status.Signaled() {
 		return status.ExitStatus()
 	}
-	sig := status.Signal()
+	return dieOf(status.Signal())
+}
+
+// dieOf kills the launcher with sig, and returns the shell's exit code
+// for it when sig does not end a Go program.
+func dieOf(sig syscall.Signal) int {
 	signal.Reset()
 	_ = unix.Kill(os.Getpid(), sig)
 	// A signal the Go runtime does not die of (SIGPIPE, SIGSEGV...) ends

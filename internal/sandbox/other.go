@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,3 +38,19 @@ func (l *Launcher) Wrap(cmd *exec.Cmd, _ Paths) {
 func (v View) OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return nil, &os.PathError{Op: "open", Path: path, Err: errUnsupported}
 }
+
+// pool is empty outside Linux: no launcher is started ahead.
+type pool struct{}
+
+// Start starts cmd, which Wrap made fail: a sandboxed command cannot
+// start outside Linux.
+func (l *Launcher) Start(cmd *exec.Cmd) error { return cmd.Start() }
+
+// Close does nothing: outside Linux no launcher is started ahead.
+func (l *Launcher) Close() error { return nil }
+
+// refill does nothing outside Linux.
+func (l *Launcher) refill() {}
+
+// waitWarm reports that outside Linux no launcher is started ahead.
+func (l *Launcher) waitWarm(context.Context) error { return errUnsupported }

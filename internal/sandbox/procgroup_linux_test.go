@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"bufio"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -12,7 +13,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
@@ -23,7 +23,11 @@ import (
 // clean up what setsid took out of the group, and that the spawner sees the
 // command's own ending.
 func TestSandboxCooperatesWithProcgroup(t *testing.T) {
-	l := newLayout(t, sandbox.Paths{})
+	forEachStart(t, testSandboxCooperatesWithProcgroup)
+}
+
+func testSandboxCooperatesWithProcgroup(t *testing.T, warm bool) {
+	l := newLayoutWith(t, sandbox.Paths{}, warm)
 	const escapee = `setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; `
 	tests := []struct {
 		name       string
@@ -43,11 +47,17 @@ func TestSandboxCooperatesWithProcgroup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := l.command(tt.script, true)
-			out, err := cmd.StdoutPipe()
+			// A pipe of its own rather than StdoutPipe: a warm launcher
+			// takes only commands whose streams are files.
+			out, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := asusertest.Start(t, cmd); err != nil {
+			defer out.Close()
+			cmd.Stdout = w
+			err = l.start(t, cmd)
+			w.Close()
+			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { procgroup.Kill(cmd) })
@@ -72,6 +82,7 @@ func TestSandboxCooperatesWithProcgroup(t *testing.T) {
 			if alive(pid) {
 				t.Errorf("the setsid escapee %d outlived the launcher", pid)
 			}
+			l.settle(t)
 		})
 	}
 }

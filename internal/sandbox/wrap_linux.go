@@ -22,7 +22,7 @@ import (
 // the bot dies. Call Wrap before the spawner sets its process group
 // (procgroup.Set keeps what Wrap set). When the context cannot be handed
 // over, cmd.Err is set, so cmd.Start fails instead of starting the command
-// unconfined.
+// unconfined. Start the command with [Launcher.Start].
 func (l *Launcher) Wrap(cmd *exec.Cmd, extra Paths) {
 	if cmd.Err != nil {
 		return
@@ -61,8 +61,10 @@ func (l *Launcher) Wrap(cmd *exec.Cmd, extra Paths) {
 func launcherEnv() []string { return []string{"GOMAXPROCS=1", "GOGC=off"} }
 
 // specFile writes s into a sealed, close-on-exec memory file positioned at
-// its start. The parent's copy is closed when the *os.File is collected;
-// the launcher closes its own as soon as it has read it.
+// its start. [Launcher.Start] closes the bot's copy once the launcher has
+// its own (a command started with cmd.Start alone keeps it until the
+// *os.File is collected); the launcher closes its own as soon as it has
+// read it.
 func specFile(s spec) (*os.File, error) {
 	data, err := json.Marshal(s)
 	if err != nil {

@@ -67,7 +67,7 @@ func (s *Scheduler) runScript(ctx context.Context, job Job, zone string) scriptR
 	stderr := &tailBuffer{limit: stderrTailBytes}
 	outW, errW := red.NewWriter(stdout), red.NewWriter(stderr)
 	cmd.Stdout, cmd.Stderr = outW, errW
-	if err := cmd.Start(); err != nil {
+	if err := pc.Start(cmd); err != nil {
 		return scriptResult{failure: red.Redact("the script did not start: " + err.Error())}
 	}
 	done := make(chan error, 1)

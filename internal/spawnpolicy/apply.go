@@ -31,3 +31,15 @@ func (c Context) ApplyTo(cmd *exec.Cmd) {
 		c.Sandbox.Wrap(cmd, c.SandboxPaths)
 	}
 }
+
+// Start starts cmd, which ApplyTo prepared, as cmd.Start does. With a
+// sandbox it goes through [sandbox.Launcher.Start]: a launcher started
+// ahead takes the command when it can (so the command does not wait for
+// the launcher's own start), and the bot's copy of the command's spec is
+// closed at once. Use it in place of cmd.Start, then cmd.Wait as usual.
+func (c Context) Start(cmd *exec.Cmd) error {
+	if c.Sandbox != nil {
+		return c.Sandbox.Start(cmd)
+	}
+	return cmd.Start()
+}

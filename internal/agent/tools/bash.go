@@ -163,7 +163,7 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 	}
 	defer pr.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, pw, pw
-	if err := cmd.Start(); err != nil {
+	if err := pc.Start(cmd); err != nil {
 		pw.Close()
 		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err))
 	}

@@ -1,0 +1,156 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// warmArg is the descriptor argument of a launcher started ahead of its
+// command (argv [executable, LaunchArg, warmArg]): its descriptor 3 is a
+// socket to the bot, and the command comes through it later.
+const warmArg = "warm"
+
+// warmSocket is a warm launcher's descriptor of its socket to the bot.
+const warmSocket = 3
+
+// maxHanded is the most descriptors one hand-over carries: the command's
+// 0, 1 and 2, its extra files and the spec (the kernel's SCM_MAX_FD).
+const maxHanded = 253
+
+// handedMin is the fewest: 0, 1, 2 and the spec.
+const handedMin = 4
+
+// launchWarm is the launcher started ahead of its command. It does what
+// does not depend on the command (the Go runtime's start, the subreaper,
+// the signal handlers), says so with one byte on its socket, and blocks
+// until the bot hands it the command: one message whose descriptors are
+// the command's 0, 1, 2, its extra files, and the spec last. From there on
+// it is the cold launcher: a new Landlock domain for this command, and so
+// on. Until then it holds nothing but its own binary: a signal that would
+// end a process ends it, and so does the bot closing the socket (the bot
+// shutting down, or dying).
+func launchWarm(stderr io.Writer) int {
+	sigs, err := becomeReaper(stderr)
+	if err != nil {
+		return exitNotStarted
+	}
+	var mu sync.Mutex
+	idle := true
+	handed := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-handed:
+				return
+			case sig := <-sigs:
+				mu.Lock()
+				if !idle {
+					mu.Unlock()
+					// The command has come: the signal is for it.
+					select {
+					case sigs <- sig:
+					default:
+					}
+					return
+				}
+				if s := sig.(syscall.Signal); s != unix.SIGWINCH && s != unix.SIGCONT {
+					os.Exit(dieOf(s))
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	// The first spec decoded costs the JSON package's reflection over
+	// the type: paid here, before the command waits for it.
+	_ = json.Unmarshal([]byte(`{"path":"","args":[],"env":[],"view":{"extra":{}}}`), new(spec))
+	// The bot may have handed the command over and closed its end before
+	// this: the write then fails, and the command is still there to read.
+	_, _ = unix.Write(warmSocket, []byte{'r'})
+	fds, err := receive(warmSocket)
+	mu.Lock()
+	idle = false
+	close(handed)
+	mu.Unlock()
+	// The socket stays open until the launcher exits: its end is how the
+	// bot learns that the command has ended and starts a replacement. The
+	// command does not inherit it.
+	unix.CloseOnExec(warmSocket)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0
+		}
+		if len(fds) > 2 {
+			stderr = fdWriter(fds[2])
+		}
+		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+		return exitNotStarted
+	}
+	files := fds[:len(fds)-1]
+	s, err := readSpecFD(fds[len(fds)-1], len(files)-3)
+	if err != nil {
+		fmt.Fprintf(fdWriter(fds[2]), "agent sandbox: %v\n", err)
+		return exitNotStarted
+	}
+	return run(s, files, files, sigs, fdWriter(fds[2]))
+}
+
+// receive reads the bot's hand-over from sock: the descriptors it carries,
+// or io.EOF when the bot closed the socket instead.
+func receive(sock int) ([]int, error) {
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(maxHanded*4))
+	for {
+		n, oobn, flags, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		// A socket closed with data it had not read (the bot's end, with
+		// the ready byte unread) reports ECONNRESET once, before what is
+		// queued for this end.
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ECONNRESET) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("receive the command: %w", err)
+		}
+		if n == 0 && oobn == 0 {
+			return nil, io.EOF
+		}
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err != nil {
+			return nil, fmt.Errorf("receive the command: %w", err)
+		}
+		var fds []int
+		for i := range msgs {
+			got, err := unix.ParseUnixRights(&msgs[i])
+			if err != nil {
+				return fds, fmt.Errorf("receive the command: %w", err)
+			}
+			fds = append(fds, got...)
+		}
+		if flags&unix.MSG_CTRUNC != 0 || len(fds) < handedMin {
+			return fds, fmt.Errorf("receive the command: %d descriptors", len(fds))
+		}
+		return fds, nil
+	}
+}
+
+// fdWriter writes to a descriptor with write(2) alone: the warm launcher's
+// error messages go to the command's stderr, which it holds only as a
+// number.
+type fdWriter int
+
+// Write writes p to the descriptor.
+func (w fdWriter) Write(p []byte) (int, error) {
+	n, err := unix.Write(int(w), p)
+	if n < 0 {
+		n = 0
+	}
+	return n, err
+}

@@ -1,0 +1,171 @@
+package sandbox_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/volcanic/telegram-agent/internal/sandbox"
+)
+
+// TestWarmLauncherTakesTheCommand: the command goes to the launcher
+// started ahead (its pid is the command's process), ends as the command
+// did, and a new launcher is started ahead after it.
+func TestWarmLauncherTakesTheCommand(t *testing.T) {
+	l := newWarmLayout(t, sandbox.Paths{})
+	l.settle(t)
+	first := sandbox.WarmPid(l.launcher)
+	f, err := os.CreateTemp(t.TempDir(), "output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := l.command(`echo "hello from $$"; exit 4`, true)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := l.start(t, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Process.Pid != first {
+		t.Errorf("the command's process is %d, want the launcher started ahead, %d", cmd.Process.Pid, first)
+	}
+	if code := exitCode(cmd.Wait()); code != 4 {
+		t.Errorf("exit code %d, want the command's 4", code)
+	}
+	if out, _ := os.ReadFile(f.Name()); !strings.HasPrefix(string(out), "hello from ") {
+		t.Errorf("output %q, want the command's", out)
+	}
+	l.settle(t)
+	if next := sandbox.WarmPid(l.launcher); next == 0 || next == first {
+		t.Errorf("the launcher started ahead after the command is %d, want a new one (the first was %d)", next, first)
+	}
+}
+
+// TestWarmLauncherOutOfReach: a sandboxed command cannot signal the
+// launcher waiting for the next command (it is in no domain; ABI 6 scopes
+// signals) nor read its /proc environ, while without the sandbox the same
+// user can signal it (the control).
+func TestWarmLauncherOutOfReach(t *testing.T) {
+	if abi := sandbox.ABI(); abi < 6 {
+		t.Skipf("needs Landlock ABI 6 (scoped signals), the kernel has %d", abi)
+	}
+	l := newWarmLayout(t, sandbox.Paths{})
+	cold, err := newLauncher(t, l.launcher.Executable(), l.launcher.View(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.settle(t)
+	idle := sandbox.WarmPid(l.launcher)
+	env := "W=" + strconv.Itoa(idle)
+	attacker := &layout{root: l.root, agentDir: l.agentDir, workspace: l.workspace, temp: l.temp, launcher: cold}
+	for _, script := range []string{`kill -0 $W`, `kill -STOP $W`, `tr '\0' '\n' < /proc/$W/environ`} {
+		if out, err := attacker.run(t, script, true, env); err == nil {
+			t.Errorf("sandboxed %q: succeeded (output %d bytes), want it refused", script, len(out))
+		}
+	}
+	if out, err := attacker.run(t, `kill -0 $W`, false, env); err != nil {
+		t.Errorf("control (sandbox off) kill -0: %v; output:\n%s", err, out)
+	}
+	if got := sandbox.WarmPid(l.launcher); got != idle {
+		t.Errorf("the launcher started ahead changed from %d to %d", idle, got)
+	}
+	if out, err := l.run(t, `echo ok`, true); err != nil || out != "ok\n" {
+		t.Errorf("the launcher started ahead, after the attacks: %v, output %q", err, out)
+	}
+}
+
+// TestWarmLauncherDiesIdle: a launcher started ahead that is killed before
+// its command comes is replaced, or found dead at the hand-over; either
+// way the command runs.
+func TestWarmLauncherDiesIdle(t *testing.T) {
+	l := newWarmLayout(t, sandbox.Paths{})
+	l.settle(t)
+	idle := sandbox.WarmPid(l.launcher)
+	if err := unix.Kill(idle, unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, idle)
+	if out, err := l.run(t, `echo ok`, true); err != nil || out != "ok\n" {
+		t.Errorf("after the launcher started ahead was killed: %v, output %q", err, out)
+	}
+}
+
+// TestWarmLauncherClose: Close ends the launcher started ahead (it is
+// reaped, not left a zombie), and commands still start, cold.
+func TestWarmLauncherClose(t *testing.T) {
+	l := newWarmLayout(t, sandbox.Paths{})
+	l.settle(t)
+	idle := sandbox.WarmPid(l.launcher)
+	if err := l.launcher.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", idle)); !os.IsNotExist(err) {
+		t.Errorf("the launcher started ahead, %d, is still there after Close (%v)", idle, err)
+	}
+	cmd := l.command(`exit 5`, true)
+	if err := l.start(t, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Process.Pid == idle {
+		t.Error("after Close, the command went to the launcher Close ended")
+	}
+	if code := exitCode(cmd.Wait()); code != 5 {
+		t.Errorf("after Close: exit code %d, want the command's 5", code)
+	}
+}
+
+// TestWarmLauncherAtOnce: commands started at once (one finds the launcher
+// started ahead, the others start their own, and one may come before the
+// first launcher is ready) each run, with their own output.
+func TestWarmLauncherAtOnce(t *testing.T) {
+	l := newWarmLayout(t, sandbox.Paths{})
+	const n = 4
+	var wg sync.WaitGroup
+	outs, errs := make([]string, n), make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			f, err := os.CreateTemp(t.TempDir(), "output")
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer f.Close()
+			cmd := l.command(fmt.Sprintf("echo %d", i), true)
+			cmd.Stdout = f
+			if errs[i] = l.launcher.Start(cmd); errs[i] == nil {
+				errs[i] = cmd.Wait()
+			}
+			out, _ := os.ReadFile(f.Name())
+			outs[i] = string(out)
+		})
+	}
+	wg.Wait()
+	// The starts as the unprivileged user made the test process
+	// non-dumpable (see startAsUser).
+	if os.Geteuid() == 0 {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	}
+	for i := range n {
+		if errs[i] != nil || outs[i] != fmt.Sprintf("%d\n", i) {
+			t.Errorf("command %d: %v, output %q", i, errs[i], outs[i])
+		}
+	}
+	l.settle(t)
+}
+
+// waitGone waits until pid is no live process, for up to a minute.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still alive", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
