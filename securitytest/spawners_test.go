@@ -16,10 +16,12 @@ import (
 // calls ApplyTo, so its child's environment comes from the spawn policy and
 // never from the host (a nil Env inherits everything). A call of
 // os.StartProcess or syscall.Exec, which ApplyTo cannot cover, fails too,
-// with one exception: the sandbox launcher's Launch, which starts exactly
-// the command ApplyTo handed it. And ApplyTo itself must route through the
-// sandbox (call Wrap), so every spawner above is confined when the
-// sandbox is on.
+// with one exception: the sandbox launcher's run, which starts exactly
+// the command ApplyTo handed it. An exec.Cmd built as a literal counts as
+// a spawner too, but for the sandbox's launcher started ahead (start),
+// whose environment is the launcher's own, empty of the bot's. And ApplyTo
+// itself must route through the sandbox (call Wrap), so every spawner
+// above is confined when the sandbox is on.
 func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 	root := filepath.Join("..")
 	fset := token.NewFileSet()
@@ -54,6 +56,14 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 			var builds []token.Pos
 			applies := false
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.CompositeLit); ok {
+					if sel, ok := lit.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Cmd" && !warmStart(path, fn.Name.Name) {
+						if pkg, _ := sel.X.(*ast.Ident); pkg != nil && pkg.Name == "exec" {
+							builds = append(builds, lit.Pos())
+						}
+					}
+					return true
+				}
 				call, ok := n.(*ast.CallExpr)
 				if !ok {
 					return true
@@ -100,6 +110,13 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 // launcherStart reports whether the call pkg.name in function fn of the
 // file path is the sandbox launcher starting its command.
 func launcherStart(path, fn string, pkg *ast.Ident, name string) bool {
-	return pkg != nil && pkg.Name == "syscall" && name == "ForkExec" && fn == "Launch" &&
+	return pkg != nil && pkg.Name == "syscall" && name == "ForkExec" && fn == "run" &&
 		filepath.ToSlash(path) == "../internal/sandbox/launch_linux.go"
+}
+
+// warmStart reports whether function fn of the file path starts the
+// sandbox's launcher ahead of its command: the launcher itself, with the
+// launcher's own environment (launcherEnv), not an agent's command.
+func warmStart(path, fn string) bool {
+	return fn == "start" && filepath.ToSlash(path) == "../internal/sandbox/warm_linux.go"
 }
