@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -275,8 +276,13 @@ func doctorTools(r *report, cfg Config) {
 	r.line("  default time zone: %s", zone)
 }
 
+// lowDiskSpace is the free space under which doctor warns about a
+// directory: the transcripts, the journal and the agent's files grow, and
+// a full disk holds every new message back (see the operator guide).
+const lowDiskSpace = 100 << 20
+
 // doctorDirs checks that the agent dir and the workspace exist (or can be
-// created) and are writable.
+// created) and are writable, and says how much space they have left.
 func doctorDirs(r *report, cfg Config) {
 	r.line("\nDirectories")
 	for _, d := range []struct{ name, path string }{{"AGENT_DIR", cfg.AgentDir}, {"WORKSPACE_DIR", cfg.WorkspaceDir}} {
@@ -284,12 +290,22 @@ func doctorDirs(r *report, cfg Config) {
 			r.problem("%s %s: %v", d.name, d.path, err)
 			continue
 		}
-		r.line("  %s %s: writable", d.name, d.path)
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(d.path, &st); err != nil {
+			r.line("  %s %s: writable", d.name, d.path)
+			continue
+		}
+		free := int64(st.Bavail) * st.Bsize
+		r.line("  %s %s: writable, %s free", d.name, d.path, formatBytes(free))
+		if free < lowDiskSpace {
+			r.warn("%s %s has only %s free: when it fills, new messages wait at Telegram and the health check fails until space is freed", d.name, d.path, formatBytes(free))
+		}
 	}
 }
 
 // checkWritableDir creates dir when missing and proves it writable by
-// creating and removing a file in it.
+// writing a byte to a file in it and removing it: an empty file needs no
+// space, so only a write shows a full disk.
 func checkWritableDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("cannot create: %w", err)
@@ -299,7 +315,25 @@ func checkWritableDir(dir string) error {
 		return fmt.Errorf("not writable: %w", err)
 	}
 	name := f.Name()
-	return errors.Join(f.Close(), os.Remove(name))
+	_, werr := f.Write([]byte{'\n'})
+	if werr != nil {
+		werr = fmt.Errorf("not writable: %w", werr)
+	}
+	return errors.Join(werr, f.Close(), os.Remove(name))
+}
+
+// formatBytes returns n in binary units, one decimal.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }
 
 // finish prints the verdict and returns the exit code.
