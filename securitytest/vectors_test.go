@@ -316,8 +316,10 @@ func vectors() []vector {
 		bashVector("error", "stderr", withSecrets(`cat $S/all >&2`), expectRedacted),
 		bashVector("error", "exit-nonzero", withSecrets(`cat $S/all; cat $S/all >&2; exit 7`), expectRedacted),
 		bashVector("error", "command-not-found", withSecrets(`"$(head -n1 $S/all)"; ls "$(sed -n 2p $S/all)"`), expectRedacted),
+		// The timeout leaves room for a sandboxed start on a loaded machine:
+		// the vector is about what the cut-off call shows, not how soon.
 		{name: "timeout", family: "error", tool: "bash", expect: []expectation{expectRedacted},
-			args: func(p vectorPaths) string { return bashArgs("cat "+p.secrets+"/all; sleep 30", 2) }},
+			args: func(p vectorPaths) string { return bashArgs("cat "+p.secrets+"/all; sleep 30", 6) }},
 
 		// Watcher scripts: prepared by the spawn policy, their output
 		// redacted before it becomes a prompt or an alert.
