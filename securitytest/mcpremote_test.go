@@ -2,6 +2,8 @@ package securitytest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/volcanic/telegram-agent/internal/openaitest"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -131,6 +134,55 @@ func TestSecurityRemoteMCP(t *testing.T) {
 		}
 	})
 
+	t.Run("url-credentials", func(t *testing.T) {
+		// A hosted server whose url carries credentials written into it:
+		// a per-user path and an api_key. The server goes away after the
+		// bot discovered its tools, so the call fails and the transport's
+		// error, which quotes the url, goes to the model.
+		// A layout of its own: the agent dir's journal would skip the
+		// update id the new fake Telegram starts with again.
+		l := newLayout(t)
+		l.buildBot(t)
+		echo := newHeaderEcho(t)
+		pathToken, queryToken := randomHex(t, 20), randomHex(t, 20)
+		url := echo.srv.URL + "/mcp/u/" + pathToken + "?api_key=" + queryToken
+		tokens := []secret{
+			{name: "the url's path token", value: pathToken, forms: derivedForms(pathToken)},
+			{name: "the url's api_key", value: queryToken, forms: derivedForms(queryToken)},
+		}
+		tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
+		ai := openaitest.New(t, openaitest.WithScript(
+			openaitest.ToolCalls(openaitest.ToolCall{Name: "mcp__" + remoteMCPName + "__whoami", Arguments: `{}`}),
+			openaitest.Text("done"),
+		))
+		env := setEnv(botEnv(l, set, tg.URL(), ai.URL(), []int64{chat}), fmt.Sprintf(`MCP_CONFIG={"mcpServers":{%q:{"url":%q}}}`, remoteMCPName, url))
+		b := startBot(t, l, env)
+		if !waitPolling(tg, b, 0) {
+			t.Fatalf("the bot did not start polling; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
+		}
+		if len(echo.received()) == 0 {
+			t.Fatal("the bot did not discover the hosted server's tools")
+		}
+		echo.srv.CloseClientConnections()
+		echo.srv.Close()
+		tg.SendText(chat, chat, "who am I on the hosted server?")
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		defer cancel()
+		if !waitUntil(ctx, 100*time.Millisecond, func() bool { return b.exited() || len(ai.ChatRequests()) >= 2 }) || b.exited() {
+			t.Fatalf("the model was not asked twice; the bot's log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
+		}
+		b.stop(t)
+		if got := ai.ChatRequests()[1].LastMessage().Text(); !strings.Contains(got, "<the server's url>") {
+			t.Errorf("the tool result is not the failed call's error with the url left out: %s", s.safe(redactor.New([]string{pathToken, queryToken}).Redact(got)))
+		}
+		o := observe(t, l, ai, tg, b)
+		pieces := append(append(append([]piece{}, o.openaiBody...), o.telegramAll...), o.files...)
+		pieces = append(pieces, piece{where: "the bot's log", text: strings.Join(o.logLines, "\n")})
+		for _, f := range scan(tokens, pieces) {
+			t.Errorf("LEAK %s", f)
+		}
+	})
+
 	t.Run("host-secret", func(t *testing.T) {
 		echo := newHeaderEcho(t)
 		tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
@@ -157,4 +209,14 @@ func TestSecurityRemoteMCP(t *testing.T) {
 			}
 		}
 	})
+}
+
+// randomHex returns n random bytes in hex: a fake credential of one run.
+func randomHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
 }
