@@ -15,6 +15,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
 // ErrUntrusted is wrapped by the error Load returns for a configuration
@@ -248,6 +249,23 @@ func parseServer(name string, raw json.RawMessage, x *expander) (ServerConfig, [
 			warnings = append(warnings, fmt.Sprintf("args[%d] expands %s: a process's arguments are readable by every process of the bot's user in /proc/<pid>/cmdline; pass the value through \"env\" instead",
 				i, strings.Join(names, ", ")))
 		}
+		if len(names) == 0 && err == nil {
+			// A credential written into the arguments is as readable as
+			// an expanded one, and no redactor knows it unless it is
+			// remembered.
+			var prev string
+			if i > 0 {
+				prev = fsrv.Args[i-1]
+			}
+			if creds := argCredentials(prev, v); len(creds) > 0 {
+				for _, c := range creds {
+					x.remember(c)
+				}
+				if !sc.Disabled {
+					warnings = append(warnings, fmt.Sprintf("args[%d] holds a credential written in the configuration: a process's arguments are readable by every process of the bot's user in /proc/<pid>/cmdline; pass it through \"env\" with ${VAR} instead", i))
+				}
+			}
+		}
 		sc.Args = append(sc.Args, v)
 	}
 	envNames := slices.Sorted(maps.Keys(fsrv.Env))
@@ -295,4 +313,18 @@ func decodeStrict(data []byte, v any) error {
 		return errors.New("invalid JSON: unexpected data after the object")
 	}
 	return nil
+}
+
+// argCredentials returns the credentials a literal argument arg carries:
+// the value of a credential option (--api-key=..., --token=...), arg itself
+// after such an option written alone (prev), and the password and
+// token-like query values of a URL.
+func argCredentials(prev, arg string) []string {
+	out := spawnpolicy.URLCredentials(arg)
+	if name, value, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(name, "-") && credentialHeader(strings.TrimLeft(name, "-")) {
+		out = append(out, value)
+	} else if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && credentialHeader(strings.TrimLeft(prev, "-")) && !strings.HasPrefix(arg, "-") {
+		out = append(out, arg)
+	}
+	return slices.DeleteFunc(out, func(v string) bool { return len(v) < MinimumSecretLength })
 }

@@ -86,6 +86,17 @@ func TestLoad(t *testing.T) {
 			wantSecrets: []string{configuredSecret, explicitToken},
 			warnHas:     [][]string{{InlineSource, `server "s"`, "args[0]", "SERVICE_PASSWORD"}},
 		},
+		{
+			// Credentials written into the arguments are as readable in
+			// /proc/<pid>/cmdline as expanded ones: each is a secret, with
+			// a warning; other arguments and short values are not.
+			name: "literal credentials in args",
+			body: `{"mcpServers": {"s": {"command": "x", "args": ["--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123", "https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short", "server.py"]}}}`,
+			want: []ServerConfig{{Name: "s", Command: "x", Args: []string{"--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123",
+				"https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short", "server.py"}}},
+			wantSecrets: []string{"literal-ARG-key-0123", "literal-PW-0123", "literal-SIG-0123", "literal-TOKEN-0123"},
+			warnHas:     [][]string{{`server "s"`, "args[1]", "credential", "/proc/<pid>/cmdline"}, {"args[2]"}, {"args[3]"}},
+		},
 		{name: "host secret in env", body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{`server "s"`, "env X", "TELEGRAM_BOT_TOKEN", "never handed"}},
 		{name: "host secret inline", inline: true, body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{InlineSource, `server "s"`, "TELEGRAM_BOT_TOKEN"}},
 		{name: "host secret in args", body: `{"mcpServers": {"s": {"command": "x", "args": ["--key=${OPENAI_API_KEY}"]}}}`, errHas: []string{`server "s"`, "args[0]", "OPENAI_API_KEY"}},
