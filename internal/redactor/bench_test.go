@@ -179,14 +179,17 @@ func BenchmarkNew(b *testing.B) {
 // size returns the bytes r's automata hold.
 func (r *Redactor) size() int {
 	total := 0
-	automata := []*automaton{r.raw}
-	if r.enc != nil {
-		automata = append(automata, r.enc.a)
+	if a := r.raw; a != nil {
+		total += 4*len(a.dense) + 4*(len(a.matchLen)+len(a.depth)+len(a.fail)+len(a.childStart)) + len(a.label)
 	}
-	for _, a := range automata {
-		if a != nil {
-			total += 4*len(a.dense) + 4*(len(a.matchLen)+len(a.depth)+len(a.fail)+len(a.childStart)) + len(a.label)
+	if r.enc != nil {
+		m := r.enc.m
+		// Strings and slices by their data; a map entry of 8 and 8 bytes
+		// at about twice its size.
+		for _, p := range m.patterns {
+			total += len(p) + 16
 		}
+		total += 8*(len(m.bits)+len(m.firstBits)) + 8*len(m.entry) + 2*16*len(m.index) + 2*12*len(m.first)
 	}
 	return total
 }

@@ -398,7 +398,7 @@ func holdBound(r *Redactor) int {
 		bound = r.raw.maxLen - 1
 	}
 	if r.enc != nil {
-		bound = max(bound, (r.enc.a.maxLen-1)*(maxGap+1)+maxGap+maxOffsetDigits)
+		bound = max(bound, (r.enc.m.maxLen-1)*(maxGap+1)+maxGap+maxOffsetDigits)
 	}
 	return bound
 }

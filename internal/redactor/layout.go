@@ -1,5 +1,11 @@
 package redactor
 
+import (
+	"encoding/binary"
+	"slices"
+	"unsafe"
+)
+
 // maxEncodedLen caps the length of an encoded pattern (longer forms are
 // split into overlapping windows, see windows), so the positions of the
 // symbols of any match in progress fit in a fixed ring.
@@ -31,6 +37,14 @@ const (
 	kindSpaced                 // "00000010  " (hexdump -C) or "0000020 " (od): '|' starts it
 )
 
+// encBlock is how many symbols the encoded channel gathers before it
+// matches them; the ones that may still begin a match are kept for the next
+// block.
+const encBlock = 2048
+
+// encBuf is the capacity of the symbol buffer: a block and what is kept.
+const encBuf = encBlock + maxEncodedLen
+
 // encChannel matches the encoded patterns (base64, base32, hex) in text
 // whose symbols may be interleaved with separators, in the layouts of the
 // standard dump tools. Bytes are skipped, not matched, when they are
@@ -45,13 +59,19 @@ const (
 // its last, every skipped byte between them included; one that ends on a
 // line with an offset column also covers the rest of that line (its text
 // column shows the same bytes), up to maxGap bytes.
+//
+// The channel gathers the symbols and their positions in a buffer (the
+// byte loop that does it has no dependent loads, see Redactor.scan) and
+// matches them with an encMatcher at the end of every block, of every
+// piece of a stream, and of every line with an offset column (whose
+// covered rest needs its matches found before the line end is passed).
 type encChannel struct {
-	a       *automaton
+	m       *encMatcher
 	special [256]bool // whitespace and '|': the scan's slow path decides
 }
 
 func newEncChannel(patterns []string) *encChannel {
-	e := &encChannel{a: newAutomaton(patterns)}
+	e := &encChannel{m: newEncMatcher(patterns)}
 	for _, c := range []byte(" \t\n\r\v\f|") {
 		e.special[c] = true
 	}
@@ -61,9 +81,7 @@ func newEncChannel(patterns []string) *encChannel {
 // encState is the state of one scan of the encoded channel, carried from
 // one piece of a stream to the next.
 type encState struct {
-	state       int32
 	n           int                   // symbols fed so far
-	ring        [maxEncodedLen]int    // position of symbol i at ring[i%maxEncodedLen]
 	lineSyms    int                   // n at the start of the current line
 	mode        lineMode              // the zero value: the stream starts a line
 	kind        lineKind              // the current line's layout
@@ -72,11 +90,18 @@ type encState struct {
 	nDigits     int
 	digitsPos   int  // position of digits[0]
 	offsetSpace bool // eight digits and one space seen at the line start
+	dumpEnd     int  // symbols lineSyms to dumpEnd-1 were fed on a dump line
 	ext         bool // a match ended on this dump line: the rest of it is covered
 	extFrom     int  // where that match ended
-}
+	closeAt     int  // where the last covered rest ended, when !ext
 
-const ringMask = maxEncodedLen - 1
+	// The symbol buffer: symbol base+i is syms[i], at position pos[i],
+	// for i < m. Every match that ends before symbol matched has been
+	// found.
+	base, m, matched int
+	syms             [encBuf + 8]byte // 8 more: a key is one 8-byte load
+	pos              [encBuf]int
+}
 
 func octal(digits []byte) bool {
 	for _, c := range digits {
@@ -103,15 +128,18 @@ func (e *encChannel) one(st *encState, c byte, pos, floor int, spans []span) []s
 // column, separators, the text column, and the byte after them.
 func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []span {
 	if st.ext && (c == '\n' || pos-st.extFrom >= maxGap) {
-		spans = addSpan(spans, st.extFrom, pos, floor)
-		st.ext = false
+		spans = insertSpan(spans, st.extFrom, pos, floor)
+		st.ext, st.closeAt = false, pos
+	}
+	if c == '\n' && st.dumpEnd > st.lineSyms {
+		// A dump line ends: its matches, and the rest each covers, now.
+		spans = e.match(st, pos, pos, floor, spans)
 	}
 	switch st.mode {
 	case lineText:
 		if c == '\n' {
 			st.newLine()
 		}
-		st.skip(pos)
 		return spans
 	case lineStart:
 		if st.offsetSpace {
@@ -122,15 +150,12 @@ func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []
 			if c == ' ' {
 				st.kind = kindSpaced
 				st.nDigits = 0
-				st.skip(pos)
 				return spans
 			}
 			spans = e.feedDigits(st, floor, spans)
-			st.skip(pos - 1)
 			break
 		}
 		if st.nDigits == 0 && (c == ' ' || c == '\t') {
-			st.skip(pos)
 			return spans
 		}
 		if isHexDigit(c) && st.nDigits < maxOffsetDigits {
@@ -144,11 +169,9 @@ func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []
 		switch {
 		case c == ':' && st.nDigits >= 6:
 			st.mode, st.kind, st.nDigits = lineData, kindColon, 0
-			st.skip(pos)
 			return spans
 		case c == ' ' && st.nDigits == 7 && octal(st.digits[:7]):
 			st.mode, st.kind, st.nDigits = lineData, kindSpaced, 0
-			st.skip(pos)
 			return spans
 		case c == ' ' && st.nDigits == 8:
 			st.offsetSpace = true
@@ -160,7 +183,6 @@ func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []
 	switch c {
 	case '\n':
 		st.newLine()
-		st.skip(pos)
 	case ' ', '\t', '\r', '\v', '\f':
 		if c == ' ' {
 			st.spaces++
@@ -168,11 +190,9 @@ func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []
 				st.mode = lineText
 			}
 		}
-		st.skip(pos)
 	case '|':
 		if st.kind == kindSpaced {
 			st.mode = lineText
-			st.skip(pos)
 			return spans
 		}
 		spans = e.feed(st, c, pos, floor, spans)
@@ -193,51 +213,155 @@ func (e *encChannel) feedDigits(st *encState, floor int, spans []span) []span {
 	return spans
 }
 
-// feed runs the automaton on one symbol at pos.
+// feed adds one symbol at pos.
 func (e *encChannel) feed(st *encState, c byte, pos, floor int, spans []span) []span {
 	if st.kind != kindPlain && !isHexDigit(c) {
 		st.kind = kindPlain // a dump line holds only hex before its text column
 	}
 	st.spaces = 0
-	st.ring[st.n&ringMask] = pos
+	if st.m == encBuf {
+		spans = e.block(st, pos, floor, spans)
+	}
+	st.syms[st.m], st.pos[st.m] = c, pos
+	st.m++
 	st.n++
-	st.state = e.a.step(st.state, c, true)
-	if ml := int(e.a.matchLen[st.state]); ml > 0 {
-		spans = addSpan(spans, st.ring[(st.n-ml)&ringMask], pos+1, floor)
-		if st.kind != kindPlain && !st.ext {
-			st.ext, st.extFrom = true, pos+1
-		}
+	if st.kind != kindPlain {
+		st.dumpEnd = st.n
 	}
 	return spans
 }
 
+// block matches the full buffer, before the byte at pos is read, and keeps
+// the symbols from which a match may still end later.
+func (e *encChannel) block(st *encState, pos, floor int, spans []span) []span {
+	spans = e.match(st, pos, -1, floor, spans)
+	keep := min(st.m, e.m.maxLen)
+	copy(st.syms[:keep], st.syms[st.m-keep:st.m])
+	copy(st.pos[:keep], st.pos[st.m-keep:st.m])
+	st.base += st.m - keep
+	st.m = keep
+	return spans
+}
+
+// match finds every match that ends after symbol st.matched and by the
+// last symbol fed, the bytes before pos read. A match that ends on the
+// current line when it is a dump line also covers the rest of that line,
+// which ends at lineEnd, or when lineEnd is -1 has not ended before pos.
+func (e *encChannel) match(st *encState, pos, lineEnd, floor int, spans []span) []span {
+	m := e.m
+	n := st.base + st.m
+	lo := max(st.matched-m.maxLen+1, st.base)
+	q := (lo + m.stride - 1) / m.stride * m.stride
+	var dumpEnds []int // last symbols of matches on the dump line, rare
+	syms := st.syms[:]
+	for ; q+m.keyLen <= n; q += m.stride {
+		k := binary.LittleEndian.Uint64(syms[q-st.base:]) & m.keyMask
+		if w, mask := probe64(k, m.shift); m.bits[w]&mask != mask {
+			continue
+		}
+		run, ok := m.index[k]
+		if !ok {
+			continue
+		}
+		for _, en := range m.entry[run[0]:run[1]] {
+			p := q - int(en.off)
+			pat := m.patterns[en.pat]
+			end := p + len(pat)
+			if p < st.base || end > n || end <= st.matched || string(syms[p-st.base:end-st.base]) != pat {
+				continue
+			}
+			if !st.connected(p, end) {
+				continue
+			}
+			spans = insertSpan(spans, st.pos[p-st.base], st.pos[end-1-st.base]+1, floor)
+			if end-1 >= st.lineSyms && end-1 < st.dumpEnd {
+				dumpEnds = append(dumpEnds, end-1)
+			}
+		}
+	}
+	st.matched = n
+	if len(dumpEnds) == 0 {
+		return spans
+	}
+	// The covered rests, in the order of the matches' ends: one that
+	// ends inside a covered rest changes nothing.
+	slices.Sort(dumpEnds)
+	for _, d := range dumpEnds {
+		at := st.pos[d-st.base]
+		if st.ext || at < st.closeAt {
+			continue
+		}
+		from := at + 1
+		switch {
+		case lineEnd >= 0:
+			st.closeAt = min(lineEnd, from+maxGap)
+		case pos-from >= maxGap:
+			st.closeAt = from + maxGap
+		default:
+			st.ext, st.extFrom = true, from
+			continue
+		}
+		spans = insertSpan(spans, from, st.closeAt, floor)
+	}
+	return spans
+}
+
+// connected reports whether no more than maxGap bytes were skipped between
+// any two of the symbols from start to end-1, which are in the buffer.
+func (st *encState) connected(start, end int) bool {
+	for i := start - st.base + 1; i < end-st.base; i++ {
+		if st.pos[i]-st.pos[i-1]-1 > maxGap {
+			return false
+		}
+	}
+	return true
+}
+
 // finish feeds what the end of the stream, at end, decides: digits held at
-// a line start are data, not an offset column, and a dump line's covered
-// rest ends there.
+// a line start are data, not an offset column, the last matches are found,
+// and a dump line's covered rest ends there.
 func (e *encChannel) finish(st *encState, end, floor int, spans []span) []span {
 	if st.mode == lineStart && st.nDigits > 0 {
 		st.mode, st.offsetSpace = lineData, false
 		spans = e.feedDigits(st, floor, spans)
 	}
+	spans = e.match(st, end, end, floor, spans)
 	if st.ext {
-		spans = addSpan(spans, st.extFrom, end, floor)
-		st.ext = false
+		spans = insertSpan(spans, st.extFrom, end, floor)
+		st.ext, st.closeAt = false, end
 	}
 	return spans
 }
 
 // pending returns the earliest position from which a match may still
-// cover the stream, pos when none can: the first symbol of the match in
-// progress, or the digits held at a line start.
+// cover the stream after pos bytes, pos when none can: the first symbol of
+// the longest run of symbols at the end that begins a pattern (with no
+// more than maxGap bytes skipped in it or after it), the digits held at a
+// line start, or the covered rest of a dump line in progress.
 func (e *encChannel) pending(st *encState, pos int) int {
-	if d := int(e.a.depth[st.state]); d > 0 {
-		pos = min(pos, st.ring[(st.n-d)&ringMask])
-	}
+	last := pos - 1 // the last byte read
 	if st.nDigits > 0 {
+		last = st.digitsPos - 1
 		pos = min(pos, st.digitsPos)
 	}
 	if st.ext {
 		pos = min(pos, st.extFrom)
+	}
+	if st.m == 0 || last-st.pos[st.m-1] > maxGap {
+		return pos
+	}
+	from := max(0, st.m-e.m.maxLen)
+	for i := st.m - 1; i > from; i-- {
+		if st.pos[i]-st.pos[i-1]-1 > maxGap {
+			from = i
+			break
+		}
+	}
+	syms := unsafe.String(&st.syms[0], st.m)
+	for i := from; i < st.m; i++ {
+		if e.m.isPrefix(syms[i:]) {
+			return min(pos, st.pos[i])
+		}
 	}
 	return pos
 }
@@ -247,12 +371,5 @@ func (st *encState) newLine() {
 	st.kind = kindPlain
 	st.spaces = 0
 	st.lineSyms = st.n
-}
-
-// skip records a skipped byte at pos; one too many in a row ends the match
-// in progress.
-func (st *encState) skip(pos int) {
-	if st.state != 0 && pos-st.ring[(st.n-1)&ringMask] > maxGap {
-		st.state = 0
-	}
+	st.dumpEnd = st.n
 }

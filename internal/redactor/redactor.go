@@ -12,8 +12,7 @@ type Redactor struct {
 	patterns patternSet   // every pattern, sorted; kept for tests and sizing
 
 	// classes holds, per byte, its column in the raw automaton (bits 0-7),
-	// in the encoded one (bits 8-15) and the special bit: one load a byte
-	// for both channels.
+	// symbolBit and breakBit: one load a byte for both channels.
 	classes [256]uint32
 }
 
@@ -44,9 +43,13 @@ func build(ps patternSet) *Redactor {
 		r.raw, r.frag = splitRaw(ps)
 		r.enc = newEncChannel(ps.encoded)
 		for c := range 256 {
-			r.classes[c] = uint32(r.raw.class[c]) | uint32(r.enc.a.class[c])<<8
-			if r.enc.special[c] {
-				r.classes[c] |= specialBit
+			r.classes[c] = uint32(r.raw.class[c])
+			switch c {
+			case ' ', '\t', '\r', '\v', '\f':
+			case '\n':
+				r.classes[c] |= breakBit
+			default:
+				r.classes[c] |= symbolBit
 			}
 		}
 	}

@@ -2,9 +2,13 @@ package redactor
 
 import "unsafe"
 
-// specialBit marks, in Redactor.classes, the bytes the encoded channel does
-// not match (whitespace and '|').
-const specialBit = 1 << 16
+// symbolBit marks, in Redactor.classes, the bytes the encoded channel
+// keeps as symbols on a line without an offset column (all but
+// whitespace), and breakBit the byte that ends such a line.
+const (
+	symbolBit = 1 << 8
+	breakBit  = 1 << 9
+)
 
 // scanner is the state of a scan of both channels, carried from one piece
 // of a stream to the next.
@@ -18,54 +22,47 @@ type scanner struct {
 
 // scan runs both channels and the fragment matcher over s, which starts at
 // position base of the stream, and appends the span of every match to
-// rawSpans, encSpans and fragSpans (clipped to start at floor, see addSpan
-// and addFragSpan). The spans only grow, so a scan without a match
-// allocates nothing.
+// rawSpans, encSpans and fragSpans (clipped to start at floor, see
+// insertSpan and addFragSpan). Every match that ends in s is found. The
+// spans only grow, so a scan without a match allocates nothing.
 //
-// The common case is one pass with two table lookups a byte, one in each
-// channel's dense rows: the two lookups do not depend on each other, so
-// the processor overlaps them. Whatever else happens at a byte (a match, a
-// deep state, a line start, a dump column, the end of a line) takes the
-// general path for that byte alone, and so does every byte of a line with
-// an offset column. The fragment matcher then makes its own pass, which
-// reads s at every few positions only (see fragMatcher).
+// The common case is one loop that steps the raw automaton (one dense-row
+// lookup a byte) and gathers the encoded channel's symbols and their
+// positions (two stores, no load that depends on the previous byte), so
+// the processor overlaps the two. Whatever else happens at a byte (a raw
+// match, a deep state, a line start, a dump column, a full symbol buffer)
+// takes the general path for that byte alone, and so does every byte of a
+// line with an offset column. The encoded matcher reads the gathered
+// symbols at every few of them (see encMatcher), and the fragment matcher
+// makes its own pass, which reads s at every few positions only (see
+// fragMatcher).
 func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpans, fragSpans []span) ([]span, []span, []span) {
 	if len(s) == 0 {
 		return rawSpans, encSpans, fragSpans
 	}
 	ra, e, m := r.raw, r.enc, r.frag
-	ea := e.a
-	rStride, eStride := int32(ra.stride), int32(ea.stride)
+	rStride := int32(ra.stride)
 	st := &sc.enc
 	for i := 0; i < len(s); {
-		if sc.raw < ra.nDense && st.state < ea.nDense && st.mode == lineData && !st.ext && st.kind == kindPlain {
-			row1, row2 := sc.raw*rStride, st.state*eStride
-			n := st.n
+		if sc.raw < ra.nDense && st.mode == lineData && !st.ext && st.kind == kindPlain {
+			row1 := sc.raw * rStride
+			k := st.m
 			for i < len(s) {
 				c := s[i]
 				cls := r.classes[c]
 				v1 := ra.dense[row1+int32(cls&0xff)]
-				if cls&specialBit != 0 {
-					// A separator leaves the encoded state as it is,
-					// unless the gap grows too long; a line end and '|'
-					// go the general way.
-					if v1 < 0 || c == '\n' || c == '|' || row2 != 0 && base+i-st.ring[(n-1)&ringMask] > maxGap {
-						break
-					}
-					row1 = v1
-					i++
-					continue
-				}
-				v2 := ea.dense[row2+int32(cls>>8&0xff)]
-				if v1|v2 < 0 {
+				if v1 < 0 || cls&breakBit != 0 || k == encBuf {
 					break
 				}
-				st.ring[n&ringMask] = base + i
-				n++
-				row1, row2 = v1, v2
+				st.syms[k] = c
+				st.pos[k] = base + i
+				k += int(cls >> 8 & 1)
+				row1 = v1
 				i++
 			}
-			sc.raw, st.state, st.n = row1/rStride, row2/eStride, n
+			st.n += k - st.m
+			st.m = k
+			sc.raw = row1 / rStride
 			if i == len(s) {
 				break
 			}
@@ -78,6 +75,7 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 		encSpans = e.one(st, c, base+i, floor, encSpans)
 		i++
 	}
+	encSpans = e.match(st, base+len(s), -1, floor, encSpans)
 	fragSpans = m.scan(sc, s, base, floor, fragSpans)
 	return rawSpans, encSpans, fragSpans
 }

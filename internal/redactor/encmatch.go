@@ -1,0 +1,153 @@
+package redactor
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"strings"
+	"unsafe"
+)
+
+// encMatcher finds the encoded patterns in the encoded channel's symbol
+// stream (the text less its separators and dump columns, see encChannel)
+// without an automaton. An automaton over base64, base32 and hex forms
+// leaves the root on nearly every symbol of ordinary text (words and hex
+// ids are made of those alphabets), and with the hex of every fragment its
+// rows do not stay in cache; a step a symbol is also a chain of dependent
+// loads. Here the stream is read at every stride-th symbol only: keyLen
+// symbols as one 8-byte load, tested against a Bloom filter. A pattern that
+// starts at p holds the first sample at or after p at offset o = (-p) mod
+// stride, and stride is chosen so that the key there lies inside the
+// shortest pattern; so the filter holds, per pattern, only its keys at the
+// offsets 0 to stride-1, and a hit names, through an exact index, the few
+// (pattern, offset) pairs to compare.
+type encMatcher struct {
+	patterns []string // sorted
+	keyLen   int      // symbols a key
+	keyMask  uint64   // the low keyLen bytes
+	stride   int      // symbols between two samples
+	maxLen   int      // length of the longest pattern
+
+	bits  []uint64 // a Bloom filter of the keys, see probe64
+	shift uint
+	index map[uint64][2]int32 // a key to its run of entries
+	entry []encEntry
+
+	// For pending: every pattern's first 8 symbols (patterns are at least
+	// MinimumSecretLength long), in a Bloom filter and to the first index
+	// in patterns that begins with them.
+	firstBits  []uint64
+	firstShift uint
+	first      map[uint64]int32
+}
+
+// encEntry is one pattern that holds a key at an offset.
+type encEntry struct {
+	pat, off int32
+}
+
+// newEncMatcher returns the matcher of patterns, which must be sorted,
+// unique and at least MinimumSecretLength long.
+func newEncMatcher(patterns []string) *encMatcher {
+	m := &encMatcher{patterns: patterns, first: make(map[uint64]int32)}
+	minLen := maxEncodedLen
+	for _, p := range patterns {
+		m.maxLen = max(m.maxLen, len(p))
+		minLen = min(minLen, len(p))
+	}
+	// Keys of 8 symbols pass ordinary text almost never; shorter ones
+	// leave a longer stride for short patterns (8-byte secrets have
+	// 10-symbol base64 forms).
+	m.keyLen = min(8, max(4, minLen/2))
+	m.keyMask = ^uint64(0) >> (64 - 8*m.keyLen)
+	m.stride = minLen - m.keyLen + 1
+
+	lists := make(map[uint64][]encEntry)
+	for i, p := range patterns {
+		for o := 0; o < m.stride && o+m.keyLen <= len(p); o++ {
+			k := keyOf(p[o:], m.keyLen)
+			lists[k] = append(lists[k], encEntry{int32(i), int32(o)})
+		}
+		if k := keyOf(p, fragKeyLen); !hasKey(m.first, k) {
+			m.first[k] = int32(i)
+		}
+	}
+	m.index = make(map[uint64][2]int32, len(lists))
+	for k, l := range lists {
+		m.index[k] = [2]int32{int32(len(m.entry)), int32(len(m.entry) + len(l))}
+		m.entry = append(m.entry, l...)
+	}
+	m.bits, m.shift = bloom(len(lists), func(add func(uint64)) {
+		for k := range lists {
+			add(k)
+		}
+	})
+	m.firstBits, m.firstShift = bloom(len(m.first), func(add func(uint64)) {
+		for k := range m.first {
+			add(k)
+		}
+	})
+	return m
+}
+
+// bloom returns a Bloom filter of 32 to 64 bits a key (two bits in one
+// word, see probe64) for the n keys that each calls add with: at 1000
+// secrets the encoded keys' filter is 1 MiB, and passes a key not in it at
+// about 0.2% of the samples.
+func bloom(n int, each func(add func(uint64))) ([]uint64, uint) {
+	width := max(4, bits.Len(uint(n))-1)
+	shift := uint(64 - width)
+	b := make([]uint64, 1<<width)
+	each(func(k uint64) {
+		w, mask := probe64(k, shift)
+		b[w] |= mask
+	})
+	return b, shift
+}
+
+// probe64 is probe for 8-byte keys: the word of bits a key tests and the
+// two bits it wants set there.
+func probe64(k uint64, shift uint) (uint64, uint64) {
+	h := k * fragHashMul
+	h ^= h >> 29
+	g := h * fragHashMul2
+	return h >> (shift & 63), 1<<(g>>58) | 1<<(g>>52&63)
+}
+
+func hasKey(m map[uint64]int32, k uint64) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// keyOf returns the first n (at most 8) bytes of s as a little-endian
+// number.
+func keyOf(s string, n int) uint64 {
+	var k uint64
+	for i := n - 1; i >= 0; i-- {
+		k = k<<8 | uint64(s[i])
+	}
+	return k
+}
+
+// isPrefix reports whether s, at most maxLen symbols, begins a pattern (or
+// is one).
+func (m *encMatcher) isPrefix(s string) bool {
+	from, to := 0, len(m.patterns)
+	if len(s) >= fragKeyLen {
+		k := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), fragKeyLen))
+		if w, mask := probe64(k, m.firstShift); m.firstBits[w]&mask != mask {
+			return false
+		}
+		j, ok := m.first[k]
+		if !ok {
+			return false
+		}
+		from = int(j)
+		// Patterns with the same first 8 symbols are adjacent; a
+		// handful in practice.
+		for to = from + 1; to < len(m.patterns) && m.patterns[to][:fragKeyLen] == s[:fragKeyLen]; to++ {
+		}
+	}
+	j, _ := slices.BinarySearch(m.patterns[from:to], s)
+	return from+j < to && strings.HasPrefix(m.patterns[from+j], s)
+}
