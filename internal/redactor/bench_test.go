@@ -176,16 +176,15 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
-// size returns the bytes r's automata hold.
+// size returns the bytes r's samplers hold.
 func (r *Redactor) size() int {
 	total := 0
-	if a := r.raw; a != nil {
-		total += 4*len(a.dense) + 4*(len(a.matchLen)+len(a.depth)+len(a.fail)+len(a.childStart)) + len(a.label)
+	if r.raw == nil {
+		return 0
 	}
-	if r.enc != nil {
-		m := r.enc.m
-		// Strings and slices by their data; a map entry of 8 and 8 bytes
-		// at about twice its size.
+	for _, m := range []*sampler{r.raw, r.enc.m} {
+		// Strings and slices by their data; a map entry at about twice
+		// its key and value.
 		for _, p := range m.patterns {
 			total += len(p) + 16
 		}

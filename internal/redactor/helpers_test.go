@@ -402,3 +402,14 @@ func holdBound(r *Redactor) int {
 	}
 	return bound
 }
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}

@@ -62,16 +62,16 @@ const encBuf = encBlock + maxEncodedLen
 //
 // The channel gathers the symbols and their positions in a buffer (the
 // byte loop that does it has no dependent loads, see Redactor.scan) and
-// matches them with an encMatcher at the end of every block, of every
+// matches them with a sampler at the end of every block, of every
 // piece of a stream, and of every line with an offset column (whose
 // covered rest needs its matches found before the line end is passed).
 type encChannel struct {
-	m       *encMatcher
+	m       *sampler
 	special [256]bool // whitespace and '|': the scan's slow path decides
 }
 
 func newEncChannel(patterns []string) *encChannel {
-	e := &encChannel{m: newEncMatcher(patterns)}
+	e := &encChannel{m: newSampler(patterns)}
 	for _, c := range []byte(" \t\n\r\v\f|") {
 		e.special[c] = true
 	}

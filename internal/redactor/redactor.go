@@ -6,13 +6,11 @@ import "strings"
 // [Token]. It is immutable once built and safe for concurrent use. A nil
 // *Redactor redacts nothing.
 type Redactor struct {
-	raw      *automaton   // raw patterns but fragments; nil when there are none
-	frag     *fragMatcher // raw fragments; nil exactly when raw is
-	enc      *encChannel  // encoded patterns; nil exactly when raw is
-	patterns patternSet   // every pattern, sorted; kept for tests and sizing
+	raw      *sampler    // raw patterns, fragments included; nil when there are none
+	enc      *encChannel // encoded patterns; nil exactly when raw is
+	patterns patternSet  // every pattern, sorted; kept for tests and sizing
 
-	// classes holds, per byte, its column in the raw automaton (bits 0-7),
-	// symbolBit and breakBit: one load a byte for both channels.
+	// classes holds, per byte, symbolBit and breakBit.
 	classes [256]uint32
 }
 
@@ -40,10 +38,9 @@ func New(secrets []string) *Redactor {
 func build(ps patternSet) *Redactor {
 	r := &Redactor{patterns: ps}
 	if len(ps.raw) > 0 && len(ps.encoded) > 0 {
-		r.raw, r.frag = splitRaw(ps)
+		r.raw = newSampler(ps.raw)
 		r.enc = newEncChannel(ps.encoded)
 		for c := range 256 {
-			r.classes[c] = uint32(r.raw.class[c])
 			switch c {
 			case ' ', '\t', '\r', '\v', '\f':
 			case '\n':
@@ -54,26 +51,6 @@ func build(ps patternSet) *Redactor {
 		}
 	}
 	return r
-}
-
-// splitRaw returns the automaton of the raw patterns that are not
-// fragments and the matcher of the fragments. A fragment that is also a
-// whole form is matched by both, which changes no span.
-func splitRaw(ps patternSet) (*automaton, *fragMatcher) {
-	frags := make(map[string]bool, len(ps.frags))
-	for _, f := range ps.frags {
-		frags[f] = true
-	}
-	whole := make([]string, 0, len(ps.raw))
-	for _, p := range ps.raw {
-		if !frags[p] {
-			whole = append(whole, p)
-		}
-	}
-	if len(whole) == 0 {
-		return newAutomaton(ps.raw), newFragMatcher(nil)
-	}
-	return newAutomaton(whole), newFragMatcher(ps.frags)
 }
 
 // empty reports whether r looks for nothing.
@@ -87,12 +64,15 @@ func (r *Redactor) empty() bool {
 // data.
 func (r *Redactor) spans(s string, atEnd bool) ([]span, int) {
 	var sc scanner
-	spans, enc, frags := r.scan(&sc, s, 0, 0, nil, nil, nil)
+	sc.partial = !atEnd
+	spans, enc := r.scan(&sc, s, 0, 0, nil, nil)
+	pending := len(s)
 	if atEnd {
 		enc = r.finish(&sc, len(s), 0, enc)
+	} else {
+		pending = r.pending(&sc, len(s))
 	}
-	pending := r.pending(&sc, len(s))
-	return unionSpans(unionSpans(spans, frags), enc), pending
+	return unionSpans(spans, enc), pending
 }
 
 // Redact returns s with every occurrence of a pattern replaced by [Token].

@@ -34,7 +34,6 @@ type Writer struct {
 	spans   []span // replacements not emitted yet, sorted and disjoint
 	rawNew  []span // the raw channel's spans from the current write
 	encNew  []span // the encoded channel's, likewise
-	fragNew []span // the fragment matcher's, likewise
 	merged  []span // the union being built
 	scratch []byte // output being assembled
 	err     error  // first error from w, returned by every later call
@@ -46,7 +45,7 @@ func (r *Redactor) NewWriter(w io.Writer) *Writer {
 	rw := &Writer{w: w}
 	if !r.empty() {
 		rw.r = r
-		rw.sc = &scanner{}
+		rw.sc = &scanner{stream: true, partial: true}
 	}
 	return rw
 }
@@ -71,7 +70,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	start := w.pos
 	s := unsafe.String(&p[0], len(p))
-	w.rawNew, w.encNew, w.fragNew = w.r.scan(w.sc, s, start, w.out, w.rawNew[:0], w.encNew[:0], w.fragNew[:0])
+	w.rawNew, w.encNew = w.r.scan(w.sc, s, start, w.out, w.rawNew[:0], w.encNew[:0])
 	w.pos += len(p)
 	w.mergeNew()
 	w.emit(p, start, false)
@@ -111,7 +110,7 @@ func (w *Writer) flush() error {
 		return nil
 	}
 	w.encNew = w.r.finish(w.sc, w.pos, w.out, w.encNew[:0])
-	w.rawNew, w.fragNew = w.rawNew[:0], w.fragNew[:0]
+	w.rawNew = w.rawNew[:0]
 	w.mergeNew()
 	w.emit(nil, w.pos, true)
 	return w.writeScratch()
@@ -175,12 +174,10 @@ func (w *Writer) emit(p []byte, pStart int, atEnd bool) {
 // mergeNew merges the spans the channels found in the current write into
 // the pending ones, reusing the Writer's buffers.
 func (w *Writer) mergeNew() {
-	if len(w.rawNew) == 0 && len(w.encNew) == 0 && len(w.fragNew) == 0 {
+	if len(w.rawNew) == 0 && len(w.encNew) == 0 {
 		return
 	}
 	w.merged = mergeInto(w.merged[:0], w.spans, w.rawNew)
-	w.spans, w.merged = w.merged, w.spans
-	w.merged = mergeInto(w.merged[:0], w.spans, w.fragNew)
 	w.spans, w.merged = w.merged, w.spans
 	w.merged = mergeInto(w.merged[:0], w.spans, w.encNew)
 	w.spans, w.merged = w.merged, w.spans

@@ -8,20 +8,22 @@ import (
 	"unsafe"
 )
 
-// encMatcher finds the encoded patterns in the encoded channel's symbol
-// stream (the text less its separators and dump columns, see encChannel)
-// without an automaton. An automaton over base64, base32 and hex forms
-// leaves the root on nearly every symbol of ordinary text (words and hex
-// ids are made of those alphabets), and with the hex of every fragment its
-// rows do not stay in cache; a step a symbol is also a chain of dependent
-// loads. Here the stream is read at every stride-th symbol only: keyLen
-// symbols as one 8-byte load, tested against a Bloom filter. A pattern that
-// starts at p holds the first sample at or after p at offset o = (-p) mod
-// stride, and stride is chosen so that the key there lies inside the
-// shortest pattern; so the filter holds, per pattern, only its keys at the
-// offsets 0 to stride-1, and a hit names, through an exact index, the few
-// (pattern, offset) pairs to compare.
-type encMatcher struct {
+// sampler finds a set of patterns in a stream without an automaton: the
+// raw patterns in the text itself, the encoded ones in the encoded
+// channel's symbol stream (the text less its separators and dump columns,
+// see encChannel). In an automaton, fragments make every byte of every
+// secret the beginning of a pattern, and base64, base32 and hex forms are
+// made of the alphabets of words and hex ids, so ordinary text keeps it off
+// the root, in rows that do not stay in cache; and a step a byte is a chain
+// of dependent loads. Here the stream is read at every stride-th position
+// only: keyLen bytes as one 8-byte load, tested against a Bloom filter; the
+// loads do not depend on each other, so they pipeline. A pattern that starts
+// at p holds the first sample at or after p at offset o = (-p) mod stride,
+// and stride is chosen so that the key there lies inside the shortest
+// pattern; so the filter holds, per pattern, only its keys at the offsets 0
+// to stride-1, and a hit names, through an exact index, the few (pattern,
+// offset) pairs to compare.
+type sampler struct {
 	patterns []string // sorted
 	keyLen   int      // symbols a key
 	keyMask  uint64   // the low keyLen bytes
@@ -33,7 +35,7 @@ type encMatcher struct {
 	index map[uint64][2]int32 // a key to its run of entries
 	entry []encEntry
 
-	// For pending: every pattern's first 8 symbols (patterns are at least
+	// For pending: every pattern's first 8 bytes (patterns are at least
 	// MinimumSecretLength long), in a Bloom filter and to the first index
 	// in patterns that begins with them.
 	firstBits  []uint64
@@ -46,18 +48,18 @@ type encEntry struct {
 	pat, off int32
 }
 
-// newEncMatcher returns the matcher of patterns, which must be sorted,
+// newSampler returns the sampler of patterns, which must be sorted,
 // unique and at least MinimumSecretLength long.
-func newEncMatcher(patterns []string) *encMatcher {
-	m := &encMatcher{patterns: patterns, first: make(map[uint64]int32)}
+func newSampler(patterns []string) *sampler {
+	m := &sampler{patterns: patterns, first: make(map[uint64]int32)}
 	minLen := maxEncodedLen
 	for _, p := range patterns {
 		m.maxLen = max(m.maxLen, len(p))
 		minLen = min(minLen, len(p))
 	}
-	// Keys of 8 symbols pass ordinary text almost never; shorter ones
-	// leave a longer stride for short patterns (8-byte secrets have
-	// 10-symbol base64 forms).
+	// Keys of 8 bytes pass ordinary text almost never; shorter ones leave
+	// a longer stride for short patterns (8-byte secrets have 8-byte raw
+	// and 10-symbol base64 forms).
 	m.keyLen = min(8, max(4, minLen/2))
 	m.keyMask = ^uint64(0) >> (64 - 8*m.keyLen)
 	m.stride = minLen - m.keyLen + 1
@@ -68,7 +70,7 @@ func newEncMatcher(patterns []string) *encMatcher {
 			k := keyOf(p[o:], m.keyLen)
 			lists[k] = append(lists[k], encEntry{int32(i), int32(o)})
 		}
-		if k := keyOf(p, fragKeyLen); !hasKey(m.first, k) {
+		if k := keyOf(p, 8); !hasKey(m.first, k) {
 			m.first[k] = int32(i)
 		}
 	}
@@ -105,8 +107,19 @@ func bloom(n int, each func(add func(uint64))) ([]uint64, uint) {
 	return b, shift
 }
 
-// probe64 is probe for 8-byte keys: the word of bits a key tests and the
-// two bits it wants set there.
+// fragHashMul is the multiplier of the sampler's first hash: 2^64 divided
+// by the golden ratio.
+const fragHashMul = 0x9e3779b97f4a7c15
+
+// fragHashMul2 is the second hash's multiplier, an odd constant of
+// splitmix64.
+const fragHashMul2 = 0xbf58476d1ce4e5b9
+
+// probe64 returns the word of bits a key tests and the two bits it wants
+// set there: a Bloom filter with two hashes in one word, so a test is one
+// load. The top bits of a product are the ones that depend on every byte
+// of the key; a second product gives the bits, so that only one shift is
+// by a variable amount.
 func probe64(k uint64, shift uint) (uint64, uint64) {
 	h := k * fragHashMul
 	h ^= h >> 29
@@ -119,6 +132,11 @@ func hasKey(m map[uint64]int32, k uint64) bool {
 	return ok
 }
 
+// load64 returns the 8 bytes of s at i as a little-endian number.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+}
+
 // keyOf returns the first n (at most 8) bytes of s as a little-endian
 // number.
 func keyOf(s string, n int) uint64 {
@@ -129,12 +147,12 @@ func keyOf(s string, n int) uint64 {
 	return k
 }
 
-// isPrefix reports whether s, at most maxLen symbols, begins a pattern (or
+// isPrefix reports whether s, at most maxLen bytes, begins a pattern (or
 // is one).
-func (m *encMatcher) isPrefix(s string) bool {
+func (m *sampler) isPrefix(s string) bool {
 	from, to := 0, len(m.patterns)
-	if len(s) >= fragKeyLen {
-		k := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), fragKeyLen))
+	if len(s) >= 8 {
+		k := load64(s, 0)
 		if w, mask := probe64(k, m.firstShift); m.firstBits[w]&mask != mask {
 			return false
 		}
@@ -143,9 +161,9 @@ func (m *encMatcher) isPrefix(s string) bool {
 			return false
 		}
 		from = int(j)
-		// Patterns with the same first 8 symbols are adjacent; a
-		// handful in practice.
-		for to = from + 1; to < len(m.patterns) && m.patterns[to][:fragKeyLen] == s[:fragKeyLen]; to++ {
+		// Patterns with the same first 8 bytes are adjacent; a handful
+		// in practice.
+		for to = from + 1; to < len(m.patterns) && m.patterns[to][:8] == s[:8]; to++ {
 		}
 	}
 	j, _ := slices.BinarySearch(m.patterns[from:to], s)
