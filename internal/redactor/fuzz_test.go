@@ -54,7 +54,7 @@ func buildText(rng *rand.Rand, secrets []string, filler string, forms []form) st
 // FuzzRedact checks that no secret survives, raw, in a run that decodes
 // back to it (through separators, wrapping at random widths and dump
 // layouts), or as a fragment raw or in hex, whatever the secrets and
-// wherever their forms sit in the text, and that the automata agree with
+// wherever their forms sit in the text, and that the redactor agrees with
 // the strings.Index reference.
 func FuzzRedact(f *testing.F) {
 	f.Add("ghp_abcdefghijklmnop1234", "some log text here", uint64(1))
@@ -77,7 +77,7 @@ func FuzzRedact(f *testing.F) {
 		text := buildText(rand.New(rand.NewPCG(seed, seed>>32)), secrets, filler, forms)
 		got := r.Redact(text)
 		if d := mismatch(naiveRedact(r.patterns, text), got); d != "" {
-			t.Fatalf("automaton differs from reference: %s", d)
+			t.Fatalf("redactor differs from reference: %s", d)
 		}
 		for i, s := range secrets {
 			if how := leak(got, s); how != "" {

@@ -34,7 +34,7 @@ func New(secrets []string) *Redactor {
 }
 
 // build returns the Redactor for ps. Every secret has patterns in both
-// channels (itself, and its hex), so both automata exist or neither does.
+// channels (itself, and its hex), so both channels exist or neither does.
 func build(ps patternSet) *Redactor {
 	r := &Redactor{patterns: ps}
 	if len(ps.raw) > 0 && len(ps.encoded) > 0 {

@@ -226,7 +226,7 @@ func TestRedactMatchesReference(t *testing.T) {
 	for i, in := range inputs {
 		t.Run(string(rune('a'+i)), func(t *testing.T) {
 			if d := mismatch(naiveRedact(r.patterns, in), r.Redact(in)); d != "" {
-				t.Errorf("automaton differs from reference: %s", d)
+				t.Errorf("redactor differs from reference: %s", d)
 			}
 		})
 	}

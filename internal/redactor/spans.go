@@ -5,8 +5,9 @@ type span struct{ start, end int }
 
 // insertSpan adds [start, end) to spans, which are sorted, disjoint and
 // non-touching, wherever it falls (the encoded matcher finds matches out of
-// order), merging it with the spans it overlaps or touches. Like addSpan it
-// first clips the span to start at floor.
+// order), merging it with the spans it overlaps or touches. The span is
+// first clipped to start at floor; one that ends at or before floor is
+// dropped.
 func insertSpan(spans []span, start, end, floor int) []span {
 	if end <= floor {
 		return spans

@@ -134,9 +134,9 @@ func (w *Writer) pass(p []byte) (int, error) {
 // the end of the stream (atEnd), everything is final.
 func (w *Writer) emit(p []byte, pStart int, atEnd bool) {
 	// Any match still to come starts within the longest ending of the
-	// stream that begins a pattern: the raw automaton's state is that
-	// ending, and its depth is its length; the encoded channel knows where
-	// its match in progress began. Before that, nothing can change.
+	// stream that begins a pattern (the raw channel's, found by the scan)
+	// or where the encoded channel's match in progress began. Before
+	// that, nothing can change.
 	final := w.r.pending(w.sc, w.pos)
 	if atEnd {
 		final = w.pos + 1
