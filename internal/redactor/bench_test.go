@@ -183,12 +183,11 @@ func (r *Redactor) size() int {
 		return 0
 	}
 	for _, m := range []*sampler{r.raw, r.enc.m} {
-		// Strings and slices by their data; a map entry at about twice
-		// its key and value.
+		// Strings by their data and header.
 		for _, p := range m.patterns {
 			total += len(p) + 16
 		}
-		total += 8*(len(m.bits)+len(m.firstBits)) + 8*len(m.entry) + 2*16*len(m.index) + 2*12*len(m.first)
+		total += 8*(len(m.bits)+len(m.firstBits)+len(m.keys)+len(m.entry)) + 4*len(m.runs)
 	}
 	return total
 }

@@ -259,11 +259,7 @@ func (e *encChannel) match(st *encState, pos, lineEnd, floor int, spans []span) 
 		if w, mask := probe64(k, m.shift); m.bits[w]&mask != mask {
 			continue
 		}
-		run, ok := m.index[k]
-		if !ok {
-			continue
-		}
-		for _, en := range m.entry[run[0]:run[1]] {
+		for _, en := range m.entries(k) {
 			p := q - int(en.off)
 			pat := m.patterns[en.pat]
 			end := p + len(pat)

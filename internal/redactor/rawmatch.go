@@ -1,5 +1,7 @@
 package redactor
 
+import "unsafe"
+
 // scanRaw appends to spans every raw pattern that ends in s, which starts
 // at position base of the stream (clipped to start at floor, see
 // insertSpan): those that start in the stream's kept last bytes
@@ -10,7 +12,7 @@ func (r *Redactor) scanRaw(sc *scanner, s string, base, floor int, spans []span)
 	m := r.raw
 	if len(sc.tail) > 0 {
 		sc.join = append(append(sc.join[:0], sc.tail...), s[:min(len(s), m.maxLen-1)]...)
-		spans = m.find(string(sc.join), base-len(sc.tail), len(sc.tail), len(sc.tail), floor, spans)
+		spans = m.find(unsafe.String(&sc.join[0], len(sc.join)), base-len(sc.tail), len(sc.tail), len(sc.tail), floor, spans)
 	}
 	spans = m.find(s, base, len(s), 0, floor, spans)
 	if !sc.partial {
@@ -19,7 +21,7 @@ func (r *Redactor) scanRaw(sc *scanner, s string, base, floor int, spans []span)
 	last := s
 	if n := min(m.maxLen, len(sc.tail)+len(s)); len(s) < n {
 		sc.join = append(append(sc.join[:0], sc.tail[len(sc.tail)-(n-len(s)):]...), s...)
-		last = string(sc.join)
+		last = unsafe.String(&sc.join[0], len(sc.join))
 	} else {
 		last = s[len(s)-n:]
 	}
@@ -71,11 +73,7 @@ func (m *sampler) find(t string, base, startEnd, minEnd, floor int, spans []span
 // in t, at an offset that puts its start before startEnd, its end after
 // minEnd, and that occurs there.
 func (m *sampler) verify(t string, base, q int, k uint64, startEnd, minEnd, floor int, spans []span) []span {
-	run, ok := m.index[k]
-	if !ok {
-		return spans
-	}
-	for _, en := range m.entry[run[0]:run[1]] {
+	for _, en := range m.entries(k) {
 		p := q - int(en.off)
 		pat := m.patterns[en.pat]
 		end := p + len(pat)

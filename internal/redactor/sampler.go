@@ -1,6 +1,7 @@
 package redactor
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -32,15 +33,14 @@ type sampler struct {
 
 	bits  []uint64 // a Bloom filter of the keys, see probe64
 	shift uint
-	index map[uint64][2]int32 // a key to its run of entries
-	entry []encEntry
+	keys  []uint64   // every key, sorted
+	runs  []int32    // the entries of keys[i] are entry[runs[i]:runs[i+1]]
+	entry []encEntry // (pattern, offset) pairs, by key
 
 	// For pending: every pattern's first 8 bytes (patterns are at least
-	// MinimumSecretLength long), in a Bloom filter and to the first index
-	// in patterns that begins with them.
+	// MinimumSecretLength long) in a Bloom filter.
 	firstBits  []uint64
 	firstShift uint
-	first      map[uint64]int32
 }
 
 // encEntry is one pattern that holds a key at an offset.
@@ -51,7 +51,7 @@ type encEntry struct {
 // newSampler returns the sampler of patterns, which must be sorted,
 // unique and at least MinimumSecretLength long.
 func newSampler(patterns []string) *sampler {
-	m := &sampler{patterns: patterns, first: make(map[uint64]int32)}
+	m := &sampler{patterns: patterns}
 	minLen := maxEncodedLen
 	for _, p := range patterns {
 		m.maxLen = max(m.maxLen, len(p))
@@ -64,40 +64,54 @@ func newSampler(patterns []string) *sampler {
 	m.keyMask = ^uint64(0) >> (64 - 8*m.keyLen)
 	m.stride = minLen - m.keyLen + 1
 
-	lists := make(map[uint64][]encEntry)
+	type keyed struct {
+		k uint64
+		e encEntry
+	}
+	all := make([]keyed, 0, len(patterns)*m.stride)
 	for i, p := range patterns {
 		for o := 0; o < m.stride && o+m.keyLen <= len(p); o++ {
-			k := keyOf(p[o:], m.keyLen)
-			lists[k] = append(lists[k], encEntry{int32(i), int32(o)})
-		}
-		if k := keyOf(p, 8); !hasKey(m.first, k) {
-			m.first[k] = int32(i)
+			all = append(all, keyed{keyOf(p[o:], m.keyLen), encEntry{int32(i), int32(o)}})
 		}
 	}
-	m.index = make(map[uint64][2]int32, len(lists))
-	for k, l := range lists {
-		m.index[k] = [2]int32{int32(len(m.entry)), int32(len(m.entry) + len(l))}
-		m.entry = append(m.entry, l...)
+	slices.SortFunc(all, func(a, b keyed) int { return cmp.Compare(a.k, b.k) })
+	m.entry = make([]encEntry, len(all))
+	for i, a := range all {
+		m.entry[i] = a.e
+		if i == 0 || a.k != all[i-1].k {
+			m.keys = append(m.keys, a.k)
+			m.runs = append(m.runs, int32(i))
+		}
 	}
-	m.bits, m.shift = bloom(len(lists), func(add func(uint64)) {
-		for k := range lists {
+	m.runs = append(m.runs, int32(len(all)))
+	m.bits, m.shift = bloom(len(m.keys), func(add func(uint64)) {
+		for _, k := range m.keys {
 			add(k)
 		}
 	})
-	m.firstBits, m.firstShift = bloom(len(m.first), func(add func(uint64)) {
-		for k := range m.first {
-			add(k)
+	m.firstBits, m.firstShift = bloom(len(patterns), func(add func(uint64)) {
+		for _, p := range patterns {
+			add(keyOf(p, 8))
 		}
 	})
 	return m
 }
 
-// bloom returns a Bloom filter of 32 to 64 bits a key (two bits in one
-// word, see probe64) for the n keys that each calls add with: at 1000
-// secrets the encoded keys' filter is 1 MiB, and passes a key not in it at
-// about 0.2% of the samples.
+// entries returns the (pattern, offset) pairs of the key k.
+func (m *sampler) entries(k uint64) []encEntry {
+	i, ok := slices.BinarySearch(m.keys, k)
+	if !ok {
+		return nil
+	}
+	return m.entry[m.runs[i]:m.runs[i+1]]
+}
+
+// bloom returns a Bloom filter (two bits in one word, see probe64) for
+// the n keys that each calls add with: 4 to 8 words a key, at most 64K
+// words (512 KiB, which the encoded keys of 1000 secrets fill at 3 keys a
+// word). Text passes it at 0.1 to 1% of the samples.
 func bloom(n int, each func(add func(uint64))) ([]uint64, uint) {
-	width := max(4, bits.Len(uint(n))-1)
+	width := max(6, min(bits.Len(uint(n))+2, 16))
 	shift := uint(64 - width)
 	b := make([]uint64, 1<<width)
 	each(func(k uint64) {
@@ -127,11 +141,6 @@ func probe64(k uint64, shift uint) (uint64, uint64) {
 	return h >> (shift & 63), 1<<(g>>58) | 1<<(g>>52&63)
 }
 
-func hasKey(m map[uint64]int32, k uint64) bool {
-	_, ok := m[k]
-	return ok
-}
-
 // load64 returns the 8 bytes of s at i as a little-endian number.
 func load64(s string, i int) uint64 {
 	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
@@ -150,22 +159,11 @@ func keyOf(s string, n int) uint64 {
 // isPrefix reports whether s, at most maxLen bytes, begins a pattern (or
 // is one).
 func (m *sampler) isPrefix(s string) bool {
-	from, to := 0, len(m.patterns)
 	if len(s) >= 8 {
-		k := load64(s, 0)
-		if w, mask := probe64(k, m.firstShift); m.firstBits[w]&mask != mask {
+		if w, mask := probe64(load64(s, 0), m.firstShift); m.firstBits[w]&mask != mask {
 			return false
-		}
-		j, ok := m.first[k]
-		if !ok {
-			return false
-		}
-		from = int(j)
-		// Patterns with the same first 8 bytes are adjacent; a handful
-		// in practice.
-		for to = from + 1; to < len(m.patterns) && m.patterns[to][:8] == s[:8]; to++ {
 		}
 	}
-	j, _ := slices.BinarySearch(m.patterns[from:to], s)
-	return from+j < to && strings.HasPrefix(m.patterns[from+j], s)
+	j, _ := slices.BinarySearch(m.patterns, s)
+	return j < len(m.patterns) && strings.HasPrefix(m.patterns[j], s)
 }

@@ -41,21 +41,7 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 	st := &sc.enc
 	for i := 0; i < len(s); {
 		if st.mode == lineData && !st.ext && st.kind == kindPlain {
-			k := st.m
-			for i < len(s) {
-				c := s[i]
-				cls := r.classes[c]
-				if cls&breakBit != 0 || k == encBuf {
-					break
-				}
-				st.syms[k] = c
-				st.pos[k] = base + i
-				k += int(cls & symbolBit >> 8)
-				i++
-			}
-			st.n += k - st.m
-			st.m = k
-			if i == len(s) {
+			if i = st.gather(&r.classes, s, i, base); i == len(s) {
 				break
 			}
 		}
@@ -79,4 +65,27 @@ func (r *Redactor) finish(sc *scanner, end, floor int, encSpans []span) []span {
 // (scanner.partial).
 func (r *Redactor) pending(sc *scanner, pos int) int {
 	return min(pos-sc.rawPend, r.enc.pending(&sc.enc, pos))
+}
+
+// gather adds the symbols of s from i on, s starting at position base of
+// the stream, up to the end of the line or of s, or until the buffer is
+// full, and returns where it stopped. The line has no offset column and no
+// covered rest (the caller checks), so every byte but whitespace is a
+// symbol.
+func (st *encState) gather(classes *[256]uint32, s string, i, base int) int {
+	syms, pos := st.syms[:encBuf], st.pos[:encBuf]
+	k := st.m
+	for ; i < len(s) && k < encBuf; i++ {
+		c := s[i]
+		cls := classes[c]
+		if cls&breakBit != 0 {
+			break
+		}
+		syms[k] = c
+		pos[k] = base + i
+		k += int(cls & symbolBit >> 8)
+	}
+	st.n += k - st.m
+	st.m = k
+	return i
 }
