@@ -40,6 +40,11 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 	e := r.enc
 	st := &sc.enc
 	for i := 0; i < len(s); {
+		if st.mode == lineStart && st.nDigits == 0 && !st.offsetSpace && plainStart(s[i:]) {
+			// What the line-start rules would hold and then feed, the
+			// gathering loop feeds at once.
+			st.mode = lineData
+		}
 		if st.mode == lineData && !st.ext && st.kind == kindPlain {
 			if i = st.gather(&r.classes, s, i, base); i == len(s) {
 				break
@@ -51,6 +56,21 @@ func (r *Redactor) scan(sc *scanner, s string, base, floor int, rawSpans, encSpa
 	encSpans = e.match(st, base+len(s), -1, floor, encSpans)
 	rawSpans = r.scanRaw(sc, s, base, floor, rawSpans)
 	return rawSpans, encSpans
+}
+
+// plainStart reports whether the line that s starts begins with no offset
+// column, as far as s shows: its leading blanks and up to maxOffsetDigits
+// hex digits are followed by a byte that is neither ':' nor a space.
+func plainStart(s string) bool {
+	j := 0
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	d := 0
+	for j+d < len(s) && d < maxOffsetDigits && isHexDigit(s[j+d]) {
+		d++
+	}
+	return j+d < len(s) && s[j+d] != ':' && s[j+d] != ' '
 }
 
 // finish is the end of the stream at position end: see encChannel.finish.
