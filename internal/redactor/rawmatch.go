@@ -18,7 +18,7 @@ func (r *Redactor) scanRaw(sc *scanner, s string, base, floor int, spans []span)
 	if !sc.partial {
 		return spans
 	}
-	last := s
+	var last string
 	if n := min(m.maxLen, len(sc.tail)+len(s)); len(s) < n {
 		sc.join = append(append(sc.join[:0], sc.tail[len(sc.tail)-(n-len(s)):]...), s...)
 		last = unsafe.String(&sc.join[0], len(sc.join))

@@ -26,16 +26,16 @@ import (
 // offset) pairs to compare.
 type sampler struct {
 	patterns []string // sorted
-	keyLen   int      // symbols a key
+	keyLen   int      // bytes a key
 	keyMask  uint64   // the low keyLen bytes
-	stride   int      // symbols between two samples
+	stride   int      // positions between two samples
 	maxLen   int      // length of the longest pattern
 
 	bits  []uint64 // a Bloom filter of the keys, see probe64
 	shift uint
-	keys  []uint64   // every key, sorted
-	runs  []int32    // the entries of keys[i] are entry[runs[i]:runs[i+1]]
-	entry []encEntry // (pattern, offset) pairs, by key
+	keys  []uint64      // every key, sorted
+	runs  []int32       // the entries of keys[i] are entry[runs[i]:runs[i+1]]
+	entry []sampleEntry // (pattern, offset) pairs, by key
 
 	// For pending: every pattern's first 8 bytes (patterns are at least
 	// MinimumSecretLength long) in a Bloom filter.
@@ -43,8 +43,8 @@ type sampler struct {
 	firstShift uint
 }
 
-// encEntry is one pattern that holds a key at an offset.
-type encEntry struct {
+// sampleEntry is one pattern that holds a key at an offset.
+type sampleEntry struct {
 	pat, off int32
 }
 
@@ -52,7 +52,7 @@ type encEntry struct {
 // unique and at least MinimumSecretLength long.
 func newSampler(patterns []string) *sampler {
 	m := &sampler{patterns: patterns}
-	minLen := maxEncodedLen
+	minLen := maxEncodedLen // a stride for this length serves any longer one
 	for _, p := range patterns {
 		m.maxLen = max(m.maxLen, len(p))
 		minLen = min(minLen, len(p))
@@ -66,16 +66,16 @@ func newSampler(patterns []string) *sampler {
 
 	type keyed struct {
 		k uint64
-		e encEntry
+		e sampleEntry
 	}
 	all := make([]keyed, 0, len(patterns)*m.stride)
 	for i, p := range patterns {
 		for o := 0; o < m.stride && o+m.keyLen <= len(p); o++ {
-			all = append(all, keyed{keyOf(p[o:], m.keyLen), encEntry{int32(i), int32(o)}})
+			all = append(all, keyed{keyOf(p[o:], m.keyLen), sampleEntry{int32(i), int32(o)}})
 		}
 	}
 	slices.SortFunc(all, func(a, b keyed) int { return cmp.Compare(a.k, b.k) })
-	m.entry = make([]encEntry, len(all))
+	m.entry = make([]sampleEntry, len(all))
 	for i, a := range all {
 		m.entry[i] = a.e
 		if i == 0 || a.k != all[i-1].k {
@@ -98,7 +98,7 @@ func newSampler(patterns []string) *sampler {
 }
 
 // entries returns the (pattern, offset) pairs of the key k.
-func (m *sampler) entries(k uint64) []encEntry {
+func (m *sampler) entries(k uint64) []sampleEntry {
 	i, ok := slices.BinarySearch(m.keys, k)
 	if !ok {
 		return nil
@@ -121,13 +121,13 @@ func bloom(n int, each func(add func(uint64))) ([]uint64, uint) {
 	return b, shift
 }
 
-// fragHashMul is the multiplier of the sampler's first hash: 2^64 divided
+// sampleHashMul is the multiplier of the sampler's first hash: 2^64 divided
 // by the golden ratio.
-const fragHashMul = 0x9e3779b97f4a7c15
+const sampleHashMul = 0x9e3779b97f4a7c15
 
-// fragHashMul2 is the second hash's multiplier, an odd constant of
+// sampleHashMul2 is the second hash's multiplier, an odd constant of
 // splitmix64.
-const fragHashMul2 = 0xbf58476d1ce4e5b9
+const sampleHashMul2 = 0xbf58476d1ce4e5b9
 
 // probe64 returns the word of bits a key tests and the two bits it wants
 // set there: a Bloom filter with two hashes in one word, so a test is one
@@ -135,9 +135,9 @@ const fragHashMul2 = 0xbf58476d1ce4e5b9
 // of the key; a second product gives the bits, so that only one shift is
 // by a variable amount.
 func probe64(k uint64, shift uint) (uint64, uint64) {
-	h := k * fragHashMul
+	h := k * sampleHashMul
 	h ^= h >> 29
-	g := h * fragHashMul2
+	g := h * sampleHashMul2
 	return h >> (shift & 63), 1<<(g>>58) | 1<<(g>>52&63)
 }
 
