@@ -318,13 +318,37 @@ func decodeStrict(data []byte, v any) error {
 // argCredentials returns the credentials a literal argument arg carries:
 // the value of a credential option (--api-key=..., --token=...), arg itself
 // after such an option written alone (prev), and the password and
-// token-like query values of a URL.
+// token-like query values of a URL. An option that names a file
+// (--token-file, --key-path) and a value that is a path are not
+// credentials: the file holds it, and the agent's view decides who reads
+// that.
 func argCredentials(prev, arg string) []string {
 	out := spawnpolicy.URLCredentials(arg)
-	if name, value, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(name, "-") && credentialHeader(strings.TrimLeft(name, "-")) {
+	if name, value, ok := strings.Cut(arg, "="); ok && credentialOption(name) && !isPath(value) {
 		out = append(out, value)
-	} else if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && credentialHeader(strings.TrimLeft(prev, "-")) && !strings.HasPrefix(arg, "-") {
+	} else if !strings.Contains(prev, "=") && credentialOption(prev) && !strings.HasPrefix(arg, "-") && !isPath(arg) {
 		out = append(out, arg)
 	}
 	return slices.DeleteFunc(out, func(v string) bool { return len(v) < MinimumSecretLength })
+}
+
+// credentialOption reports whether opt is a command-line option whose
+// value is a credential: its name says so, as a credential header's does,
+// and does not say that the value names a file.
+func credentialOption(opt string) bool {
+	name := strings.ToLower(strings.TrimLeft(opt, "-"))
+	if !strings.HasPrefix(opt, "-") || name == "" {
+		return false
+	}
+	for _, w := range []string{"file", "path", "dir"} {
+		if strings.Contains(name, w) {
+			return false
+		}
+	}
+	return credentialHeader(name)
+}
+
+// isPath reports whether v is written as a file path.
+func isPath(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "~/")
 }

@@ -91,9 +91,10 @@ func TestLoad(t *testing.T) {
 			// /proc/<pid>/cmdline as expanded ones: each is a secret, with
 			// a warning; other arguments and short values are not.
 			name: "literal credentials in args",
-			body: `{"mcpServers": {"s": {"command": "x", "args": ["--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123", "https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short", "server.py"]}}}`,
+			body: `{"mcpServers": {"s": {"command": "x", "args": ["--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123", "https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short", "--token-file", "token-in-a-file.txt", "--secret", "/run/secrets/mcp-secret", "--api-key=./keys/k.pem", "server.py"]}}}`,
 			want: []ServerConfig{{Name: "s", Command: "x", Args: []string{"--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123",
-				"https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short", "server.py"}}},
+				"https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short",
+				"--token-file", "token-in-a-file.txt", "--secret", "/run/secrets/mcp-secret", "--api-key=./keys/k.pem", "server.py"}}},
 			wantSecrets: []string{"literal-ARG-key-0123", "literal-PW-0123", "literal-SIG-0123", "literal-TOKEN-0123"},
 			warnHas:     [][]string{{`server "s"`, "args[1]", "credential", "/proc/<pid>/cmdline"}, {"args[2]"}, {"args[3]"}},
 		},
