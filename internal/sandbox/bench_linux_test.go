@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
@@ -13,6 +14,11 @@ import (
 // launcherFlag names another launcher for BenchmarkBashTrue: the built bot
 // binary, whose start-up is what production pays.
 var launcherFlag = flag.String("launcher", "", "a telegram-bot binary to use as the launcher in BenchmarkBashTrue (default: this test binary)")
+
+// gap is the interleaved benchmark's pause before each pair of commands:
+// far less than a model's answer takes, more than the replacement launcher
+// needs to be ready and quiet.
+const gap = 50 * time.Millisecond
 
 // BenchmarkBashTrue measures `bash -c true` started through the launcher
 // (no_new_privs, a Landlock domain, the subreaper and its clean-up)
@@ -24,7 +30,14 @@ var launcherFlag = flag.String("launcher", "", "a telegram-bot binary to use as 
 //     replacement is ready before the next one (outside the timer), as it
 //     is after the model's answer a bash call waits for;
 //   - warm, back to back: the next command comes at once, and finds the
-//     replacement still starting.
+//     replacement still starting;
+//   - interleaved: bare and warm by turns after the same pause (gap), each
+//     timed alone, reported as bare-ns/op, warm-ns/op and their ratio. The
+//     pause stands for the model's answer between two bash calls: the
+//     replacement is ready and quiet by then, as in the bot, and both
+//     commands start from the same idle state. On a shared machine whose
+//     load changes from one sub-benchmark to the next, taking both in the
+//     same iteration is the fairest same-run ratio.
 //
 // The launcher is this test binary, or the binary -launcher names
 // (docs/performance.md has both).
@@ -94,5 +107,24 @@ func BenchmarkBashTrue(b *testing.B) {
 		for b.Loop() {
 			run(b, warm)
 		}
+	})
+	b.Run("interleaved", func(b *testing.B) {
+		var bare, sandboxed time.Duration
+		n := 0
+		for b.Loop() {
+			if err := sandbox.WaitWarm(context.Background(), warm); err != nil {
+				b.Fatal(err)
+			}
+			time.Sleep(gap)
+			start := time.Now()
+			run(b, nil)
+			mid := time.Now()
+			run(b, warm)
+			bare, sandboxed = bare+mid.Sub(start), sandboxed+time.Since(mid)
+			n++
+		}
+		b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
+		b.ReportMetric(float64(sandboxed.Nanoseconds())/float64(n), "warm-ns/op")
+		b.ReportMetric(float64(sandboxed)/float64(bare), "warm/bare")
 	})
 }
