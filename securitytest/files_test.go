@@ -1,6 +1,9 @@
 package securitytest
 
 import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -47,7 +50,56 @@ func sendFileVectors() []vector {
 		send("send-file-png-trailing", imageTrailing, expectNotSent),
 		send("send-file-jpeg-exif", imageEXIF, expectNotSent),
 		send("send-file-fake-png", imageFake, expectNotSent),
+		send("send-file-tar", archiveTar, expectNotSent),
+		send("send-file-zip-stored", archiveZip, expectNotSent),
 	}
+}
+
+// The archives in the secrets directory: every known secret in an entry
+// and in an entry's name, stored without compression as tar and zip -0
+// store them.
+const (
+	archiveTar = "secrets.tar"
+	archiveZip = "secrets.zip"
+)
+
+// writeSecretArchives writes the archives into the secrets directory.
+func (l *layout) writeSecretArchives(t *testing.T, set secretSet) {
+	t.Helper()
+	var all strings.Builder
+	for _, sec := range set.known() {
+		all.WriteString(sec.value + "\n")
+	}
+	name := strings.NewReplacer("/", "_", "\n", "").Replace(set.known()[0].value)
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	for _, e := range []struct{ name, body string }{{"all.txt", all.String()}, {name, "x"}} {
+		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o600, Size: int64(len(e.body))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for _, e := range []struct{ name, body string }{{"all.txt", all.String()}, {name, "x"}} {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.name, Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeBotFile(t, l, filepath.Join(l.secretsDir, archiveTar), tb.String())
+	writeBotFile(t, l, filepath.Join(l.secretsDir, archiveZip), zb.String())
 }
 
 // processEntryVectors point the in-process file tools (read, send_file) at

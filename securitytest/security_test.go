@@ -334,6 +334,7 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 	l.writeSecretFiles(t, set)
 	l.writeSecretImages(t, set)
 	l.writeHomeCredentials(t, set)
+	l.writeSecretArchives(t, set)
 	l.writeMCPConfig(t)
 
 	var runnable, skipped []vector
