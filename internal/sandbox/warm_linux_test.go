@@ -1,8 +1,10 @@
 package sandbox_test
 
 import (
+	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,6 +160,45 @@ func TestWarmLauncherAtOnce(t *testing.T) {
 		}
 	}
 	l.settle(t)
+}
+
+// TestWarmLauncherEndsWithTheBot: when the bot dies (SIGKILL, no Close),
+// the launcher it kept waiting ends too (the parent-death signal, and the
+// end of its socket), and is not left behind for an agent to find.
+func TestWarmLauncherEndsWithTheBot(t *testing.T) {
+	if sandbox.ABI() == 0 {
+		t.Skip("the kernel has no Landlock (landlock_create_ruleset fails)")
+	}
+	holder := exec.Command(mustExecutable(t), warmHolderArg, t.TempDir())
+	holder.Stderr = os.Stderr
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the waiting launcher's pid: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || !alive(pid) {
+		t.Fatalf("the waiting launcher %q: %v, alive %v", line, err, err == nil && alive(pid))
+	}
+	if err := holder.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	deadline := time.Now().Add(time.Minute)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			t.Fatalf("the launcher %d the bot kept waiting outlived it", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // waitReaped waits until pid is no process at all (reaped, not a
