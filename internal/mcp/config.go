@@ -332,12 +332,17 @@ func argCredentials(prev, arg string) []string {
 	return slices.DeleteFunc(out, func(v string) bool { return len(v) < MinimumSecretLength })
 }
 
-// credentialOption reports whether opt is a command-line option whose
-// value is a credential: its name says so, as a credential header's does,
-// and does not say that the value names a file.
+// envName matches a variable's name, as in an argument NAME=value that a
+// wrapper such as env sets.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// credentialOption reports whether opt is a command-line option (or a
+// variable an env wrapper sets, API_KEY=...) whose value is a credential:
+// its name says so, as a credential header's does, and does not say that
+// the value names a file.
 func credentialOption(opt string) bool {
 	name := strings.ToLower(strings.TrimLeft(opt, "-"))
-	if !strings.HasPrefix(opt, "-") || name == "" {
+	if (!strings.HasPrefix(opt, "-") && !envName.MatchString(opt)) || name == "" {
 		return false
 	}
 	for _, w := range []string{"file", "path", "dir"} {

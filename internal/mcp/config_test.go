@@ -91,12 +91,13 @@ func TestLoad(t *testing.T) {
 			// /proc/<pid>/cmdline as expanded ones: each is a secret, with
 			// a warning; other arguments and short values are not.
 			name: "literal credentials in args",
-			body: `{"mcpServers": {"s": {"command": "x", "args": ["--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123", "https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short", "--token-file", "token-in-a-file.txt", "--secret", "/run/secrets/mcp-secret", "--api-key=./keys/k.pem", "server.py"]}}}`,
+			body: `{"mcpServers": {"s": {"command": "x", "args": ["--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123", "https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short", "--token-file", "token-in-a-file.txt", "--secret", "/run/secrets/mcp-secret", "--api-key=./keys/k.pem", "SERVICE_API_KEY=literal-ENV-key-0123", "MODE=production-ready", "server.py"]}}}`,
 			want: []ServerConfig{{Name: "s", Command: "x", Args: []string{"--api-key", "literal-ARG-key-0123", "--token=literal-TOKEN-0123",
 				"https://u:literal-PW-0123@db.example/x?sig=literal-SIG-0123&page=2", "--verbose", "--key=short",
-				"--token-file", "token-in-a-file.txt", "--secret", "/run/secrets/mcp-secret", "--api-key=./keys/k.pem", "server.py"}}},
-			wantSecrets: []string{"literal-ARG-key-0123", "literal-PW-0123", "literal-SIG-0123", "literal-TOKEN-0123"},
-			warnHas:     [][]string{{`server "s"`, "args[1]", "credential", "/proc/<pid>/cmdline"}, {"args[2]"}, {"args[3]"}},
+				"--token-file", "token-in-a-file.txt", "--secret", "/run/secrets/mcp-secret", "--api-key=./keys/k.pem",
+				"SERVICE_API_KEY=literal-ENV-key-0123", "MODE=production-ready", "server.py"}}},
+			wantSecrets: []string{"literal-ARG-key-0123", "literal-ENV-key-0123", "literal-PW-0123", "literal-SIG-0123", "literal-TOKEN-0123"},
+			warnHas:     [][]string{{`server "s"`, "args[1]", "credential", "/proc/<pid>/cmdline"}, {"args[2]"}, {"args[3]"}, {"args[11]"}},
 		},
 		{name: "host secret in env", body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{`server "s"`, "env X", "TELEGRAM_BOT_TOKEN", "never handed"}},
 		{name: "host secret inline", inline: true, body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{InlineSource, `server "s"`, "TELEGRAM_BOT_TOKEN"}},
