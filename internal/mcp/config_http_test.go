@@ -57,6 +57,9 @@ func TestLoadRemote(t *testing.T) {
 				{Name: "c", URL: "http://[::1]:9/"},
 			},
 			wantSecrets: []string{explicitToken},
+			// Only the server with credentials is warned about: an agent
+			// process could hold its port.
+			warnHas: [][]string{{`server "a"`, "loopback", "agent process", "https://"}},
 		},
 		{
 			name:    "plain http elsewhere without credentials",
