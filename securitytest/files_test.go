@@ -169,5 +169,9 @@ func instructionLinkVectors() []vector {
 			return fmt.Sprintf("ln -sfn %q %q && ls -l %q", filepath.Join(p.home, homeCredentials), filepath.Join(p.workspace, "AGENTS.md"), filepath.Join(p.workspace, "AGENTS.md"))
 		}, expectation{what: "the link", text: func(secretSet) string { return "AGENTS.md -> " }})
 	}
-	return []vector{link("agents-md-link-home", homeCredentials)}
+	hardlink := bashVector("state", "hardlink-home-credentials", func(p vectorPaths) string {
+		return fmt.Sprintf("ln %q %q; echo \"ln status $?\"; cat %q 2>&1 | head -c 200; true",
+			filepath.Join(p.home, homeCredentials), filepath.Join(p.workspace, "pgpass-hardlink"), filepath.Join(p.workspace, "pgpass-hardlink"))
+	}, expectation{what: "the refused link", text: func(secretSet) string { return "ln status 1" }})
+	return []vector{link("agents-md-link-home", homeCredentials), hardlink}
 }
