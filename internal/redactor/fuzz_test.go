@@ -218,6 +218,9 @@ func pendingStart(ps patternSet, s string) int {
 	if rest != "" && len(rest) <= maxOffsetDigits && isHex(rest) || len(rest) == 9 && rest[8] == ' ' && isHex(rest[:8]) {
 		held = j // digits that may yet be an offset column, or eight and a space
 	}
+	if u := refUndecided(s); u >= 0 {
+		held = min(held, u) // an xxd text column that may yet be data
+	}
 	syms, pos := refSymbols(s[:held])
 	lastSkipped := held - 1
 	if len(pos) == 0 || lastSkipped-pos[len(pos)-1] > maxGap {

@@ -145,7 +145,13 @@ func refLayout(s string) (string, []int, []refLine) {
 				if c == ' ' {
 					spaces++
 					if kind == kindColon && spaces >= 2 && onLine > 0 {
-						break data
+						// A text column shows one character a byte of
+						// the data: one longer is data too.
+						if onLine/2 <= maxTextColumn && textColumnFits(line[j+1:], onLine/2) {
+							break data
+						}
+						kind = kindPlain
+						info.dump = false
 					}
 				}
 			case '|':
@@ -166,6 +172,61 @@ func refLayout(s string) (string, []int, []refLine) {
 		start = end + 1
 	}
 	return string(syms), pos, lines
+}
+
+// textColumnFits reports whether s (a line's rest after two spaces) may
+// be the text column of an xxd line with b bytes of data: its bytes less
+// the leading blanks are at most b, and a '\r'.
+func textColumnFits(s string, b int) bool {
+	return len(strings.TrimLeft(s, " \t")) <= b+1
+}
+
+// refUndecided returns the first symbol of an xxd text column that the
+// last line of s (no line end yet) may still show to be data, being no
+// longer than the line's data so far, or -1 when there is none.
+func refUndecided(s string) int {
+	start := strings.LastIndexByte(s, '\n') + 1
+	line := s[start:]
+	j := 0
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+		j++
+	}
+	d := 0
+	for j+d < len(line) && isHexDigit(line[j+d]) {
+		d++
+	}
+	if d < 6 || d > maxOffsetDigits || j+d >= len(line) || line[j+d] != ':' {
+		return -1
+	}
+	spaces, onLine := 0, 0
+	for k := j + d + 1; k < len(line); k++ {
+		switch c := line[k]; c {
+		case ' ', '\t', '\r', '\v', '\f':
+			if c != ' ' {
+				continue
+			}
+			spaces++
+			if spaces < 2 || onLine == 0 {
+				continue
+			}
+			if onLine/2 > maxTextColumn || !textColumnFits(line[k+1:], onLine/2) {
+				return -1
+			}
+			for i := k + 1; i < len(line); i++ {
+				if !isSpace(line[i]) {
+					return start + i
+				}
+			}
+			return -1
+		default:
+			if !isHexDigit(c) {
+				return -1
+			}
+			spaces = 0
+			onLine++
+		}
+	}
+	return -1
 }
 
 // leak names the way secret, or its \n / \r\n variant, survives in out:
@@ -390,15 +451,15 @@ func mismatch(want, got string) string {
 
 // holdBound is the most a Writer of r may hold back: the longest raw
 // pattern less one byte, or an encoded match in progress (its symbols, each
-// after at most maxGap skipped bytes, and up to maxOffsetDigits digits held
-// at a line start).
+// after at most maxGap skipped bytes, up to maxOffsetDigits digits held at
+// a line start, and an xxd text column that may yet be data).
 func holdBound(r *Redactor) int {
 	bound := 0
 	if r.raw != nil {
 		bound = r.raw.maxLen - 1
 	}
 	if r.enc != nil {
-		bound = max(bound, (r.enc.m.maxLen-1)*(maxGap+1)+maxGap+maxOffsetDigits)
+		bound = max(bound, (r.enc.m.maxLen-1)*(maxGap+1)+maxGap+maxOffsetDigits+maxTextColumn+1)
 	}
 	return bound
 }

@@ -19,6 +19,10 @@ const maxGap = 256
 // maxOffsetDigits is the longest offset column recognised at a line start.
 const maxOffsetDigits = 10
 
+// maxTextColumn is the most bytes an xxd line dumps (its -c limit), and so
+// the longest text column it writes.
+const maxTextColumn = 256
+
 // lineMode is where the encoded channel's scan is inside a line.
 type lineMode uint8
 
@@ -95,6 +99,15 @@ type encState struct {
 	extFrom     int  // where that match ended
 	closeAt     int  // where the last covered rest ended, when !ext
 
+	// An xxd line's text column shows one character a byte of the line's
+	// data (and a '\r' before a CRLF line end), so one longer than that is
+	// none: its bytes are data after all. Until the line ends, textLen
+	// counts its bytes but the leading blanks, up to textMax+1, and text
+	// holds its symbols.
+	textMax, textLen, nText int
+	text                    [maxTextColumn + 2]byte
+	textPos                 [maxTextColumn + 2]int
+
 	// The symbol buffer: symbol base+i is syms[i], at position pos[i],
 	// for i < m. Every match that ends before symbol matched has been
 	// found.
@@ -139,8 +152,27 @@ func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []
 	case lineText:
 		if c == '\n' {
 			st.newLine()
+			return spans
 		}
-		return spans
+		if st.kind != kindColon || st.textLen == 0 && (c == ' ' || c == '\t') {
+			return spans
+		}
+		if st.textLen++; st.textLen <= st.textMax+1 {
+			if !isSpace(c) {
+				st.text[st.nText], st.textPos[st.nText] = c, pos
+				st.nText++
+			}
+			return spans
+		}
+		// Longer than the line's data: no text column, and no dump line.
+		if st.m+st.nText > encBuf {
+			spans = e.block(st, pos, floor, spans)
+		}
+		st.kind, st.mode = kindPlain, lineData
+		for j := range st.nText {
+			spans = e.feed(st, st.text[j], st.textPos[j], floor, spans)
+		}
+		st.nText = 0
 	case lineStart:
 		if st.offsetSpace {
 			// Eight digits and a space: a second space makes them
@@ -187,7 +219,11 @@ func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []
 		if c == ' ' {
 			st.spaces++
 			if st.kind == kindColon && st.spaces >= 2 && st.n > st.lineSyms {
-				st.mode = lineText
+				if b := (st.n - st.lineSyms) / 2; b <= maxTextColumn {
+					st.mode, st.textMax, st.textLen, st.nText = lineText, b, 0, 0
+				} else {
+					st.kind = kindPlain // more data than xxd writes on a line
+				}
 			}
 		}
 	case '|':
@@ -343,6 +379,9 @@ func (e *encChannel) pending(st *encState, pos int) int {
 	if st.ext {
 		pos = min(pos, st.extFrom)
 	}
+	if st.mode == lineText && st.nText > 0 {
+		pos = min(pos, st.textPos[0]) // may yet be data
+	}
 	if st.m == 0 || last-st.pos[st.m-1] > maxGap {
 		return pos
 	}
@@ -362,7 +401,13 @@ func (e *encChannel) pending(st *encState, pos int) int {
 	return pos
 }
 
+// isSpace reports whether c is whitespace the encoded channel skips.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
 func (st *encState) newLine() {
+	st.nText = 0
 	st.mode = lineStart
 	st.kind = kindPlain
 	st.spaces = 0

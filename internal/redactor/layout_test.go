@@ -3,6 +3,7 @@ package redactor
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
@@ -206,6 +207,37 @@ func TestLongSecret(t *testing.T) {
 			for _, offset := range []int{0, 1, 2, 5} {
 				out := runTool(t, []byte(fillerText(offset)+key+"\n"), tool[0], tool[1:]...)
 				checkHidden(t, key, out)
+			}
+		})
+	}
+}
+
+// TestTextColumnLongerThanData checks that what follows two spaces on a
+// line that starts like xxd's is skipped as a text column only when it is
+// no longer than the line's data, as xxd writes it: otherwise a line that
+// merely starts like an offset (a secret ending in "000000:" printed just
+// before a dump, as FuzzRedact found) hid the hex after it.
+func TestTextColumnLongerThanData(t *testing.T) {
+	const secret = "q7Rm2xKv9LpT4wZc"
+	h := hex.EncodeToString([]byte(secret))
+	r := New([]string{secret})
+	tests := []struct{ name, text string }{
+		{"text column longer than the data", "000000:9000  " + h + "\n"},
+		{"spaced text column longer than the data", "00000010: 90 00  " + h[:16] + " " + h[16:] + "\n"},
+		{"more data than xxd writes", "00000000: " + strings.Repeat("0", 2*maxTextColumn+2) + "  " + h + "\n"},
+		{"a real text column between the lines of a match", xxdDump([]byte("01234567"+secret), false)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.Redact(tt.text)
+			if d := mismatch(naiveRedact(r.patterns, tt.text), got); d != "" {
+				t.Fatalf("redactor differs from reference: %s", d)
+			}
+			if how := leak(got, secret); how != "" {
+				t.Errorf("the secret survives as %s", how)
+			}
+			if d := mismatch(got, writeSplit(t, r, tt.text, []int{1})); d != "" {
+				t.Errorf("Writer byte by byte differs from Redact: %s", d)
 			}
 		})
 	}
