@@ -239,8 +239,15 @@ func refUndecided(s string) int {
 func leak(out, secret string) string {
 	variants := []string{secret}
 	if strings.ContainsAny(secret, "\r\n") {
+		// A variant shorter than MinimumSecretLength is no pattern, as no
+		// such secret is ("000\r\n000" has the 7-byte "000\n000"):
+		// matching one would redact runs such as "\n\n\n\n".
 		lf := strings.ReplaceAll(secret, "\r\n", "\n")
-		variants = append(variants, lf, strings.ReplaceAll(lf, "\n", "\r\n"))
+		for _, v := range []string{lf, strings.ReplaceAll(lf, "\n", "\r\n")} {
+			if len(v) >= MinimumSecretLength {
+				variants = append(variants, v)
+			}
+		}
 	}
 	frags := fragments(secret, fragmentLen(len(secret)))
 	holds := func(text string) bool {
