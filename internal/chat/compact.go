@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // compactedNote is shown when the session was compacted during a turn.
@@ -28,7 +29,7 @@ func (h *Host) compactSession(ctx context.Context, t target) {
 		h.sendText(ctx, t, "Nothing to compact yet: the conversation is no longer than what compaction keeps.", 0)
 	case err != nil && ctx.Err() != nil:
 		// Stopped or shutting down: nothing was changed, nothing to say.
-	case err != nil && isStorageError(err):
+	case err != nil && storagefail.Is(err):
 		h.storage.failed("transcript", err)
 		h.sendText(ctx, t, "⚠️ The summary could not be saved: the bot's disk is full or cannot be written, so nothing changed. Try again once the operator has freed space.", 0)
 	case err != nil:

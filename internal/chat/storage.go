@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/atomicfile"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // UnwritableFile is the empty file the host creates in the agent dir while
@@ -30,25 +30,23 @@ const (
 
 // storageHealth follows whether the agent dir takes writes. A failed write
 // (of the journal, a transcript, the settings, the heartbeat) starts an
-// episode: one Error line, the heartbeat's time set to 1970 and
-// UnwritableFile created, so that the healthcheck fails; more failures in it are logged
-// at Debug only. The episode ends, with one Info line and a fresh
-// heartbeat, when every file that failed was written since, or its
-// failure is older than storageHold and the heartbeat could be written.
-// It is safe for concurrent use.
+// episode (a storagefail.Episode: one Error line, more failures in it at
+// Debug only), and sets the heartbeat's time to 1970 and creates
+// UnwritableFile, so that the healthcheck fails. The episode ends, with
+// one Info line and a fresh heartbeat, when every file that failed was
+// written since, or its failure is older than storageHold and the
+// heartbeat could be written. It is safe for concurrent use.
 type storageHealth struct {
-	dir    string
-	logger *slog.Logger
-	now    func() time.Time
-	hold   time.Duration
+	dir     string
+	logger  *slog.Logger
+	now     func() time.Time
+	hold    time.Duration
+	episode *storagefail.Episode
 
 	mu sync.Mutex
 	// failing holds the last failure of each file that failed and was not
-	// written since; since is when the episode began (zero: none), and
-	// failures counts its failed writes.
-	failing  map[string]time.Time
-	since    time.Time
-	failures int
+	// written since.
+	failing map[string]time.Time
 	// beat is when the heartbeat was last written.
 	beat time.Time
 }
@@ -60,23 +58,22 @@ func newStorageHealth(dir string, logger *slog.Logger) *storageHealth {
 	if err := os.Remove(filepath.Join(dir, UnwritableFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		logger.Warn("the marker of an unwritable agent dir, left by an earlier run, cannot be removed; the healthcheck keeps failing", "err", err)
 	}
-	return &storageHealth{dir: dir, logger: logger, now: time.Now, hold: storageHold, failing: map[string]time.Time{}}
+	episode := storagefail.NewEpisode(logger, storagefail.Messages{
+		Began: "the agent dir cannot be written: new messages stay unacknowledged (Telegram keeps them) and turns cannot be saved until it can; the healthcheck fails meanwhile. Free space in AGENT_DIR",
+		Again: "the agent dir still cannot be written",
+		Ended: "the agent dir can be written again",
+	})
+	return &storageHealth{dir: dir, logger: logger, now: time.Now, hold: storageHold, episode: episode, failing: map[string]time.Time{}}
 }
 
 // failed records that writing file failed with err.
 func (s *storageHealth) failed(file string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
-	s.failing[file] = now
-	s.failures++
-	if !s.since.IsZero() {
-		s.logger.Debug("the agent dir still cannot be written", "file", file, "err", err)
+	s.failing[file] = s.now()
+	if !s.episode.Failed(err, "dir", s.dir, "file", file) {
 		return
 	}
-	s.since = now
-	s.logger.Error("the agent dir cannot be written: new messages stay unacknowledged (Telegram keeps them) and turns cannot be saved until it can; the healthcheck fails meanwhile. Free space in AGENT_DIR",
-		"dir", s.dir, "file", file, "err", err)
 	// Neither needs free space, nor frees any: the healthcheck sees the
 	// episode now, from the marker, or from a heartbeat as old as can be
 	// when not even an empty file can be created.
@@ -98,11 +95,9 @@ func (s *storageHealth) wrote(file string) {
 
 // endLocked ends the episode, if there is one.
 func (s *storageHealth) endLocked() {
-	if s.since.IsZero() {
+	if !s.episode.Succeeded("dir", s.dir) {
 		return
 	}
-	s.logger.Info("the agent dir can be written again", "dir", s.dir, "lasted", s.now().Sub(s.since).Round(time.Second), "failed_writes", s.failures)
-	s.since, s.failures = time.Time{}, 0
 	if err := os.Remove(filepath.Join(s.dir, UnwritableFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		s.logger.Warn("the marker of the unwritable agent dir cannot be removed; the healthcheck keeps failing", "err", err)
 	}
@@ -123,7 +118,7 @@ func (s *storageHealth) dueBeat() bool {
 			return false
 		}
 	}
-	return !s.since.IsZero() || now.Sub(s.beat) >= heartbeatEvery
+	return s.episode.Active() || now.Sub(s.beat) >= heartbeatEvery
 }
 
 // beaten records that the heartbeat was written: every failure left (all
@@ -169,22 +164,11 @@ func (h *Host) journaled(err error) {
 // words when the agent dir cannot be written (reopening a session may
 // write to its transcript), else with the error.
 func (h *Host) tellSessionError(ctx context.Context, t target, err error, replyTo int) {
-	if isStorageError(err) {
+	if storagefail.Is(err) {
 		h.storage.failed("transcript", err)
 		h.sendText(ctx, t, "⚠️ The conversation cannot be opened: the bot's disk is full or cannot be written. Send your message again once the operator has freed space.", replyTo)
 		return
 	}
 	h.logger.Error("open session", "scope", t.String(), "err", err)
 	h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), replyTo)
-}
-
-// isStorageError reports whether err says a file could not be written for
-// want of space or of a writable disk.
-func isStorageError(err error) bool {
-	for _, target := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EIO} {
-		if errors.Is(err, target) {
-			return true
-		}
-	}
-	return false
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/approvals"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
 
@@ -64,7 +65,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		out.emit(ev)
 	})
 	switch {
-	case err != nil && isStorageError(err):
+	case err != nil && storagefail.Is(err):
 		// The episode's one line says the agent dir cannot be written.
 		h.storage.failed("transcript", err)
 		h.logger.Debug("turn failed: its transcript cannot be written", "scope", t.String(), "session", sess.ID(), "err", err)
@@ -118,7 +119,7 @@ func turnError(err error) string {
 	var pe *agent.ProviderError
 	isProvider := errors.As(err, &pe)
 	switch {
-	case isStorageError(err):
+	case storagefail.Is(err):
 		return "⚠️ This turn could not be saved: the bot's disk is full or cannot be written, so the conversation will not remember it. Send your message again once the operator has freed space."
 	case errors.Is(err, agent.ErrContextTooLong):
 		return "⚠️ The conversation no longer fits the model's context window. Send /compact to summarise the older messages, or /new to start a fresh session."

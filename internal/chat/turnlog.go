@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // logTurn writes a turn's one Info line: the chat, the model that
@@ -43,7 +44,7 @@ func turnOutcome(res agent.TurnResult, err error) string {
 		return "failed: context too long"
 	case errors.Is(err, agent.ErrStreamInterrupted):
 		return "failed: answer cut off"
-	case isStorageError(err):
+	case storagefail.Is(err):
 		return "failed: agent dir not writable"
 	case unreachable(err):
 		return "failed: provider unreachable"

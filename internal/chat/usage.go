@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
 
@@ -153,11 +153,11 @@ func (h *Host) sessionUsageLine(t target) string {
 // still counts until a restart; the first such failure is logged at Error,
 // the ones after it at Debug, and the first record written again at Info.
 func UsageRecorder(store *usage.Store, logger *slog.Logger) func(context.Context, agent.UsageReport) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	var mu sync.Mutex
-	missed := 0
+	episode := storagefail.NewEpisode(logger, storagefail.Messages{
+		Began: "usage: the usage log cannot be written; usage counts in memory until a restart, and failures are logged at debug until it can",
+		Again: "usage: a model response's usage was not written",
+		Ended: "usage: the usage log is written again",
+	})
 	return func(ctx context.Context, r agent.UsageReport) {
 		err := store.Add(usage.Record{
 			Chat: r.Scope, Session: r.SessionID, Turn: usage.TurnOf(ctx), Model: r.Model,
@@ -166,19 +166,10 @@ func UsageRecorder(store *usage.Store, logger *slog.Logger) func(context.Context
 				Cached: int64(r.Usage.CachedTokens), Requests: 1,
 			},
 		})
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case err != nil && missed == 0:
-			logger.Error("usage: the usage log cannot be written; usage counts in memory until a restart, and failures are logged at debug until it can", "scope", r.Scope, "err", err)
-		case err != nil:
-			logger.Debug("usage: a model response's usage was not written", "scope", r.Scope, "err", err)
-		case missed > 0:
-			logger.Info("usage: the usage log is written again", "records_not_written", missed)
-			missed = 0
-		}
 		if err != nil {
-			missed++
+			episode.Failed(err, "scope", r.Scope)
+			return
 		}
+		episode.Succeeded()
 	}
 }
