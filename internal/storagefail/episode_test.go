@@ -21,19 +21,22 @@ var msgs = Messages{Began: "cannot be written", Again: "still cannot be written"
 func TestEpisode(t *testing.T) {
 	tests := []struct {
 		name  string
-		steps string // f: a failure, s: a success
+		quiet time.Duration
+		steps string // f: a failure, s: a success, one a second
 		want  []string
 	}{
-		{"no failure", "sss", nil},
-		{"one failure", "fs", []string{"ERROR cannot be written", "INFO written again lasted=1s failures=1"}},
-		{"a flood", "ffffs", []string{"ERROR cannot be written", "DEBUG still cannot be written", "DEBUG still cannot be written", "DEBUG still cannot be written", "INFO written again lasted=4s failures=4"}},
-		{"two episodes", "ffsfss", []string{"ERROR cannot be written", "DEBUG still cannot be written", "INFO written again lasted=2s failures=2", "ERROR cannot be written", "INFO written again lasted=1s failures=1"}},
-		{"going on", "sff", []string{"ERROR cannot be written", "DEBUG still cannot be written"}},
+		{"no failure", 0, "sss", nil},
+		{"one failure", 0, "fs", []string{"ERROR cannot be written", "INFO written again lasted=1s failures=1"}},
+		{"a flood", 0, "ffffs", []string{"ERROR cannot be written", "DEBUG still cannot be written", "DEBUG still cannot be written", "DEBUG still cannot be written", "INFO written again lasted=4s failures=4"}},
+		{"two episodes", 0, "ffsfss", []string{"ERROR cannot be written", "DEBUG still cannot be written", "INFO written again lasted=2s failures=2", "ERROR cannot be written", "INFO written again lasted=1s failures=1"}},
+		{"going on", 0, "sff", []string{"ERROR cannot be written", "DEBUG still cannot be written"}},
+		{"flapping within the quiet time", 3 * time.Second, "fsfsfsssss", []string{"ERROR cannot be written", "DEBUG still cannot be written", "DEBUG still cannot be written", "INFO written again lasted=7s failures=3"}},
+		{"a success after the quiet time", 2 * time.Second, "fss", []string{"ERROR cannot be written", "INFO written again lasted=2s failures=1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := logtest.New()
-			e := NewEpisode(rec.Logger(), msgs)
+			e := NewEpisode(rec.Logger(), msgs, WithQuiet(tt.quiet))
 			clock := time.Unix(1000, 0)
 			e.now = func() time.Time { return clock }
 			began, ended := 0, 0
