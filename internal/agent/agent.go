@@ -12,6 +12,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // ProcessPreparer turns a spawn request into the complete child context: the
@@ -39,6 +40,8 @@ type Agent struct {
 
 	// openTranscript reads a session's transcript (a seam for tests).
 	openTranscript func(path string, logger *slog.Logger) (*transcript, []Message, error)
+	// transcripts is the episode of transcript writes that fail.
+	transcripts *storagefail.Episode
 
 	mu      sync.Mutex
 	started bool
@@ -77,8 +80,9 @@ func New(provider Provider, policy ProcessPreparer, red *redactor.Redactor, opts
 		abortGrace: defaultAbortGrace,
 		keepTurns:  DefaultKeepTurns,
 		// contextReserve -1 means "the default", resolved with the window.
-		contextWindow:  DefaultContextWindow,
-		contextReserve: -1,
+		contextWindow:   DefaultContextWindow,
+		contextReserve:  -1,
+		transcriptQuiet: transcriptQuiet,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -107,6 +111,7 @@ func New(provider Provider, policy ProcessPreparer, red *redactor.Redactor, opts
 
 		openTranscript: openTranscript,
 	}
+	a.transcripts = newTranscriptEpisode(a)
 	for _, t := range cfg.tools {
 		if err := a.addTool(t, ""); err != nil {
 			return nil, err

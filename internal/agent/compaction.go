@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // ErrNothingToCompact is returned by [Session.Compact] when the session holds
@@ -99,7 +101,7 @@ func (s *Session) compact(ctx context.Context, keep int) error {
 	}
 	state := compactionState{summary: summary, at: time.Now(), usersBefore: prev.usersBefore + countUsers(old)}
 	if s.tr != nil {
-		if err := s.tr.appendCompaction(state, tokens); err != nil {
+		if err := s.wroteTranscript(s.tr.appendCompaction(state, tokens)); err != nil {
 			return err
 		}
 	}
@@ -116,13 +118,19 @@ func (s *Session) compact(ctx context.Context, keep int) error {
 }
 
 // autoCompact compacts before a request that would pass the threshold. A
-// failure is logged, and the request goes ahead as it is.
+// failure is logged, and the request goes ahead as it is. While transcript
+// writes fail (the agent's episode), it does not try: the summary is a
+// model request over the whole context, paid for at every step, whose
+// result could not be recorded.
 func (s *Session) autoCompact(ctx context.Context) {
-	if !s.overThreshold() {
+	if !s.overThreshold() || s.agent.transcripts.Active() {
 		return
 	}
 	err := s.compact(ctx, s.agent.cfg.keepTurns)
-	if err != nil && !errors.Is(err, ErrNothingToCompact) && ctx.Err() == nil {
+	switch {
+	case err != nil && storagefail.Is(err):
+		s.transcriptFailed(err, "compaction", "not recorded; the request goes as it is")
+	case err != nil && !errors.Is(err, ErrNothingToCompact) && ctx.Err() == nil:
 		s.agent.logger.Warn("agent: compaction failed; sending the conversation as it is", "session", s.id,
 			"err", s.agent.red.Redact(err.Error()))
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"syscall"
+	"time"
 )
 
 const (
@@ -79,6 +80,9 @@ func (l *failingLog) Append(entries ...any) error {
 
 // WithContextReserve is withContextReserve, for the tests.
 func WithContextReserve(tokens int) Option { return withContextReserve(tokens) }
+
+// WithTranscriptQuiet is withTranscriptQuiet, for the tests.
+func WithTranscriptQuiet(d time.Duration) Option { return withTranscriptQuiet(d) }
 
 // WithMaxSteps is withMaxSteps, for the tests.
 func WithMaxSteps(n int) Option { return withMaxSteps(n) }

@@ -30,6 +30,9 @@ type config struct {
 	keepTurns       int
 	usageRecorder   func(context.Context, UsageReport)
 	messageTimes    bool
+	// transcriptQuiet is how long an episode of failed transcript writes
+	// lasts at least after its latest failure (transcriptQuiet).
+	transcriptQuiet time.Duration
 }
 
 // WithSessionDir keeps one append-only JSONL transcript per session in dir
@@ -53,6 +56,12 @@ func WithSystemPrompt(f func(SessionInfo) string) Option {
 // none.
 func WithDefaultTimeZone(iana string) Option {
 	return func(c *config) { c.defaultTimeZone = iana }
+}
+
+// withTranscriptQuiet sets how long an episode of failed transcript writes
+// lasts at least after its latest failure (default transcriptQuiet).
+func withTranscriptQuiet(d time.Duration) Option {
+	return func(c *config) { c.transcriptQuiet = d }
 }
 
 // withMaxSteps sets how many model calls one turn may make (default

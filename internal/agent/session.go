@@ -243,7 +243,7 @@ func (s *Session) repairDanglingCalls() error {
 		i = j + len(missing) - 1
 	}
 	for _, m := range repaired {
-		if err := s.tr.appendMessage(m); err != nil {
+		if err := s.appendTranscript(m); err != nil {
 			return err
 		}
 	}

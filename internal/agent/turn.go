@@ -143,9 +143,12 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 		var recordErr error
 		for _, call := range assistant.ToolCalls {
 			var result Result
-			if ctx.Err() != nil || recordErr != nil {
+			switch {
+			case recordErr != nil:
+				result = ErrorResult(unrecordedText(recordErr))
+			case ctx.Err() != nil:
 				result = ErrorResult(abortedText)
-			} else {
+			default:
 				result = s.runTool(ctx, call)
 			}
 			msg := Message{
@@ -239,12 +242,11 @@ func normalizeCalls(calls []ToolCall, step int) []ToolCall {
 	return out
 }
 
-// record appends m to the history and the transcript.
+// record appends m to the history and the transcript. A failure to
+// persist is returned (the turn ends with it), and m is not kept.
 func (s *Session) record(m Message) error {
-	if s.tr != nil {
-		if err := s.tr.appendMessage(m); err != nil {
-			return err
-		}
+	if err := s.appendTranscript(m); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	s.messages = append(s.messages, m)
@@ -255,20 +257,18 @@ func (s *Session) record(m Message) error {
 // recordResult appends the tool result m to the history, and to the
 // transcript. The history keeps m even when the transcript does not: an
 // assistant message whose calls lack results would make every later request
-// fail. A failure to persist is logged at Error and returned, so the turn
-// ends with an EventError; reopening the session gives the calls whose
-// results the transcript lacks an "Operation aborted" result.
+// fail. A failure to persist is logged in the agent's episode of transcript
+// writes (once at Error, however many results a full disk refuses) and
+// returned, so the turn ends with an EventError; reopening the session
+// gives the calls whose results the transcript lacks an "Operation
+// aborted" result.
 func (s *Session) recordResult(m Message) error {
-	var err error
-	if s.tr != nil {
-		err = s.tr.appendMessage(m)
-	}
+	err := s.appendTranscript(m)
 	s.mu.Lock()
 	s.messages = append(s.messages, m)
 	s.mu.Unlock()
 	if err != nil {
-		s.agent.logger.Error("agent: a tool result is kept in memory but was not written to the transcript",
-			"session", s.id, "tool", m.ToolName, "call", m.ToolCallID, "err", s.agent.red.Redact(err.Error()))
+		s.transcriptFailed(err, "tool", m.ToolName, "call", m.ToolCallID, "kept", "in memory")
 	}
 	return err
 }
