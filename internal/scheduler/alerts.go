@@ -33,8 +33,8 @@ func recoveryNotice(job Job, failures int) string {
 // unfiredAlert is the chat's message about a one-shot job that came due
 // but was not run, because the jobs file could not record that it fired.
 func unfiredAlert(job Job, err error) string {
-	return fmt.Sprintf("⚠️ Job %s (%s) is due but did not run: the jobs file could not record that it fired (%v), "+
-		"and a one-shot job must never run twice. It runs once the file can be written; cancel it if it should not.", job.Name, job.ID, err)
+	return fmt.Sprintf("⚠️ Job %s (%s) is due but did not run: the jobs file could not record that it fired (%s), "+
+		"and a one-shot job must never run twice. It runs once the file can be written; cancel it if it should not.", job.Name, job.ID, saveCause(err))
 }
 
 // silentWord is what a watcher prints to stay quiet.

@@ -113,8 +113,7 @@ func (s *Scheduler) keepUnfired(ctx context.Context, e *entry, err error) {
 	alert := !e.alerted
 	e.alerted = true
 	s.mu.Unlock()
-	log := s.log().With("job", job.ID, "target", job.Target)
-	log.Error("scheduler: a due one-shot job was not run: saving jobs failed", "err", err)
+	s.saveEpisode().Failed(err, "job", job.ID, "target", job.Target, "not_run", "a due one-shot job, until the file can be written")
 	if !alert {
 		return
 	}
@@ -123,7 +122,7 @@ func (s *Scheduler) keepUnfired(ctx context.Context, e *entry, err error) {
 	go func() {
 		defer s.wg.Done()
 		if err := s.chats.Notify(ctx, job.Target, text); err != nil {
-			log.Warn("scheduler: sending the unsaved one-shot alert", "err", err)
+			s.log().Warn("scheduler: sending the unsaved one-shot alert", "job", job.ID, "target", job.Target, "err", err)
 		}
 	}()
 }
@@ -256,7 +255,7 @@ func (s *Scheduler) record(job Job, firedAt time.Time, o outcome) int {
 	s.mu.Unlock()
 	if kept {
 		if err := s.save(); err != nil {
-			s.log().Error("scheduler: saving jobs", "err", err)
+			s.saveEpisode().Failed(err, "job", job.ID, "not_recorded", "the run's time and outcome")
 		}
 	}
 	return streak

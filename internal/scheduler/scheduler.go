@@ -14,6 +14,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // maxWait is the longest the firing loop sleeps before it looks at the
@@ -40,13 +41,16 @@ type Scheduler struct {
 	// latest state.
 	saveMu sync.Mutex
 
-	mu        sync.Mutex
-	jobs      map[string]*entry
-	runs      map[string]context.CancelFunc
-	fired     map[string]firedShot
-	procs     agent.ProcessPreparer
-	red       *redactor.Redactor
-	logger    *slog.Logger
+	mu     sync.Mutex
+	jobs   map[string]*entry
+	runs   map[string]context.CancelFunc
+	fired  map[string]firedShot
+	procs  agent.ProcessPreparer
+	red    *redactor.Redactor
+	logger *slog.Logger
+	// saves is the episode of the jobs file's failed saves, logged by
+	// logger.
+	saves     *storagefail.Episode
 	activated bool
 	started   bool
 	stopped   bool
@@ -112,6 +116,7 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 		fired:  make(map[string]firedShot),
 		logger: cmp.Or(cfg.logger, slog.New(slog.DiscardHandler)),
 	}
+	s.saves = newSaveEpisode(s.logger)
 	for _, j := range jobs {
 		sched, err := storedSchedule(j)
 		if err != nil {
@@ -146,6 +151,7 @@ func (s *Scheduler) Activate(_ context.Context, api *agent.API) error {
 	s.red = api.Redactor()
 	if s.cfg.logger == nil {
 		s.logger = api.Logger()
+		s.saves = newSaveEpisode(s.logger)
 	}
 	s.activated = true
 	api.RegisterTool(scheduleTool{s})
@@ -378,7 +384,11 @@ func (s *Scheduler) save() error {
 	slices.SortFunc(jobs, func(a, b Job) int {
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
 	})
-	return s.cfg.saveFile(s.path, jobs)
+	if err := s.cfg.saveFile(s.path, jobs); err != nil {
+		return err
+	}
+	s.saveEpisode().Succeeded()
+	return nil
 }
 
 // location returns the target chat's zone, through cache when it is not

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // Limits of what the model may schedule.
@@ -75,8 +76,11 @@ func (t scheduleTool) Execute(_ context.Context, call *agent.Call) (agent.Result
 }
 
 // toolError words a scheduling error for the model: a bad schedule comes
-// with the accepted forms.
+// with the accepted forms, a jobs file the disk refuses in words.
 func toolError(err error, floor time.Duration) string {
+	if storagefail.Is(err) {
+		return "The jobs file could not be written (" + diskText + "), so nothing changed. Tell the user; it works again once the operator has freed space."
+	}
 	msg := strings.TrimPrefix(err.Error(), "scheduler: ")
 	if errors.Is(err, ErrBadSchedule) {
 		return msg + "\n" + acceptedForms(floor)
