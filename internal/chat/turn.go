@@ -120,7 +120,7 @@ func turnError(err error) string {
 	isProvider := errors.As(err, &pe)
 	switch {
 	case storagefail.Is(err):
-		return "⚠️ This turn could not be saved: the bot's disk is full or cannot be written, so the conversation will not remember it. Send your message again once the operator has freed space."
+		return "⚠️ This turn could not be saved: the bot's disk is full or cannot be written, so the conversation may not remember it. Send your message again once the operator has freed space."
 	case errors.Is(err, agent.ErrContextTooLong):
 		return "⚠️ The conversation no longer fits the model's context window. Send /compact to summarise the older messages, or /new to start a fresh session."
 	case errors.Is(err, agent.ErrSessionClosed):
