@@ -119,3 +119,45 @@ func TestTranscriptEpisodeEnds(t *testing.T) {
 		t.Errorf("the end of the episode was logged %d times, want once with failures=1:\n%s", len(ended), rec.Text())
 	}
 }
+
+// TestCompactionOnFullDisk lets the full disk refuse a compaction: it is
+// logged as the episode's Error (not a warning per request), the request
+// goes as it is, and while the episode lasts the next turn does not pay
+// for another summary it could not record.
+func TestCompactionOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := logtest.New()
+	longSummary := strings.Repeat("the user said many things ", 400)
+	faux := agenttest.NewFauxProvider(answer("a1", 100), answer("a2", 200), answer("a3", 900),
+		// Turn 4: the summary, which the full disk refuses, then the
+		// answer, after which the disk has room again.
+		agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+			d.Fill()
+			return agent.Response{Text: longSummary}, nil
+		}),
+		agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+			d.Drain()
+			return agent.Response{Text: "a4", Usage: agent.Usage{PromptTokens: 900}}, nil
+		}),
+		answer("a5", 300),
+	)
+	a := compactionAgent(t, faux, d.Dir, agent.WithLogger(rec.Logger()))
+	s := openSession(t, a, agent.SessionOptions{})
+	for _, u := range []string{"u1", "u2", "u3", "u4", "u5"} {
+		prompt(t, s, u)
+	}
+	w := warnOrWorse(rec)
+	if len(w) != 1 || w[0].Level != slog.LevelError || !strings.Contains(w[0].Message, "a transcript cannot be written") || w[0].Attrs["compaction"] == "" {
+		t.Errorf("a compaction the disk refused logged %d warnings and errors, want the episode's one Error, naming the compaction:\n%s", len(w), rec.Text())
+	}
+	reqs := faux.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("%d requests, want 6: three turns, a summary and two answers", len(reqs))
+	}
+	if last := reqs[5]; last.System == agent.SummarySystemPrompt || agent.TextOf(last.Messages[len(last.Messages)-1].Content) != "u5" {
+		t.Errorf("the last request is not the answer to u5 (system %.40q)", last.System)
+	}
+	if got := s.ContextUsage().LastCompaction; !got.IsZero() {
+		t.Errorf("LastCompaction = %v, want none: the compaction was not recorded", got)
+	}
+}
