@@ -88,14 +88,18 @@ func becomeReaper(stderr io.Writer) (chan os.Signal, error) {
 }
 
 // run confines the calling thread to s's view, starts the command with
-// files as its descriptors 0, 1, 2, 3..., closes the launcher's copies in
-// drop, forwards sigs to it, waits for it and kills what is left.
+// files as its descriptors 0, 1, 2, 3... and no other, closes the
+// launcher's copies in drop, forwards sigs to it, waits for it and kills what is left.
 func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 	// The spawner made the launcher the leader of a new process group
 	// (procgroup.Set), and it signals that group to end the command. The
 	// command stays in it; the launcher leaves it below, so a group
 	// SIGKILL ends the command and the launcher still cleans up.
 	leader := unix.Getpgrp() == os.Getpid()
+	if err := cloexecFrom(3); err != nil {
+		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+		return exitNotStarted
+	}
 	r, err := restrictThread(s.View)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
