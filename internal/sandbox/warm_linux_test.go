@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/volcanic/telegram-agent/internal/asusertest"
+	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
@@ -214,5 +217,135 @@ func waitReaped(t *testing.T, pid int) {
 			t.Fatalf("process %d not reaped", pid)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestWarmLauncherEndsWithTheBotWhileRunning: when the bot dies (SIGKILL,
+// no Close) while the launcher it kept started ahead runs a command, the
+// launcher, the command and the orphan the command left (setsid, out of
+// its process group) all end. The bot runs as the unprivileged user.
+func TestWarmLauncherEndsWithTheBotWhileRunning(t *testing.T) {
+	if sandbox.ABI() == 0 {
+		t.Skip("the kernel has no Landlock (landlock_create_ruleset fails)")
+	}
+	bin := asusertest.PublicCopy(t, mustExecutable(t), 0o755)
+	dir := filepath.Join(asusertest.PublicDir(t), "view")
+	mkdirPublic(t, dir)
+	holder := exec.Command(bin, warmRunnerArg, dir)
+	holder.Stderr = os.Stderr
+	if asusertest.Needed() {
+		asusertest.Drop(holder)
+	}
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := asusertest.Start(t, holder); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the pids: %v", err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(line) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("the pids %q: %v", line, err)
+		}
+		t.Cleanup(func() { _ = unix.Kill(pid, unix.SIGKILL) })
+		pids = append(pids, pid)
+	}
+	if len(pids) != 3 {
+		t.Fatalf("the pids %q: want the launcher's, the command's and the orphan's", line)
+	}
+	for _, pid := range pids {
+		if !alive(pid) {
+			t.Fatalf("process %d is not running before the bot is killed", pid)
+		}
+	}
+	if err := holder.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	deadline := time.Now().Add(time.Minute)
+	for i, name := range []string{"launcher", "command", "setsid orphan"} {
+		for alive(pids[i]) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the %s (%d) outlived the bot", name, pids[i])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// TestWarmLaunchersSeparateDomains: two commands that run at once, each
+// through a launcher started ahead, are in domains of their own: the
+// second cannot read the first's /proc environ, which the same user reads
+// without the sandbox (the control).
+func TestWarmLaunchersSeparateDomains(t *testing.T) {
+	l := newWarmLayout(t, sandbox.Paths{})
+	secret := fakeSecret(t)
+	l.settle(t)
+	first := sandbox.WarmPid(l.launcher)
+	stdin, hold, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	a := l.command(`echo $$ > a.pid.tmp && mv a.pid.tmp a.pid; read x`, true, "A_SECRET="+secret)
+	a.Stdin = stdin
+	err = l.start(t, a)
+	stdin.Close()
+	if err != nil {
+		hold.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hold.Close(); procgroup.Kill(a); _ = a.Wait() })
+	if a.Process.Pid != first {
+		t.Fatalf("the first command went to %d, not to the launcher started ahead, %d", a.Process.Pid, first)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(filepath.Join(l.workspace, "a.pid")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first command wrote no a.pid")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	env := "A=" + strconv.Itoa(l.readPids(t, "a.pid")[0])
+	// The first launcher is taken; a command that finds none has the
+	// replacement started.
+	if out, err := l.run(t, `true`, true); err != nil {
+		t.Fatalf("a command while the first runs: %v, output %q", err, out)
+	}
+	second := sandbox.WarmPid(l.launcher)
+	f, err := os.CreateTemp(t.TempDir(), "output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := l.command(`tr '\0' '\n' < /proc/$A/environ`, true, env)
+	b.Stdout, b.Stderr = f, f
+	if err := l.start(t, b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Process.Pid != second || second == 0 {
+		t.Errorf("the second command went to %d, not to the launcher started ahead, %d", b.Process.Pid, second)
+	}
+	err = b.Wait()
+	out, _ := os.ReadFile(f.Name())
+	if err == nil {
+		t.Errorf("the second command read the first's environ (%d bytes of output), want it refused", len(out))
+	}
+	if strings.Contains(string(out), secret) {
+		t.Error("the first command's secret reached the second")
+	}
+	l.settle(t)
+	if out, err := l.run(t, `tr '\0' '\n' < /proc/$A/environ`, false, env); err != nil || !strings.Contains(out, secret) {
+		t.Errorf("control (sandbox off): %v, the environ read did not show the secret (%d bytes of output)", err, len(out))
 	}
 }
