@@ -106,7 +106,7 @@ func (l *Launcher) specOf(cmd *exec.Cmd) *os.File {
 // replacement's start does not compete for the CPU with the command the
 // user waits for), or when a command finds none.
 func (l *Launcher) take(cmd *exec.Cmd) *warm {
-	if !l.warm || cmd.Cancel != nil || cmd.Err != nil {
+	if !l.warm || cmd.Cancel != nil || cmd.Err != nil || hasContext(cmd) {
 		return nil
 	}
 	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
@@ -153,6 +153,15 @@ func (l *Launcher) take(cmd *exec.Cmd) *warm {
 func noPipes(cmd *exec.Cmd) bool {
 	v := reflect.ValueOf(cmd).Elem().FieldByName("childIOFiles")
 	return v.IsValid() && v.Kind() == reflect.Slice && v.Len() == 0
+}
+
+// hasContext reports whether cmd was made by exec.CommandContext, even
+// with its Cancel taken away: cmd.Start alone refuses to start it once the
+// context is done. It reads an unexported field, as noPipes does; should a
+// Go release rename it, every command starts cold.
+func hasContext(cmd *exec.Cmd) bool {
+	v := reflect.ValueOf(cmd).Elem().FieldByName("ctx")
+	return !v.IsValid() || v.Kind() != reflect.Interface || !v.IsNil()
 }
 
 // refill starts a replacement launcher in the background, unless one is
