@@ -209,8 +209,18 @@ func TestJournalReplay(t *testing.T) {
 	if got := j.reported(); len(got) != 1 || got[0].ID != 7 {
 		t.Fatalf("reported = %+v", got)
 	}
+	// Until its report was sent, a restart reports it again.
 	j.close()
-	// A second restart does not report it again, but /retry still finds it.
+	j, _ = openJournal(dir, slog.New(slog.DiscardHandler))
+	if got := j.reported(); len(got) != 1 || got[0].ID != 7 {
+		t.Fatalf("after a restart before the report went out, reported = %+v", got)
+	}
+	if err := j.markReported("5", 7); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	// Once reported, a restart does not report it again, but /retry still
+	// finds it.
 	j, _ = openJournal(dir, slog.New(slog.DiscardHandler))
 	defer j.close()
 	if got := j.reported(); len(got) != 0 {

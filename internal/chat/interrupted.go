@@ -1,7 +1,9 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 )
@@ -9,7 +11,10 @@ import (
 // reportInterrupted tells each chat about every message a crash or restart
 // cut short, each on its own (in reply to it), so nothing is lost silently:
 // one crash can cut a running message and the ones queued behind it. The
-// notices go out while polling starts.
+// notices go out while polling starts. A message counts as reported in the
+// journal only once its notice was sent: one that Telegram does not take
+// (after a few tries) or that a crash cuts off is reported again after the
+// next start-up.
 func (h *Host) reportInterrupted() {
 	for _, e := range h.journal.reported() {
 		t, err := parseTarget(e.Scope)
@@ -17,7 +22,9 @@ func (h *Host) reportInterrupted() {
 			continue
 		}
 		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
-		h.notice(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e))
+		h.report(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e), func() error {
+			return h.journal.markReported(e.Scope, e.ID)
+		})
 	}
 	for _, e := range h.journal.cutShort() {
 		t, err := parseTarget(e.Scope)
@@ -25,8 +32,36 @@ func (h *Host) reportInterrupted() {
 			continue
 		}
 		h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.ID)
-		h.notice(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e))
+		h.report(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e), func() error {
+			return h.journal.markCutReported(e.ID)
+		})
 	}
+}
+
+// reportTries is how often a report is sent before it is left for the
+// next start-up; reportPause is the pause between two tries.
+const (
+	reportTries = 3
+	reportPause = 3 * time.Second
+)
+
+// report sends a report notice to t in reply to replyTo, tried a few times,
+// and calls sent once it went out.
+func (h *Host) report(t target, text string, replyTo int, sent func() error) {
+	h.post(t, func(ctx context.Context) {
+		for try := range reportTries {
+			if try > 0 && !sleep(ctx, reportPause) {
+				return
+			}
+			if h.sendNotice(ctx, t, text, replyTo) {
+				if err := sent(); err != nil {
+					h.logger.Warn("journal", "err", err)
+				}
+				return
+			}
+		}
+		h.logger.Warn("a report could not be sent; it is sent again after the next start-up", "scope", t.String())
+	})
 }
 
 // entryMessageID returns the id of the chat message e's update carries (0

@@ -126,3 +126,51 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 		t.Errorf("the answered message ran again after the restart: %d model requests", n)
 	}
 }
+
+// A report Telegram does not take is sent again after the next start-up:
+// the message counts as reported only once its report went out, else one
+// failed notice would leave it interrupted without a word (the soak's one
+// loss). The same holds for the report of an answer cut short.
+func TestUnsentReportIsSentAfterTheNextStart(t *testing.T) {
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		<-ctx.Done()
+		return agent.Response{}, ctx.Err()
+	}))
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
+	msg := tg.SendText(userID, userID, "cut by a crash")
+	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	h1.stop()
+
+	tg.DisableMethod("sendMessage")
+	h2 := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(), tg: tg, agentDir: agentDir, workspace: ws})
+	waitFor(t, "the report to be tried", func() bool {
+		return len(tg.RequestsContaining("interrupted by a restart")) >= reportTries
+	})
+	h2.stop()
+	tg.EnableMethod("sendMessage")
+
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
+	})
+	h3 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
+	report := h3.waitText(userID, "interrupted by a restart")
+	if report.ReplyTo != msg.ID {
+		t.Errorf("the report replies to %d, want %d", report.ReplyTo, msg.ID)
+	}
+	tg.SendText(userID, userID, "/retry")
+	h3.waitText(userID, "ran: cut by a crash")
+	h3.stop()
+
+	// Reported and retried: a fourth start reports nothing.
+	h4 := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(), tg: tg, agentDir: agentDir, workspace: ws})
+	tg.SendText(userID, userID, "/retry")
+	msgs := h4.waitMessages(userID, "the last /retry's answer", func(ms []telegramtest.Message) bool {
+		return countVisible(ms, "Nothing to retry") == 1
+	})
+	if n := countVisible(msgs, "This message was interrupted by a restart"); n != 1 {
+		t.Errorf("%d reports, want the one after the failed one: %s", n, describe(msgs))
+	}
+}

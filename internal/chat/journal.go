@@ -66,13 +66,18 @@ type journal struct {
 	closed bool
 	// interrupted holds, per scope, every message whose turn a crash or a
 	// restart cut short (the one running and the ones queued behind it), in
-	// order of id, for /retry: each is reported and retried on its own.
+	// order of id, for /retry: each is reported and retried on its own. An
+	// entry stays pending (in the file too) until its report was sent, so
+	// that a crash or a Telegram failure before that reports it again.
 	interrupted map[string][]journalEntry
 	// fresh lists the entries found pending at start-up, to report.
 	fresh []journalEntry
 	// cut lists the entries found answering at start-up: their answer was
-	// being sent when the bot died, so it may have been cut short.
-	cut []journalEntry
+	// being sent when the bot died, so it may have been cut short. Until
+	// the chat was told (markCutReported), unreported keeps them in the
+	// file, answering, to be told after the next start-up otherwise.
+	cut        []journalEntry
+	unreported map[int64]journalEntry
 	// known holds the update ids the journal held at start-up: a
 	// re-delivery of one of them (the bot died before acknowledging it) is
 	// skipped.
@@ -118,7 +123,8 @@ type journal struct {
 func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 	j := &journal{
 		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string][]journalEntry{}, known: map[int64]bool{}, recent: map[int64]bool{},
-		pending: map[int64]journalEntry{}, compactDone: compactAfterDone, compactBytes: compactAfterBytes,
+		unreported: map[int64]journalEntry{},
+		pending:    map[int64]journalEntry{}, compactDone: compactAfterDone, compactBytes: compactAfterBytes,
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("chat: journal: %w", err)
@@ -164,6 +170,7 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 		case stateAnswering:
 			if e.Update != nil && e.Scope != "" {
 				j.cut = append(j.cut, e)
+				j.unreported[e.ID] = e
 			}
 			continue
 		case statePending:
@@ -175,7 +182,6 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 		if e.Update == nil || e.Scope == "" {
 			continue
 		}
-		e.State = stateInterrupted
 		j.interrupted[e.Scope] = append(j.interrupted[e.Scope], e)
 	}
 	for _, es := range j.interrupted {
@@ -200,9 +206,12 @@ func openJournal(dir string, logger *slog.Logger) (*journal, error) {
 // messages (for /retry), the pending ones and the highest id (as done,
 // when nothing else keeps it), in order of id.
 func (j *journal) liveLocked() []journalEntry {
-	keep := make([]journalEntry, 0, len(j.interrupted)+len(j.pending)+1)
+	keep := make([]journalEntry, 0, len(j.interrupted)+len(j.pending)+len(j.unreported)+1)
 	for _, es := range j.interrupted {
 		keep = append(keep, es...)
+	}
+	for _, e := range j.unreported {
+		keep = append(keep, e)
 	}
 	for _, e := range j.pending {
 		keep = append(keep, e)
@@ -277,6 +286,11 @@ func (j *journal) appendLocked(entries []journalEntry) error {
 func (j *journal) mark(e journalEntry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	return j.markLocked(e)
+}
+
+// markLocked is mark with j.mu held.
+func (j *journal) markLocked(e journalEntry) error {
 	err := j.appendLocked([]journalEntry{e})
 	if err != nil && !j.closed {
 		j.track(e)
@@ -381,6 +395,36 @@ func (j *journal) reported() []journalEntry {
 	out := j.fresh
 	j.fresh = nil
 	return out
+}
+
+// markReported records that the chat was told that the interrupted
+// message id was cut short: it stays retryable, and is not reported again
+// after the next start-up. It does nothing when /retry took the message
+// already (it is pending again, its own turn's to finish).
+func (j *journal) markReported(scope string, id int64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	es := j.interrupted[scope]
+	i := slices.IndexFunc(es, func(e journalEntry) bool { return e.ID == id })
+	if i < 0 || es[i].State == stateInterrupted {
+		return nil
+	}
+	es[i].State = stateInterrupted
+	e := journalEntry{ID: id, State: stateInterrupted}
+	return j.markLocked(e)
+}
+
+// markCutReported records that the chat was told that the answer to id
+// may have been cut short: the entry is done.
+func (j *journal) markCutReported(id int64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if _, ok := j.unreported[id]; !ok {
+		return nil
+	}
+	delete(j.unreported, id)
+	e := journalEntry{ID: id, State: stateDone}
+	return j.markLocked(e)
 }
 
 // cutShort returns the entries found answering at start-up, once.

@@ -25,12 +25,28 @@ func pendingEntries(t *testing.T, dir string) []journalEntry {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []journalEntry
+	// The last line about an id wins, as when the journal is opened.
+	var order []int64
+	last := map[int64]journalEntry{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
 		var e journalEntry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.State == statePending {
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		prev, seen := last[e.ID]
+		if !seen {
+			order = append(order, e.ID)
+		}
+		if e.Update == nil {
+			e.Update, e.Scope = prev.Update, prev.Scope
+		}
+		last[e.ID] = e
+	}
+	var out []journalEntry
+	for _, id := range order {
+		if e := last[id]; e.State == statePending {
 			out = append(out, e)
 		}
 	}
