@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
@@ -287,6 +288,7 @@ func TestChaos(t *testing.T) {
 		t.Errorf("lost (neither answered nor reported): %v", st.lostTags)
 	}
 	if open := append(st.lostTags, st.waitingReported...); len(open) > 0 {
+		keepEvidence(t, sup, tg, rec, agentDir, open)
 		for _, tag := range open[:min(len(open), 5)] {
 			m := rec.sent[tag]
 			for _, b := range tg.Messages(m.chat) {
@@ -322,6 +324,43 @@ func TestChaos(t *testing.T) {
 		runtime: rt, compactions: int(m.compactions.Load()), transcriptions: int(m.transcriptions.Load()),
 		contextWindow: p.contextWindow, firstPrompt: int(m.firstPrompt.Load()), peakPrompt: int(m.peakPrompt.Load()),
 	}))
+}
+
+// keepEvidence writes what a failed run needs to be understood into the
+// test's artifact dir (kept with go test -artifacts): the bot's whole log
+// (it names no message text, so the chats' messages go beside it, with
+// their ids and times), the chats of the open messages and the journal.
+func keepEvidence(t *testing.T, sup *supervisor, tg *telegramtest.Server, rec *record, agentDir string, open []string) {
+	dir := t.ArtifactDir()
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Errorf("keeping %s: %v", name, err)
+		}
+	}
+	write("bot.log", []byte(sup.log()))
+	if data, err := os.ReadFile(filepath.Join(agentDir, "inbound.jsonl")); err == nil {
+		write("inbound.jsonl", data)
+	}
+	rec.mu.Lock()
+	sent := maps.Clone(rec.sent)
+	rec.mu.Unlock()
+	chats := map[int64]bool{}
+	for _, tag := range open {
+		chats[sent[tag].chat] = true
+	}
+	for chat := range chats {
+		var b strings.Builder
+		for _, tag := range slices.Sorted(maps.Keys(sent)) {
+			if m := sent[tag]; m.chat == chat {
+				fmt.Fprintf(&b, "sent %s %s as message %d (voice %v)\n", m.at.UTC().Format(time.RFC3339Nano), tag, m.id, m.voice)
+			}
+		}
+		for _, m := range tg.Messages(chat) {
+			fmt.Fprintf(&b, "bot %s message %d (reply to %d): %q\n", m.Date.UTC().Format(time.RFC3339Nano), m.ID, m.ReplyTo, m.Visible)
+		}
+		write(fmt.Sprintf("chat-%d.txt", chat), []byte(b.String()))
+	}
+	t.Logf("evidence kept in %s (run with -artifacts to keep it)", dir)
 }
 
 // waitOutcome waits, as a user would, until the chat shows an outcome of
