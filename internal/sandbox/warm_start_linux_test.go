@@ -31,7 +31,8 @@ func TestWarmLauncherEndsAsCold(t *testing.T) {
 	}
 	tests := []struct {
 		name, script string
-		// signal, when set, is sent to the launcher once the command runs.
+		// signal, when set, is sent to the launcher once the command said
+		// ready (before the script, unless the script says it).
 		signal unix.Signal
 		want   string
 	}{
@@ -43,7 +44,7 @@ func TestWarmLauncherEndsAsCold(t *testing.T) {
 		{name: "killed by SIGSEGV", script: `kill -SEGV $$`},
 		{name: "SIGINT to the launcher", script: `exec sleep 1000`, signal: unix.SIGINT, want: "signal: interrupt"},
 		{name: "SIGHUP to the launcher", script: `exec sleep 1000`, signal: unix.SIGHUP, want: "signal: hangup"},
-		{name: "SIGTERM to the launcher, trapped", script: `trap 'exit 7' TERM; sleep 1000 & wait`, signal: unix.SIGTERM, want: "exit status 7"},
+		{name: "SIGTERM to the launcher, trapped", script: `trap 'exit 7' TERM; echo ready; sleep 1000 & wait`, signal: unix.SIGTERM, want: "exit status 7"},
 	}
 	end := func(t *testing.T, launcher *sandbox.Launcher, script string, sig unix.Signal) (ending string, warm bool) {
 		ll := &layout{root: l.root, agentDir: l.agentDir, workspace: l.workspace, temp: l.temp, launcher: launcher}
@@ -57,7 +58,10 @@ func TestWarmLauncherEndsAsCold(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ready.Close()
-		cmd := ll.command(`echo ready; `+script, true)
+		if !strings.Contains(script, "echo ready") {
+			script = `echo ready; ` + script
+		}
+		cmd := ll.command(script, true)
 		cmd.Stdout = w
 		err = ll.start(t, cmd)
 		w.Close()
