@@ -23,9 +23,11 @@ import (
 // started (a shell's "command not executable").
 const exitNotStarted = 126
 
-// forwarded are the signals the launcher passes on to the command's
+// forwarded returns the signals the launcher passes on to the command's
 // process group.
-var forwarded = []os.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM}
+func forwarded() []os.Signal {
+	return []os.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM}
+}
 
 // launcherName is the launcher's process name (its comm).
 const launcherName = "agent-sandbox"
@@ -83,7 +85,7 @@ func becomeReaper(stderr io.Writer) (chan os.Signal, error) {
 		return nil, err
 	}
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded...)
+	signal.Notify(sigs, forwarded()...)
 	return sigs, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -100,7 +101,11 @@ func launchWarm(stderr io.Writer) int {
 		fmt.Fprintf(fdWriter(fds[2]), "agent sandbox: %v\n", err)
 		return exitNotStarted
 	}
-	return run(s, files, files, sigs, fdWriter(fds[2]))
+	// The command's stderr stays open (close-on-exec) for what the
+	// launcher may still have to say once the command runs, as a cold
+	// launcher keeps its own descriptor 2; the others are closed.
+	drop := append(slices.Clone(files[:2]), files[3:]...)
+	return run(s, files, drop, sigs, fdWriter(fds[2]))
 }
 
 // receive reads the bot's hand-over from sock: the descriptors it carries,

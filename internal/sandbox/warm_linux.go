@@ -268,7 +268,7 @@ func (w *warm) hand(cmd *exec.Cmd) error {
 			if null == nil {
 				var err error
 				if null, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
-					return err
+					return fmt.Errorf("sandbox: hand the command over: %w", err)
 				}
 				defer null.Close()
 			}
@@ -286,7 +286,10 @@ func (w *warm) hand(cmd *exec.Cmd) error {
 	}
 	_, _, err := w.conn.WriteMsgUnix([]byte{'c'}, unix.UnixRights(fds...), nil)
 	runtime.KeepAlive(files)
-	return err
+	if err != nil {
+		return fmt.Errorf("sandbox: hand the command over: %w", err)
+	}
+	return nil
 }
 
 // discard ends a launcher that could not take its command, in the
