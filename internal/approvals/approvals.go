@@ -10,6 +10,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // Name is the extension's name.
@@ -108,7 +109,13 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 		ev.Block(fmt.Sprintf("Not run: the approval request for %s could not be sent (%v), which counts as a denial.", what, err))
 	case d == AllowAlways:
 		for _, r := range rules {
-			if err := e.store.AllowAlways(scope, r.ID); err != nil {
+			err := e.store.AllowAlways(scope, r.ID)
+			switch {
+			case err != nil && storagefail.Is(err):
+				// The store's writer logs a disk that refuses writes once
+				// per episode; the asker told the chat.
+				log.Debug("approvals: keeping the decision failed on a full disk; allowed this once", "rule", r.ID, "err", err)
+			case err != nil:
 				log.Warn("approvals: keeping the decision failed; allowed this once", "rule", r.ID, "err", err)
 			}
 		}

@@ -54,7 +54,10 @@ type Request struct {
 // Asker asks the chat a Request is about, and waits for the answer. The
 // chat host implements it (the message with the buttons). ctx ends when the
 // approval times out or the turn is stopped; Ask must then return (a
-// Decision other than Deny returned with ctx done is not used).
+// Decision other than Deny returned with ctx done is not used). An asker
+// that tells the chat an "always" answer is kept may keep it in the
+// [DecisionStore] itself first, and answer AllowOnce when it could not
+// (a full disk), so that what the chat reads is true.
 type Asker interface {
 	Ask(ctx context.Context, req Request) (Decision, error)
 }
@@ -65,7 +68,8 @@ type Asker interface {
 type DecisionStore interface {
 	// AlwaysAllowed reports whether the chat scope allowed rule for good.
 	AlwaysAllowed(scope, rule string) bool
-	// AllowAlways records that the chat scope allows rule from now on.
+	// AllowAlways records that the chat scope allows rule from now on; a
+	// rule kept already (by the asker) is not an error.
 	AllowAlways(scope, rule string) error
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
 // The kinds of the approval buttons' callback data.
@@ -123,6 +124,11 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 			approvals.AllowAlways: "✅ Allowed, and always in this chat for these rules (/approvals to revoke).",
 			approvals.Deny:        "🚫 Denied.",
 		}[d]
+		if d == approvals.AllowAlways {
+			if note := h.keepAlways(t, req.Rules); note != "" {
+				d, outcome = approvals.AllowOnce, "✅ Allowed once. "+note
+			}
+		}
 	case <-ctx.Done():
 		outcome = "⏹ The turn was stopped: denied."
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -189,14 +195,39 @@ func (h *Host) AlwaysAllowed(scope, rule string) bool {
 }
 
 // AllowAlways keeps that the chat scope allows rule from now on, in
-// chat-settings.json (approvals.DecisionStore).
+// chat-settings.json (approvals.DecisionStore). A rule kept already is
+// not written again: Ask keeps an "always" answer itself.
 func (h *Host) AllowAlways(scope, rule string) error {
+	if h.AlwaysAllowed(scope, rule) {
+		return nil
+	}
 	return h.settings.update(scope, func(c *chatSettings) {
 		if !slices.Contains(c.Approvals, rule) {
 			c.Approvals = append(c.Approvals, rule)
 			slices.Sort(c.Approvals)
 		}
 	})
+}
+
+// keepAlways keeps an "Always in this chat" answer for rules before the
+// request says it is kept, and returns "" when it is, else what the
+// request says instead: the call then runs once. A disk that refuses the
+// write is logged once per episode by the settings' writer (see
+// storageHealth), not here.
+func (h *Host) keepAlways(t target, rules []approvals.Rule) string {
+	for _, r := range rules {
+		err := h.AllowAlways(t.String(), r.ID)
+		switch {
+		case err == nil:
+			continue
+		case storagefail.Is(err):
+			return "\"Always\" could not be remembered: the bot's disk is full or cannot be written, so this will be asked about again."
+		default:
+			h.logger.Warn("keeping an approval failed; allowed this once", "scope", t.String(), "rule", r.ID, "err", err)
+			return "\"Always\" could not be remembered: the chat settings could not be saved, so this will be asked about again."
+		}
+	}
+	return ""
 }
 
 // ruleHash names a rule in a revoke button's callback data, which must
@@ -273,9 +304,12 @@ func (h *Host) pressRevoke(p press) {
 	h.post(t, func(ctx context.Context) {
 		found, err := h.revokeApproval(t.String(), p.arg)
 		switch {
+		case storagefail.Is(err):
+			// The settings' writer logs the episode (see storageHealth).
+			p.answer(ctx, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
 		case err != nil:
 			h.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
-			p.answer(ctx, "Could not revoke it: the settings were not saved.")
+			p.answer(ctx, "Could not revoke it: the settings were not saved, so it stays allowed.")
 		case !found:
 			p.answer(ctx, "That was revoked already.")
 		default:

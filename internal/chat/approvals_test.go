@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
+	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
 
 // hostRef hands the approvals extension and send_file the host, which is
@@ -291,6 +293,69 @@ func TestApprovalAlwaysPersists(t *testing.T) {
 	h.tg.SendText(userID, userID, "and again")
 	h.press(h.waitNewText(before, "Approval needed"), "deny")
 	h.waitNewText(before, "third done")
+}
+
+// TestApprovalsOnFullDisk answers "Always in this chat" and revokes a kept
+// decision while the agent dir is full: the command runs once, the request
+// says in words that "always" could not be remembered, the revoke's toast
+// that it stays allowed, nothing is kept or lost, and the log has only the
+// episode's one Error, not a line per press.
+func TestApprovalsOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := newLogRecorder()
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("first done"))
+	h := approvalHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
+	if err := h.host.AllowAlways("1001", approvals.RuleSudo); err != nil {
+		t.Fatal(err)
+	}
+	dir := h.victim()
+	h.tg.SendText(userID, userID, "/approvals")
+	list := h.waitText(userID, "Always allowed in this chat:")
+	h.tg.SendText(userID, userID, "clean up")
+	req := h.waitText(userID, "Approval needed")
+
+	d.Fill()
+	h.press(req, "always")
+	h.waitText(userID, "first done")
+	h.waitEdited(req.ID, "could not be remembered")
+	for _, m := range h.tg.Messages(userID) {
+		if m.ID != req.ID {
+			continue
+		}
+		if !strings.Contains(m.Visible, "✅ Allowed once.") || !strings.Contains(m.Visible, "disk is full") ||
+			strings.Contains(m.Visible, "always in this chat for these rules") || strings.Contains(m.Visible, d.Dir) {
+			t.Errorf("the answered request reads %q, want allowed once and the disk-full note, without paths", m.Visible)
+		}
+	}
+	if exists(dir) {
+		t.Error("the command allowed on a full disk did not run")
+	}
+	if h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+		t.Error("a decision the disk refused counts as kept")
+	}
+
+	h.tg.SendCallback(userID, userID, list.ID, callbacks(t, list)[0])
+	toast := ""
+	waitFor(t, "the revoke's toast", func() bool {
+		for _, r := range h.tg.RequestsFor("answerCallbackQuery") {
+			if strings.Contains(r.Params["text"], "revoke") {
+				toast = r.Params["text"]
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(toast, "disk is full") || !strings.Contains(toast, "stays allowed") || strings.Contains(toast, d.Dir) {
+		t.Errorf("the revoke on a full disk says %q, want the disk-full note and that it stays allowed, without paths", toast)
+	}
+	if !h.host.AlwaysAllowed("1001", approvals.RuleSudo) {
+		t.Error("a revoke the disk refused lost the decision")
+	}
+	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
+	h.stop()
+	if w := warnings(rec); len(w) != 1 {
+		t.Errorf("the log has %d warnings and errors, want the episode's one:\n%s", len(w), rec.Text())
+	}
 }
 
 // TestApprovalTimeout checks that no answer in time denies the call.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/volcanic/telegram-agent/internal/atomicfile"
@@ -70,6 +71,9 @@ func (s *settingsStore) update(scope string, f func(*chatSettings)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.all[scope]
+	// f may change the slice in place (a revoke deletes from it): the
+	// settings kept when the write fails must not share it.
+	c.Approvals = slices.Clone(c.Approvals)
 	f(&c)
 	old, had := s.all[scope]
 	s.all[scope] = c
