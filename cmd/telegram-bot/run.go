@@ -138,6 +138,11 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	if box.launcher != nil {
 		defer box.launcher.Close()
+		// A launcher killed from outside leaves its command's tree to
+		// the bot, which ends it.
+		if err := sandbox.ReapLeftovers(ctx); err != nil {
+			logger.Warn("agent sandbox: a launcher killed from outside leaves its processes running", "err", err)
+		}
 	}
 	if box.warn {
 		logger.Warn(box.line)

@@ -216,3 +216,42 @@ func TestSandboxCarvesHiddenPaths(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestSandboxKeepsItsLauncher: a sandboxed command cannot kill or stop its
+// own launcher ($PPID), whose clean-up then still ends the setsid orphan
+// the command started before, and whose exit code is the command's. The
+// control: without the sandbox the same user kills and stops its parent
+// (a subshell).
+func TestSandboxKeepsItsLauncher(t *testing.T) {
+	forEachStart(t, testSandboxKeepsItsLauncher)
+}
+
+func testSandboxKeepsItsLauncher(t *testing.T, warm bool) {
+	l := newLayoutWith(t, sandbox.Paths{}, warm)
+	const orphan = `setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > setsid.pid; `
+	tests := []struct{ name, signal string }{
+		{name: "kill", signal: `kill -9 $PPID; echo "signal=$?"`},
+		{name: "stop", signal: `kill -STOP $PPID; echo "signal=$?"; kill -CONT $PPID`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := l.run(t, orphan+tt.signal+"; exit 3", true)
+			pid := l.readPids(t, "setsid.pid")[0]
+			t.Cleanup(func() { _ = unix.Kill(pid, unix.SIGKILL) })
+			if code := exitCode(err); code != 3 {
+				t.Errorf("sandboxed: exit code %d (%v), want the command's 3 from its launcher", code, err)
+			}
+			if !strings.Contains(out, "signal=1") {
+				t.Errorf("sandboxed: the launcher was signalled, want it refused; output:\n%s", out)
+			}
+			if alive(pid) {
+				t.Errorf("sandboxed: the setsid orphan %d outlived the call", pid)
+			}
+
+			out, err = l.run(t, `( sh -c "$S"; : )`, false, "S="+tt.signal)
+			if !strings.Contains(out, "signal=0") {
+				t.Errorf("control (sandbox off): the parent was not signalled (%v); output:\n%s", err, out)
+			}
+		})
+	}
+}

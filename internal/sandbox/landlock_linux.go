@@ -24,26 +24,18 @@ func ABI() int {
 	return v
 }
 
-// restriction is what restrictThread put in force.
-type restriction struct {
-	// abi is the kernel's Landlock ABI; 0 when no ruleset was applied.
-	abi int
-	// scoped reports whether signals and abstract Unix sockets are scoped
-	// to the new domain (ABI 6 and later).
-	scoped bool
-}
-
 // restrictThread sets no_new_privs on the calling thread and restricts it
 // to v with a new Landlock domain, best effort down to the kernel's ABI.
 // The caller must hold runtime.LockOSThread and never release it: only
-// this thread and the processes it starts are restricted.
-func restrictThread(v View) (restriction, error) {
+// this thread and the processes it starts are restricted, and the thread
+// must end with its goroutine.
+func restrictThread(v View) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return restriction{}, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	abi := ABI()
 	if abi == 0 {
-		return restriction{}, nil
+		return nil
 	}
 	cfg := landlock.Config{
 		HandledAccessFS: landlock.V11.HandledAccessFS,
@@ -51,20 +43,20 @@ func restrictThread(v View) (restriction, error) {
 	}.BestEffort()
 	rules, err := v.rules(abi)
 	if err != nil {
-		return restriction{}, err
+		return err
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
-		return restriction{}, fmt.Errorf("landlock ruleset: %w", err)
+		return fmt.Errorf("landlock ruleset: %w", err)
 	}
 	if fd < 0 {
-		return restriction{}, nil
+		return nil
 	}
 	defer unix.Close(fd)
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return restriction{}, fmt.Errorf("landlock_restrict_self: %w", err)
+		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
-	return restriction{abi: abi, scoped: abi >= 6}, nil
+	return nil
 }
 
 // rules turns v into Landlock rules for a kernel of the given ABI. The

@@ -40,16 +40,17 @@ func IsLaunch(args []string) bool {
 // Launch is the launcher mode: the bot's main calls it first thing when
 // [IsLaunch] is true, and exits with what it returns. It reads the command
 // from the descriptor args names (or, started warm, waits for the bot to
-// hand it over: see warmArg), confines its own thread (no_new_privs, a new
-// Landlock domain), becomes a child subreaper, starts the command,
+// hand it over: see warmArg), becomes a child subreaper, starts the
+// command from a thread confined for it alone (no_new_privs, a new
+// Landlock domain) that then ends,
 // forwards signals to it, waits for it, kills every process left, and
 // returns the command's exit code; a command killed by a signal kills the
 // launcher with the same signal. Problems go to stderr, which the command
 // would have written to.
 func Launch(args []string, stderr io.Writer) int {
-	// Only this thread is restricted, and the command is started from it:
-	// it is never released, so the Go runtime retires it with the
-	// launcher instead of reusing it.
+	// The main goroutine keeps the main thread: its name below is the
+	// process's, and the confined thread startConfined ends is never
+	// this one (the Go runtime cannot end the main thread).
 	runtime.LockOSThread()
 	// Not dumpable: the command (same user, same domain) cannot read the
 	// launcher's memory or /proc entries. A name of its own: the agent
@@ -89,7 +90,7 @@ func becomeReaper(stderr io.Writer) (chan os.Signal, error) {
 	return sigs, nil
 }
 
-// run confines the calling thread to s's view, starts the command with
+// run starts the command confined to s's view with
 // files as its descriptors 0, 1, 2, 3... and no other, closes the
 // launcher's copies in drop, forwards sigs to it, waits for it and kills what is left.
 func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
@@ -102,26 +103,9 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
 		return exitNotStarted
 	}
-	r, err := restrictThread(s.View)
+	pid, err := startConfined(s, files, !leader)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
-		return exitNotStarted
-	}
-	// syscall.ForkExec rather than os/exec: the launcher runs on every
-	// spawn, and os/exec's path search and pidfd probe (a throw-away
-	// child) are time the agent waits for.
-	childFiles := make([]uintptr, len(files))
-	for i, fd := range files {
-		childFiles[i] = uintptr(fd)
-	}
-	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
-		Dir:   s.Dir,
-		Env:   withTempDir(s.Env, s.View.Temp),
-		Files: childFiles,
-		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: !leader},
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "agent sandbox: start %s: %v\n", s.Path, err)
 		return exitNotStarted
 	}
 	for _, fd := range drop {
@@ -138,12 +122,58 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 	go forward(sigs, stop, group, s.Parent)
 	status, err := waitFor(pid)
 	close(stop)
-	killLeft(r)
+	killLeft()
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: wait: %v\n", err)
 		return exitNotStarted
 	}
 	return exitAs(status)
+}
+
+// startConfined starts the command with files as its descriptors 0, 1,
+// 2, 3... from a thread of its own, confined to s's view, which ends once
+// the command is started. The Landlock domain is per thread: a launcher
+// thread left in it would be the command's to signal (scoped signals
+// allow a domain's own members), so a kill -9 $PPID would end the
+// launcher before its clean-up, a kill -STOP would hang the bot's wait.
+// With the thread gone no launcher thread is in the domain. The command
+// has no parent-death signal for the same reason: Linux sends it when the
+// forking thread ends, that is at once; the bot, a subreaper, ends what a
+// launcher killed from outside leaves (Reaper).
+func startConfined(s spec, files []int, setpgid bool) (int, error) {
+	type started struct {
+		pid int
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		// Never unlocked: the Go runtime ends the thread with the
+		// goroutine instead of reusing it.
+		runtime.LockOSThread()
+		if err := restrictThread(s.View); err != nil {
+			done <- started{err: err}
+			return
+		}
+		// syscall.ForkExec rather than os/exec: the launcher runs on
+		// every spawn, and os/exec's path search and pidfd probe (a
+		// throw-away child) are time the agent waits for.
+		childFiles := make([]uintptr, len(files))
+		for i, fd := range files {
+			childFiles[i] = uintptr(fd)
+		}
+		pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
+			Dir:   s.Dir,
+			Env:   withTempDir(s.Env, s.View.Temp),
+			Files: childFiles,
+			Sys:   &syscall.SysProcAttr{Setpgid: setpgid},
+		})
+		if err != nil {
+			err = fmt.Errorf("start %s: %w", s.Path, err)
+		}
+		done <- started{pid: pid, err: err}
+	}()
+	r := <-done
+	return r.pid, r.err
 }
 
 // waitFor waits for the process pid to end and returns its status. It
@@ -227,20 +257,14 @@ func forward(sigs <-chan os.Signal, stop <-chan struct{}, group, parent int) {
 	}
 }
 
-// killLeft kills every process left below the launcher and reaps it. With
-// scoped signals, kill(-1) reaches exactly the launcher's domain, which
-// holds only its descendants; without, the launcher's children are found in
-// /proc (orphans are re-parented to it) and killed, round after round, until
-// none is left. It runs on the restricted thread.
-func killLeft(r restriction) {
-	self := os.Getpid()
+// killLeft kills every process left below the launcher and reaps it:
+// its children (orphans are re-parented to it, a subreaper) are killed,
+// round after round, until none is left. It runs on an unrestricted
+// thread, which may signal the command's domain.
+func killLeft() {
 	for {
-		if r.scoped {
-			_ = unix.Kill(-1, unix.SIGKILL)
-		} else {
-			for _, pid := range children(self) {
-				_ = unix.Kill(pid, unix.SIGKILL)
-			}
+		for _, pid := range ownChildren() {
+			_ = unix.Kill(pid, unix.SIGKILL)
 		}
 		var status unix.WaitStatus
 		_, err := unix.Wait4(-1, &status, 0, nil)
@@ -253,28 +277,26 @@ func killLeft(r restriction) {
 	}
 }
 
-// children returns the pids whose parent is pid, from /proc.
-func children(pid int) []int {
-	entries, err := os.ReadDir("/proc")
+// ownChildren returns the pids of the calling process's children, from
+// /proc/self/task/*/children: a child is listed under the thread that
+// started it, or the one it was re-parented to. Reading these few files
+// rather than every process's stat keeps the clean-up cheap: it runs at
+// the end of every spawn.
+func ownChildren() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		return nil
 	}
 	var out []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
+	for _, t := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
 		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The fields after the command name, which is in parentheses and
-		// may hold anything: state, then the parent's pid.
-		text := string(data)
-		fields := strings.Fields(text[strings.LastIndexByte(text, ')')+1:])
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			out = append(out, child)
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
 		}
 	}
 	return out

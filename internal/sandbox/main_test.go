@@ -32,6 +32,13 @@ const warmHolderArg = "warm-holder"
 // pids once they run, and waits to be killed.
 const warmRunnerArg = "warm-runner"
 
+// reapRunnerArg starts the test binary as a bot that reaps the leftovers
+// of its launchers (sandbox.ReapLeftovers) and runs a command as the warm
+// runner does, through a launcher started ahead or not (the next
+// arguments: the view's directory, then "warm" or "cold"): it prints the
+// launcher's, the command's and the orphan's pids, and waits to be killed.
+const reapRunnerArg = "reap-runner"
+
 // TestMain runs the launcher mode, the fake bot and the warm holder when
 // the test binary is started as them, and the tests otherwise.
 func TestMain(m *testing.M) {
@@ -42,7 +49,14 @@ func TestMain(m *testing.M) {
 		os.Exit(holdWarm(os.Args[2]))
 	}
 	if len(os.Args) == 3 && os.Args[1] == warmRunnerArg {
-		os.Exit(runWarm(os.Args[2]))
+		os.Exit(runCommand(os.Args[2], true))
+	}
+	if len(os.Args) == 4 && os.Args[1] == reapRunnerArg {
+		if err := sandbox.ReapLeftovers(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(runCommand(os.Args[2], os.Args[3] == "warm"))
 	}
 	if len(os.Args) == 2 && os.Args[1] == fakeBotArg {
 		fmt.Println(os.Getpid())
@@ -74,27 +88,34 @@ func holdWarm(dir string) int {
 	select {}
 }
 
-// runWarm is the warm runner: a launcher of this binary confined to dir,
-// whose launcher started ahead takes a command that leaves a setsid
-// orphan and sleeps; it prints the three pids, then blocks until it is
-// killed.
-func runWarm(dir string) int {
+// runCommand is the warm runner: a launcher of this binary confined to
+// dir, whose launcher (started ahead when warm) takes a command that
+// leaves a setsid orphan and sleeps; it prints the three pids, then
+// blocks until it is killed.
+func runCommand(dir string, warm bool) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	view := sandbox.View{Workspace: dir, Temp: dir, System: sandbox.SystemDirs(nil)}
-	l, err := sandbox.NewLauncher(exe, view, sandbox.WithWarm())
+	var opts []sandbox.Option
+	if warm {
+		opts = append(opts, sandbox.WithWarm())
+	}
+	l, err := sandbox.NewLauncher(exe, view, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := sandbox.WaitWarm(context.Background(), l); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	ahead := 0
+	if warm {
+		if err := sandbox.WaitWarm(context.Background(), l); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		ahead = sandbox.WarmPid(l)
 	}
-	warm := sandbox.WarmPid(l)
 	cmd := exec.Command("/bin/bash", "-c", `setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > orphan.tmp && mv orphan.tmp orphan; echo $$ > command.tmp && mv command.tmp command; exec sleep 1000`)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
@@ -104,8 +125,8 @@ func runWarm(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if cmd.Process.Pid != warm {
-		fmt.Fprintf(os.Stderr, "the command went to %d, not to the launcher started ahead, %d\n", cmd.Process.Pid, warm)
+	if warm && cmd.Process.Pid != ahead {
+		fmt.Fprintf(os.Stderr, "the command went to %d, not to the launcher started ahead, %d\n", cmd.Process.Pid, ahead)
 		return 1
 	}
 	var pids []string
@@ -125,6 +146,6 @@ func runWarm(dir string) int {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	fmt.Println(warm, pids[0], pids[1])
+	fmt.Println(cmd.Process.Pid, pids[0], pids[1])
 	select {}
 }

@@ -54,3 +54,7 @@ func (l *Launcher) refill() {}
 
 // waitWarm reports that outside Linux no launcher is started ahead.
 func (l *Launcher) waitWarm(context.Context) error { return errUnsupported }
+
+// ReapLeftovers reports that outside Linux there is no launcher to leave
+// anything behind.
+func ReapLeftovers(context.Context) error { return errUnsupported }

@@ -228,56 +228,12 @@ func TestWarmLauncherEndsWithTheBotWhileRunning(t *testing.T) {
 	if sandbox.ABI() == 0 {
 		t.Skip("the kernel has no Landlock (landlock_create_ruleset fails)")
 	}
-	bin := asusertest.PublicCopy(t, mustExecutable(t), 0o755)
-	dir := filepath.Join(asusertest.PublicDir(t), "view")
-	mkdirPublic(t, dir)
-	holder := exec.Command(bin, warmRunnerArg, dir)
-	holder.Stderr = os.Stderr
-	if asusertest.Needed() {
-		asusertest.Drop(holder)
-	}
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := asusertest.Start(t, holder); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("read the pids: %v", err)
-	}
-	var pids []int
-	for _, f := range strings.Fields(line) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("the pids %q: %v", line, err)
-		}
-		t.Cleanup(func() { _ = unix.Kill(pid, unix.SIGKILL) })
-		pids = append(pids, pid)
-	}
-	if len(pids) != 3 {
-		t.Fatalf("the pids %q: want the launcher's, the command's and the orphan's", line)
-	}
-	for _, pid := range pids {
-		if !alive(pid) {
-			t.Fatalf("process %d is not running before the bot is killed", pid)
-		}
-	}
+	holder, pids := startRunner(t, warmRunnerArg)
 	if err := holder.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = holder.Wait()
-	deadline := time.Now().Add(time.Minute)
-	for i, name := range []string{"launcher", "command", "setsid orphan"} {
-		for alive(pids[i]) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the %s (%d) outlived the bot", name, pids[i])
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	waitGone(t, pids, []string{"launcher", "command", "setsid orphan"}, "the bot")
 }
 
 // TestWarmLaunchersSeparateDomains: two commands that run at once, each
@@ -347,5 +303,68 @@ func TestWarmLaunchersSeparateDomains(t *testing.T) {
 	l.settle(t)
 	if out, err := l.run(t, `tr '\0' '\n' < /proc/$A/environ`, false, env); err != nil || !strings.Contains(out, secret) {
 		t.Errorf("control (sandbox off): %v, the environ read did not show the secret (%d bytes of output)", err, len(out))
+	}
+}
+
+// startRunner starts the test binary as the unprivileged user in the mode
+// arg (a runner: warmRunnerArg, reapRunnerArg) with a view directory of
+// its own and the further args, and returns it and the pids it prints:
+// the launcher's, the command's and the command's setsid orphan's, all
+// running. Everything ends with the test.
+func startRunner(t *testing.T, arg string, args ...string) (*exec.Cmd, []int) {
+	t.Helper()
+	bin := asusertest.PublicCopy(t, mustExecutable(t), 0o755)
+	dir := filepath.Join(asusertest.PublicDir(t), "view")
+	mkdirPublic(t, dir)
+	holder := exec.Command(bin, append([]string{arg, dir}, args...)...)
+	holder.Stderr = os.Stderr
+	if asusertest.Needed() {
+		asusertest.Drop(holder)
+	}
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := asusertest.Start(t, holder); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the pids: %v", err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(line) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("the pids %q: %v", line, err)
+		}
+		t.Cleanup(func() { _ = unix.Kill(pid, unix.SIGKILL) })
+		pids = append(pids, pid)
+	}
+	if len(pids) != 3 {
+		t.Fatalf("the pids %q: want the launcher's, the command's and the orphan's", line)
+	}
+	for _, pid := range pids {
+		if !alive(pid) {
+			t.Fatalf("process %d is not running yet", pid)
+		}
+	}
+	return holder, pids
+}
+
+// waitGone waits for each of pids, named by names, to end, and fails the
+// test naming the first still running after a minute, with what it
+// should have ended with.
+func waitGone(t *testing.T, pids []int, names []string, with string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for i, name := range names {
+		for alive(pids[i]) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the %s (%d) outlived %s", name, pids[i], with)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 }
