@@ -110,7 +110,7 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 // launcherStart reports whether the call pkg.name in function fn of the
 // file path is the sandbox launcher starting its command.
 func launcherStart(path, fn string, pkg *ast.Ident, name string) bool {
-	return pkg != nil && pkg.Name == "syscall" && name == "ForkExec" && fn == "run" &&
+	return pkg != nil && pkg.Name == "syscall" && name == "ForkExec" && fn == "startConfined" &&
 		filepath.ToSlash(path) == "../internal/sandbox/launch_linux.go"
 }
 

@@ -5,15 +5,18 @@
 // binary in a hidden launcher mode ([IsLaunch], [Launch]) instead of the
 // command itself; the command's path, arguments, environment and working
 // directory reach the launcher through an inherited file descriptor, never
-// through its argv or environment. The launcher sets no_new_privs, applies a
-// Landlock ruleset built from the [View] (best effort down to the kernel's
-// ABI; from ABI 6 on, signals and abstract Unix sockets are scoped to the
-// launcher's own domain), becomes a child subreaper, starts the command as
-// its child, forwards signals to it, and when it exits kills every process
-// that is left (orphans are re-parented to the launcher, so setsid and double
-// forks do not escape), then exits as the command did. It dies with the bot
-// (parent-death signal). Each launch is its own Landlock domain, so two
-// spawns cannot read each other's /proc entries or signal each other.
+// through its argv or environment. The launcher becomes a child subreaper
+// and starts the command from a thread of its own that sets no_new_privs,
+// applies a Landlock ruleset built from the [View] (best effort down to the
+// kernel's ABI; from ABI 6 on, signals and abstract Unix sockets are scoped
+// to the command's domain) and ends once the command runs, so no launcher
+// thread is in the command's domain and the command cannot signal it. It
+// forwards signals to the command, and when it exits kills every process
+// that is left (orphans are re-parented to the launcher, so setsid and
+// double forks do not escape), then exits as the command did. It dies with
+// the bot (parent-death signal); what a launcher killed from outside leaves
+// the bot ends with [ReapLeftovers]. Each launch is its own Landlock domain,
+// so two spawns cannot read each other's /proc entries or signal each other.
 //
 // With [WithWarm], the launcher keeps one launcher process started ahead:
 // the Go runtime's start, the subreaper and the signal handlers done, it
