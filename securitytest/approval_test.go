@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,18 +21,7 @@ import (
 // must show none of the secrets in any form, and the markup as text; the
 // user's Deny must reach the model as a denial, and the command never run.
 func TestSecurityApprovalRequest(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the security suite needs Linux (/proc, prctl)")
-	}
-	if testing.Short() {
-		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
-	}
-	set, err := newSecretSet()
-	if err != nil {
-		t.Fatalf("generating secrets: %v", err)
-	}
-	l := newLayout(t)
-	l.buildBot(t)
+	set, l := newBotLayout(t)
 	l.writeMCPConfig(t)
 	s := newSuite(set, vectorPaths{secrets: l.secretsDir}, nil)
 	const chat = firstChatID

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -43,18 +42,7 @@ func runSubcommand(t *testing.T, l *layout, env []string, args ...string) string
 // carries credentials and cannot be reached: no form of any secret may be
 // printed.
 func TestSecurityDoctor(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the security suite needs Linux (/proc, prctl)")
-	}
-	if testing.Short() {
-		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
-	}
-	set, err := newSecretSet()
-	if err != nil {
-		t.Fatalf("generating secrets: %v", err)
-	}
-	l := newLayout(t)
-	l.buildBot(t)
+	set, l := newBotLayout(t)
 	l.writeMCPConfig(t)
 	s := newSuite(set, vectorPaths{secrets: l.secretsDir}, nil)
 	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value))

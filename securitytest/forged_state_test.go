@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -119,18 +118,7 @@ func writeBotFile(t *testing.T, l *layout, path, content string) {
 // with none of the secret in any form. The egress boundary in
 // front of the model provider and the chat's sender are what stop them.
 func TestSecurityForgedState(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the security suite needs Linux")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the bot; skipped in -short mode")
-	}
-	set, err := newSecretSet()
-	if err != nil {
-		t.Fatalf("generating secrets: %v", err)
-	}
-	l := newLayout(t)
-	l.buildBot(t)
+	set, l := newBotLayout(t)
 	l.writeSecretFiles(t, set)
 	l.writeMCPConfig(t)
 	const transcriptChat, jobChat, journalChat = 890001, 890002, 890003

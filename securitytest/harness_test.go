@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,33 @@ type layout struct {
 	// asRoot reports whether the tests run as root, so the bot is started
 	// as asusertest.UID.
 	asRoot bool
+}
+
+// needBotSuite skips a test of the real binary where it cannot run: off
+// Linux (it needs /proc and prctl) and in -short mode (it builds the bot).
+func needBotSuite(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the security suite needs Linux (/proc, prctl)")
+	}
+	if testing.Short() {
+		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
+	}
+}
+
+// newBotLayout is the start of every test of the real binary: it skips
+// where the suite cannot run, generates the fake secrets, lays out the
+// run's directories and builds the bot into them.
+func newBotLayout(t *testing.T) (secretSet, *layout) {
+	t.Helper()
+	needBotSuite(t)
+	set, err := newSecretSet()
+	if err != nil {
+		t.Fatalf("generating secrets: %v", err)
+	}
+	l := newLayout(t)
+	l.buildBot(t)
+	return set, l
 }
 
 // newLayout creates the run's directories under a fresh 0755 temporary

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -38,12 +37,7 @@ const settleAfterStart = 3 * time.Second
 //   - inline-host-secret: the operator's inline MCP_CONFIG references the
 //     bot token; the loader refuses to hand a host secret to a server.
 func TestSecurityHijackedMCPConfig(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the security suite needs Linux (/proc, prctl)")
-	}
-	if testing.Short() {
-		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
-	}
+	needBotSuite(t)
 	tests := []struct {
 		name string
 		// agentWrites: the agent writes the configuration into AGENT_DIR

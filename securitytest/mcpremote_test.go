@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -77,18 +76,7 @@ func (e *headerEcho) config(variable string) string {
 //   - host-secret: the bot token. The loader refuses it, the bot does not
 //     start, and the server is never contacted.
 func TestSecurityRemoteMCP(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the security suite needs Linux (/proc, prctl)")
-	}
-	if testing.Short() {
-		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
-	}
-	set, err := newSecretSet()
-	if err != nil {
-		t.Fatalf("generating secrets: %v", err)
-	}
-	l := newLayout(t)
-	l.buildBot(t)
+	set, l := newBotLayout(t)
 	s := newSuite(set, vectorPaths{secrets: l.secretsDir}, nil)
 	const chat = firstChatID
 

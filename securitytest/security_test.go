@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -319,18 +318,7 @@ func TestSecurityDetectsUnhardenedBot(t *testing.T) {
 // the rows that search each channel whole and check the exclusions.
 func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("the security suite needs Linux (/proc, prctl)")
-	}
-	if testing.Short() {
-		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
-	}
-	set, err := newSecretSet()
-	if err != nil {
-		t.Fatalf("generating secrets: %v", err)
-	}
-	l := newLayout(t)
-	l.buildBot(t)
+	set, l := newBotLayout(t)
 	l.writeSecretFiles(t, set)
 	l.writeSecretImages(t, set)
 	l.writeHomeCredentials(t, set)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -27,21 +26,11 @@ func forgedUpdate(chat int64) string {
 // not hold the webhook's secret, and no form of any secret may reach any
 // channel.
 func TestSecurityWebhook(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the security suite needs Linux (/proc, prctl)")
-	}
-	if testing.Short() {
-		t.Skip("the security suite builds and runs the bot; skipped in -short mode")
-	}
+	needBotSuite(t)
 	if missing := missingExecutables([]string{"curl"}); len(missing) > 0 {
 		t.Skipf("needs curl on the bot's PATH")
 	}
-	set, err := newSecretSet()
-	if err != nil {
-		t.Fatalf("generating secrets: %v", err)
-	}
-	l := newLayout(t)
-	l.buildBot(t)
+	set, l := newBotLayout(t)
 	l.writeMCPConfig(t)
 	s := newSuite(set, vectorPaths{secrets: l.secretsDir}, nil)
 	const chat = firstChatID
