@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/procgroup"
 )
 
@@ -97,19 +98,6 @@ func start(ctx context.Context, t *testing.T, script string, withContext bool) *
 	return s
 }
 
-// alive reports whether pid is a live process (a zombie nobody reaps
-// counts as dead).
-func alive(pid int) bool {
-	if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		return len(f) > 0 && f[0] != "Z"
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return unix.Kill(pid, 0) == nil
-	}
-	return false
-}
-
 // signalled returns the signal that ended the shell, from its Wait error.
 func signalled(err error) string {
 	var exitErr *exec.ExitError
@@ -159,7 +147,7 @@ func TestGroupEnds(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			s := start(ctx, t, tt.script, tt.withContext)
-			if !alive(s.grandchild) {
+			if !asusertest.Alive(s.grandchild) {
 				t.Fatal("the grandchild is not running")
 			}
 			tt.end(s, cancel)
@@ -195,7 +183,7 @@ func TestKillAfterWait(t *testing.T) {
 	if err := <-s.done; err != nil {
 		t.Fatalf("bash: %v", err)
 	}
-	if !alive(s.grandchild) {
+	if !asusertest.Alive(s.grandchild) {
 		t.Fatal("the grandchild is not running")
 	}
 	procgroup.Kill(s.cmd)

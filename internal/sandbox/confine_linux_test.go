@@ -111,7 +111,7 @@ exit 3`
 			})
 			var got []bool
 			for _, pid := range pids {
-				got = append(got, alive(pid))
+				got = append(got, asusertest.Alive(pid))
 			}
 			want := []bool{!sandboxed, !sandboxed}
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -244,7 +244,7 @@ func testSandboxKeepsItsLauncher(t *testing.T, warm bool) {
 			if !strings.Contains(out, "signal=1") {
 				t.Errorf("sandboxed: the launcher was signalled, want it refused; output:\n%s", out)
 			}
-			if alive(pid) {
+			if asusertest.Alive(pid) {
 				t.Errorf("sandboxed: the setsid orphan %d outlived the call", pid)
 			}
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,20 +258,6 @@ func (l *layout) startFakeBot(t *testing.T, secret string, sandboxed bool) int {
 		t.Fatalf("the fake bot's pid %q: %v", line, err)
 	}
 	return pid
-}
-
-// alive reports whether pid is a live process (a zombie counts as dead).
-func alive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	if err != nil {
-		return unix.Kill(pid, 0) == nil
-	}
-	s := string(data)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z"
 }
 
 // readPids reads the pids, one a file, the script left in the workspace.

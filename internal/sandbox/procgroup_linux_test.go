@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
@@ -79,7 +80,7 @@ func testSandboxCooperatesWithProcgroup(t *testing.T, warm bool) {
 			if ws := exitErr.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != tt.wantSignal {
 				t.Errorf("the launcher ended with %v, want the command's %v", exitErr, tt.wantSignal)
 			}
-			if alive(pid) {
+			if asusertest.Alive(pid) {
 				t.Errorf("the setsid escapee %d outlived the launcher", pid)
 			}
 			l.settle(t)

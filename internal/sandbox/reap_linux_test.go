@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
@@ -22,7 +23,7 @@ func TestReapLeftoversOfAKilledLauncher(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitGone(t, pids, []string{"launcher", "command", "setsid orphan"}, "its launcher")
-		if !alive(bot.Process.Pid) {
+		if !asusertest.Alive(bot.Process.Pid) {
 			t.Error("the bot ended with its launcher")
 		}
 	})

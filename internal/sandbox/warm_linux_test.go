@@ -187,15 +187,15 @@ func TestWarmLauncherEndsWithTheBot(t *testing.T) {
 		t.Fatalf("read the waiting launcher's pid: %v", err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || !alive(pid) {
-		t.Fatalf("the waiting launcher %q: %v, alive %v", line, err, err == nil && alive(pid))
+	if err != nil || !asusertest.Alive(pid) {
+		t.Fatalf("the waiting launcher %q: %v, alive %v", line, err, err == nil && asusertest.Alive(pid))
 	}
 	if err := holder.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = holder.Wait()
 	deadline := time.Now().Add(time.Minute)
-	for alive(pid) {
+	for asusertest.Alive(pid) {
 		if time.Now().After(deadline) {
 			_ = unix.Kill(pid, unix.SIGKILL)
 			t.Fatalf("the launcher %d the bot kept waiting outlived it", pid)
@@ -346,7 +346,7 @@ func startRunner(t *testing.T, arg string, args ...string) (*exec.Cmd, []int) {
 		t.Fatalf("the pids %q: want the launcher's, the command's and the orphan's", line)
 	}
 	for _, pid := range pids {
-		if !alive(pid) {
+		if !asusertest.Alive(pid) {
 			t.Fatalf("process %d is not running yet", pid)
 		}
 	}
@@ -360,7 +360,7 @@ func waitGone(t *testing.T, pids []int, names []string, with string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for i, name := range names {
-		for alive(pids[i]) {
+		for asusertest.Alive(pids[i]) {
 			if time.Now().After(deadline) {
 				t.Fatalf("the %s (%d) outlived %s", name, pids[i], with)
 			}

@@ -149,7 +149,7 @@ func TestWarmLauncherCloseWhileStarting(t *testing.T) {
 		t.Errorf("a launcher started ahead, %d, is there after Close", pid)
 	}
 	for _, pid := range children(t, os.Getpid()) {
-		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == "agent-sandbox" || alive(pid) {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) == "agent-sandbox" || asusertest.Alive(pid) {
 			t.Errorf("process %d (%s) is left after Close", pid, strings.TrimSpace(string(comm)))
 		}
 	}

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
@@ -61,7 +61,7 @@ echo fired`
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { _ = unix.Kill(pid, unix.SIGKILL) })
-				got = append(got, processAlive(pid))
+				got = append(got, asusertest.Alive(pid))
 			}
 			want := []bool{false, false}
 			if !sandboxed {
@@ -72,19 +72,4 @@ echo fired`
 			}
 		})
 	}
-}
-
-// processAlive reports whether pid is a live process (a zombie counts as
-// dead).
-func processAlive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	if err != nil {
-		return unix.Kill(pid, 0) == nil
-	}
-	s := string(data)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z"
 }
