@@ -1,12 +1,10 @@
 package chat
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
-	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -20,9 +18,7 @@ func TestDuplicatedUpdateInOneBatchRunsOnce(t *testing.T) {
 	tg.EnqueueJSON(raw)
 	tg.EnqueueJSON(raw)
 	faux := agenttest.NewFauxProvider()
-	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
-	})
+	faux.Handle(ranUserText)
 	h := newHarness(t, harnessConfig{provider: faux, tg: tg})
 	h.waitText(userID, "ran: run me once")
 	tg.SendText(userID, userID, "/help")

@@ -218,6 +218,19 @@ func lastToolText(req agent.Request) string {
 	return ""
 }
 
+// waitForCancel is a model turn that never answers: it returns once the
+// turn is stopped (a /stop, or the host stopped as a crash would).
+func waitForCancel(ctx context.Context, _ agent.Request, _ func(string)) (agent.Response, error) {
+	<-ctx.Done()
+	return agent.Response{}, ctx.Err()
+}
+
+// ranUserText answers with "ran: " and the request's last user text, so a
+// test sees which message a turn ran.
+func ranUserText(_ context.Context, req agent.Request, _ func(string)) (agent.Response, error) {
+	return agent.Response{Text: "ran: " + lastUserText(req)}, nil
+}
+
 // lastUserText returns the text of the request's last user message.
 func lastUserText(req agent.Request) string {
 	for i := len(req.Messages) - 1; i >= 0; i-- {

@@ -21,10 +21,7 @@ import (
 // reports each of them, in reply to it, and /retry runs both, in order,
 // each once.
 func TestEveryInterruptedMessageIsReportedAndRetried(t *testing.T) {
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		<-ctx.Done()
-		return agent.Response{}, ctx.Err()
-	}))
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
 	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
@@ -35,9 +32,7 @@ func TestEveryInterruptedMessageIsReportedAndRetried(t *testing.T) {
 	h1.stop()
 
 	faux := agenttest.NewFauxProvider()
-	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
-	})
+	faux.Handle(ranUserText)
 	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
 	msgs := h2.waitMessages(userID, "two interrupted reports", func(ms []telegramtest.Message) bool {
 		return countVisible(ms, "interrupted by a restart") == 2
@@ -132,10 +127,7 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 // failed notice would leave it interrupted without a word (the soak's one
 // loss). The same holds for the report of an answer cut short.
 func TestUnsentReportIsSentAfterTheNextStart(t *testing.T) {
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		<-ctx.Done()
-		return agent.Response{}, ctx.Err()
-	}))
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
 	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
@@ -152,9 +144,7 @@ func TestUnsentReportIsSentAfterTheNextStart(t *testing.T) {
 	tg.EnableMethod("sendMessage")
 
 	faux := agenttest.NewFauxProvider()
-	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
-	})
+	faux.Handle(ranUserText)
 	h3 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
 	report := h3.waitText(userID, "interrupted by a restart")
 	if report.ReplyTo != msg.ID {

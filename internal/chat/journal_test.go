@@ -2,7 +2,6 @@ package chat
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
-	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -68,10 +66,7 @@ func countVisible(msgs []telegramtest.Message, s string) int {
 // delivered again by Telegram after the restart: it is reported as
 // interrupted once and does not run again.
 func TestJournaledUpdateRedeliveredAfterRestartDoesNotRunAgain(t *testing.T) {
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		<-ctx.Done()
-		return agent.Response{}, ctx.Err()
-	}))
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
 	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
@@ -138,9 +133,7 @@ func TestJournaledUpdateIsSkipped(t *testing.T) {
 				t.Fatal(err)
 			}
 			faux := agenttest.NewFauxProvider()
-			faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-				return agent.Response{Text: "ran: " + lastUserText(req)}, nil
-			})
+			faux.Handle(ranUserText)
 			h := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir})
 			waitFor(t, "the updates to be acknowledged", func() bool { return tg.PendingUpdates() == 0 })
 			if got := tg.RequestsFor("getUpdates")[0].Int("offset"); got != tt.wantOffset {

@@ -201,10 +201,7 @@ func TestPromptWaitsForTheRunningTurn(t *testing.T) {
 // than lost without a word.
 func TestRefusedMessageIsReportedWhenTheBusyAnswerFails(t *testing.T) {
 	blocked := agenttest.NewFauxProvider()
-	blocked.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		<-ctx.Done()
-		return agent.Response{}, ctx.Err()
-	})
+	blocked.Handle(waitForCancel)
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
 	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
@@ -230,9 +227,7 @@ func TestRefusedMessageIsReportedWhenTheBusyAnswerFails(t *testing.T) {
 	h1.stop()
 
 	faux := agenttest.NewFauxProvider()
-	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
-	})
+	faux.Handle(ranUserText)
 	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
 	report := h2.waitText(userID, "interrupted by a restart")
 	if report.ReplyTo != refused.ID {

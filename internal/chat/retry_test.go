@@ -1,12 +1,10 @@
 package chat
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -19,10 +17,7 @@ func TestRetryTakesWhatTheQueueHolds(t *testing.T) {
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
 	blocked := func() *agenttest.FauxProvider {
-		return agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-			<-ctx.Done()
-			return agent.Response{}, ctx.Err()
-		}))
+		return agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
 	}
 	perCrash := maxQueued + 1 // one running, a full queue behind it
 	sent := 0
@@ -46,9 +41,7 @@ func TestRetryTakesWhatTheQueueHolds(t *testing.T) {
 	}
 
 	faux := agenttest.NewFauxProvider()
-	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		return agent.Response{Text: "ran: " + lastUserText(req)}, nil
-	})
+	faux.Handle(ranUserText)
 	h := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
 	h.waitMessages(userID, "every report", func(ms []telegramtest.Message) bool {
 		return countVisible(ms, "interrupted by a restart") == sent

@@ -129,10 +129,7 @@ func TestEmptyAnswer(t *testing.T) {
 // /new during a turn, then /stop: the turn stops and the new session
 // starts at once (the hint of /new's reply holds).
 func TestStopKeepsAQueuedNew(t *testing.T) {
-	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		<-ctx.Done()
-		return agent.Response{}, ctx.Err()
-	}))
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		return agent.Response{Text: fmt.Sprintf("messages: %d", len(req.Messages))}, nil
 	})
