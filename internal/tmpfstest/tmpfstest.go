@@ -87,6 +87,38 @@ func (d *Disk) FillBut(free int64) {
 	}
 }
 
+// Top writes to the ballast until a write fails with ENOSPC, as Fill
+// does, for a disk that others write to and free at the same time (a bot
+// under load replaces its files, and each rename frees the old blocks):
+// it does not require that nothing is left free afterwards, only that the
+// disk was full at one moment, and it returns its errors instead of
+// failing the test, so any goroutine may call it, as often as it likes,
+// to keep the disk full.
+func (d *Disk) Top() error {
+	f, err := os.OpenFile(filepath.Join(d.Dir, BallastFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		if errors.Is(err, syscall.ENOSPC) {
+			// Not even the ballast's inode fits: the disk is full.
+			return nil
+		}
+		return fmt.Errorf("tmpfstest: opening the ballast: %w", err)
+	}
+	defer f.Close()
+	for _, chunk := range []int{1 << 20, os.Getpagesize()} {
+		buf := make([]byte, chunk)
+		for {
+			_, err := f.Write(buf)
+			if errors.Is(err, syscall.ENOSPC) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("tmpfstest: writing the ballast: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
 // Drain removes the ballast: the disk has its space back.
 func (d *Disk) Drain() {
 	d.t.Helper()
