@@ -32,6 +32,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
+	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
 
 var (
@@ -83,6 +84,17 @@ const patience = 2 * time.Minute
 // chat's queue holds (20), so some are refused, and told so.
 const floodSize = 24
 
+// soakDiskSize is the tmpfs the long form's agent dir lives on: room for
+// an hour's transcripts, journal and usage log of its chats (a few MB
+// every ten minutes), filled up by the ballast in each disk-full phase.
+const soakDiskSize = 128 << 20
+
+// diskFullEvery and diskFullHold pace the long form's disk-full phases.
+const (
+	diskFullEvery = 12 * time.Minute
+	diskFullHold  = 20 * time.Second
+)
+
 // tagPattern finds a message's tag (m<chat>-<n>) in what the model is sent.
 var tagPattern = regexp.MustCompile(`m\d+-\d+`)
 
@@ -129,7 +141,14 @@ func TestChaos(t *testing.T) {
 	oa := openaitest.New(t, openaitest.WithChunkSize(4), openaitest.WithChunkDelay(2*time.Millisecond),
 		openaitest.WithResponder(m.respond), openaitest.WithTranscriber(m.transcribe),
 		openaitest.WithRecordLimit(2000))
+	// The long form keeps its agent dir on a small disk that fills up now
+	// and then (diskFullPhase); it skips where a tmpfs cannot be mounted.
+	var disk *tmpfstest.Disk
 	agentDir, ws := t.TempDir(), t.TempDir()
+	if *long {
+		disk = tmpfstest.Mount(t, soakDiskSize)
+		agentDir = disk.Dir
+	}
 	env := append(botEnv(tg, proxy.url, oa.URL(), agentDir, ws, users, secret),
 		"MODEL_CONTEXT_WINDOW="+strconv.Itoa(p.contextWindow))
 	sup := &supervisor{t: t, bin: bin, env: env, agentDir: agentDir, rng: rng, compacting: m.compacting}
@@ -243,8 +262,31 @@ func TestChaos(t *testing.T) {
 			checkFiles(t, agentDir)
 		}
 	}()
+	// The disk fills up: in the long form, once in every diskFullEvery of
+	// the load, for diskFullHold or up to twice that, while the load and
+	// the kills go on.
+	diskDone := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { diskDone <- n }()
+		if disk == nil {
+			return
+		}
+		phases := max(1, int(p.load/diskFullEvery))
+		slot := p.load / time.Duration(phases)
+		for i := range phases {
+			time.Sleep(rng.dur(max(slot-4*time.Minute, 0)) + 30*time.Second)
+			hold := diskFullHold + rng.dur(diskFullHold)
+			if err := diskFullPhase(t, disk, bin, env, hold, func() {}); err != nil {
+				t.Errorf("disk-full phase %d: %v", i+1, err)
+				continue
+			}
+			n++
+		}
+	}()
 	wg.Wait()
 	<-killsDone
+	diskPhases := <-diskDone
 	proxy.setQuiet()
 	<-faultsDone
 
@@ -321,7 +363,7 @@ func TestChaos(t *testing.T) {
 	}
 	t.Logf("\n%s", st.tableWith(tableInput{
 		seed: seed, restarts: sup.restartCounts(), peakRSS: peak, peakThreads: sup.peakThreads(),
-		runtime: rt, compactions: int(m.compactions.Load()), transcriptions: int(m.transcriptions.Load()),
+		diskPhases: diskPhases, runtime: rt, compactions: int(m.compactions.Load()), transcriptions: int(m.transcriptions.Load()),
 		contextWindow: p.contextWindow, firstPrompt: int(m.firstPrompt.Load()), peakPrompt: int(m.peakPrompt.Load()),
 	}))
 }

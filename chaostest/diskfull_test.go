@@ -20,60 +20,112 @@ const diskFullSize = 4 << 20
 
 // healthcheck runs the binary's healthcheck, as a container's HEALTHCHECK
 // would, and returns whether it said healthy, and its line.
-func healthcheck(t *testing.T, bin string, env []string) (bool, string) {
-	t.Helper()
+func healthcheck(bin string, env []string) (bool, string, error) {
 	cmd := exec.Command(bin, "healthcheck")
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	line := strings.TrimSpace(string(out))
 	if _, exited := err.(*exec.ExitError); err != nil && !exited {
-		t.Fatalf("healthcheck: %v", err)
+		return false, "", fmt.Errorf("healthcheck: %w", err)
 	}
-	return err == nil && line == "healthy", line
+	return err == nil && line == "healthy", line, nil
 }
 
-// waitHealth runs the healthcheck until it says healthy (or, with
-// healthy false, unhealthy) and returns its last line; it fails the test
-// after limit.
-func waitHealth(t *testing.T, bin string, env []string, healthy bool, limit time.Duration) string {
-	t.Helper()
+// awaitHealth runs the healthcheck until it says healthy (or, with
+// healthy false, unhealthy) and returns its last line, or an error after
+// limit. Any goroutine may call it.
+func awaitHealth(bin string, env []string, healthy bool, limit time.Duration) (string, error) {
 	deadline := time.Now().Add(limit)
 	for {
-		ok, line := healthcheck(t, bin, env)
+		ok, line, err := healthcheck(bin, env)
+		if err != nil {
+			return "", err
+		}
 		if ok == healthy {
-			return line
+			return line, nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the healthcheck did not turn healthy=%v within %v; it says %q", healthy, limit, line)
+			return line, fmt.Errorf("the healthcheck did not turn healthy=%v within %v; it says %q", healthy, limit, line)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 }
 
-// DiskFullPhase fills the agent dir d for hold while the bot runs (the
-// binary bin, with env), and frees it again: it checks that the
+// waitHealth is awaitHealth for the test's goroutine: it fails the test
+// after limit.
+func waitHealth(t *testing.T, bin string, env []string, healthy bool, limit time.Duration) string {
+	t.Helper()
+	line, err := awaitHealth(bin, env, healthy, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return line
+}
+
+// diskFullPhase fills the agent dir d for hold while the bot runs (the
+// binary bin, with env), and frees it again. It checks that the
 // healthcheck turns unhealthy while the disk is full (after send, which
 // must make the bot write: messages to journal; a no-op when a load keeps
 // sending) and healthy again once it is freed, and that the files parse
-// while it is full. The chaos run can call it to add a disk-full phase to
-// its load, with its AGENT_DIR on a tmpfstest.Mount (64 MiB holds an
-// hour's transcripts of 24 chats); the accounting of the messages stays
-// the caller's: each is answered or told its turn could not be saved.
-func DiskFullPhase(t *testing.T, d *tmpfstest.Disk, bin string, env []string, hold time.Duration, send func()) {
-	t.Helper()
+// while it is full. The disk is topped up every 100 ms while it is meant
+// to be full: a bot under load frees blocks as it replaces its files.
+//
+// The chaos run calls it from its own goroutine, so it returns what went
+// wrong (checkFiles reports with t.Errorf, which any goroutine may call).
+// The accounting of the messages stays the caller's: each is answered or
+// told its turn could not be saved.
+func diskFullPhase(t *testing.T, d *tmpfstest.Disk, bin string, env []string, hold time.Duration, send func()) error {
 	// A bot just restarted (or held up by Telegram's faults) may not have
 	// written its heartbeat yet.
-	waitHealth(t, bin, env, true, time.Minute)
-	d.Fill()
-	send()
-	line := waitHealth(t, bin, env, false, time.Minute)
-	if !strings.Contains(line, "cannot write AGENT_DIR") {
-		t.Errorf("on a full disk the healthcheck says %q, want it to name the unwritable AGENT_DIR", line)
+	if _, err := awaitHealth(bin, env, true, time.Minute); err != nil {
+		return fmt.Errorf("before the disk filled: %w", err)
 	}
-	time.Sleep(hold)
-	checkFiles(t, d.Dir)
+	if err := d.Top(); err != nil {
+		return err
+	}
+	stop, stopped := make(chan struct{}), make(chan error, 1)
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				stopped <- nil
+				return
+			case <-tick.C:
+			}
+			if err := d.Top(); err != nil {
+				stopped <- err
+				return
+			}
+		}
+	}()
+	full := func() error {
+		send()
+		line, err := awaitHealth(bin, env, false, time.Minute)
+		if err != nil {
+			return fmt.Errorf("on the full disk: %w", err)
+		}
+		if !strings.Contains(line, "cannot write AGENT_DIR") {
+			return fmt.Errorf("on a full disk the healthcheck says %q, want it to name the unwritable AGENT_DIR", line)
+		}
+		time.Sleep(hold)
+		checkFiles(t, d.Dir)
+		return nil
+	}
+	err := full()
+	close(stop)
+	if terr := <-stopped; terr != nil && err == nil {
+		err = terr
+	}
 	d.Drain()
-	waitHealth(t, bin, env, true, time.Minute)
+	if err != nil {
+		return err
+	}
+	if _, err := awaitHealth(bin, env, true, time.Minute); err != nil {
+		return fmt.Errorf("after the disk was freed: %w", err)
+	}
+	return nil
 }
 
 // TestDiskFull runs the real binary with its agent dir on a small tmpfs
@@ -136,10 +188,12 @@ func TestDiskFull(t *testing.T) {
 	settled("before the disk filled")
 	waitHealth(t, bin, env, true, 30*time.Second)
 
-	DiskFullPhase(t, d, bin, env, 2*time.Second, func() {
+	if err := diskFullPhase(t, d, bin, env, 2*time.Second, func() {
 		send(true)
 		send(false)
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	settled("after the disk was freed")
 
 	// A crash while the disk is full, and the start that follows on it.
@@ -182,7 +236,7 @@ func TestDiskFull(t *testing.T) {
 	if episodes != 3 || recovered != 2 {
 		t.Errorf("the log has %d episode errors and %d recoveries, want 3 and 2", episodes, recovered)
 	}
-	t.Logf("\n%s", st.table(0, sup.restarts, sup.peakRSS(), sup.peakThreads()))
+	t.Logf("\n%s", st.tableWith(tableInput{restartTotal: sup.restarts, peakRSS: sup.peakRSS(), peakThreads: sup.peakThreads(), diskPhases: 1}))
 }
 
 // waitLogCount waits until the bot's log has n lines containing s.

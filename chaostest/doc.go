@@ -5,7 +5,9 @@
 // outcome (now and then sending on, rarely flooding past the queue),
 // Telegram and model failures, and SIGKILLs (at random, at a journal
 // write, while a compaction summary streams) and SIGTERMs, with restarts
-// as a supervisor would. The fake model reports token usage and the
+// as a supervisor would; in the long form the agent dir also fills up
+// (ENOSPC) now and then, and the binary's healthcheck must say so and
+// recover. The fake model reports token usage and the
 // context window is small, so long sessions are compacted. It then checks
 // the promise that no accepted message is lost silently and none is
 // answered twice, and bounds memory, threads and goroutines (from the

@@ -53,6 +53,8 @@ type outcome struct {
 	retryable bool
 	// refused: refused by a full queue, with the busy answer.
 	refused bool
+	// diskFull: failed because the bot's disk was full, told so.
+	diskFull bool
 }
 
 // told reports whether the user has been told something final about the
@@ -85,6 +87,7 @@ func outcomeOf(msgs []telegramtest.Message, tag string, m sentMessage) outcome {
 			o.refused, o.retryable = true, false
 		case isFailure(b.Visible):
 			o.failed = true
+			o.diskFull = o.diskFull || strings.Contains(b.Visible, "disk is full")
 		}
 	}
 	return o
@@ -105,6 +108,8 @@ type status struct {
 	cut int
 	// refused are the messages a full queue refused, told so.
 	refused int
+	// diskFull are the failed messages whose error named the full disk.
+	diskFull int
 	// reportsIn counts the reports per chat.
 	reportsIn map[int64]int
 	// waitingReported are reported messages not yet answered.
@@ -173,6 +178,9 @@ func (r *record) classify(tg *telegramtest.Server) *status {
 			if o.cut {
 				st.cut++
 			}
+			if o.diskFull {
+				st.diskFull++
+			}
 		case o.refused && !o.reported:
 			st.refused++
 		}
@@ -220,19 +228,14 @@ type tableInput struct {
 	seed     uint64
 	restarts [numKillKinds]int
 	// restartTotal is the restarts when they are not told by kind.
-	restartTotal                int
-	peakRSS, peakThreads        int
+	restartTotal         int
+	peakRSS, peakThreads int
+	// diskPhases counts the disk-full phases the run went through.
+	diskPhases                  int
 	runtime                     runtimeSummary
 	compactions, transcriptions int
 	contextWindow               int
 	firstPrompt, peakPrompt     int
-}
-
-// table prints the run's figures with the restarts as one count.
-//
-//lint:ignore U1000 the disk-full run (chaostest/diskfull_test.go) prints it.
-func (st *status) table(seed uint64, restarts, peakRSS, peakThreads int) string {
-	return st.tableWith(tableInput{seed: seed, restartTotal: restarts, peakRSS: peakRSS, peakThreads: peakThreads})
 }
 
 // tableWith prints the run's figures.
@@ -272,7 +275,8 @@ func (st *status) tableWith(in tableInput) string {
 		{"messages sent", st.sent},
 		{"of them voice notes (answered)", fmt.Sprintf("%d (%d)", st.voice, st.voiceAnswered)},
 		{"answered", answered},
-		{"answered with an error (model, transcription or Telegram fault)", st.failed - st.cut},
+		{"answered with an error (model, transcription or Telegram fault, full disk)", st.failed - st.cut},
+		{"of them told the disk was full", st.diskFull},
 		{"interrupted and reported (then /retry)", st.reported},
 		{"answer being sent when killed, told so", st.cut},
 		{"refused by a full queue, told so", st.refused},
@@ -282,6 +286,7 @@ func (st *status) tableWith(in tableInput) string {
 		{"p50 time to answer", pct(0.50)},
 		{"p99 time to answer", pct(0.99)},
 		{"restarts", restartText},
+		{"disk-full phases (healthcheck unhealthy, then healthy again)", in.diskPhases},
 		{"prompt tokens (MODEL_CONTEXT_WINDOW; first request, peak)", fmt.Sprintf("%d; %d, %d", in.contextWindow, in.firstPrompt, in.peakPrompt)},
 		{"compaction summaries asked of the model", in.compactions},
 		{"transcriptions asked", in.transcriptions},
