@@ -175,6 +175,8 @@ type Host struct {
 	// reports whether the whole delay passed (sleep, unless a test
 	// replaces it).
 	pollSleep func(ctx context.Context, d time.Duration) bool
+	// journalOpts are the inbound journal's test seams.
+	journalOpts []journalOption
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -233,7 +235,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 			h.storage.wrote(SettingsFile)
 		}
 	}
-	if h.journal, err = openJournal(cfg.AgentDir, h.logger); err != nil {
+	if h.journal, err = openJournal(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
 	if h.api, err = botapi.New(cfg.Token, cfg.Redactor, botapi.WithBaseURL(cfg.APIURL), botapi.WithHTTPClient(h.httpClient),

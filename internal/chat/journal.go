@@ -111,7 +111,14 @@ type journal struct {
 	// compactPending reports that the start-up compaction failed: flush
 	// tries it again.
 	compactPending bool
+	// hook, when set (tests), runs with the journal locked just before
+	// and just after each write of the file (an append, a compaction):
+	// a crash-point test stops the world there, as a SIGKILL would.
+	hook func(written bool)
 }
+
+// journalOption configures a journal: the test seams.
+type journalOption func(*journal)
 
 // openJournal reads the journal, turns every entry still pending into an
 // interrupted one, compacts the file to those, and opens it for appending.
@@ -120,11 +127,14 @@ type journal struct {
 // A line that does not parse stops it with the path and the line number,
 // and the file is left as it is, except for a torn last line (see
 // atomicfile.OpenLog).
-func openJournal(dir string, logger *slog.Logger) (*journal, error) {
+func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journal, error) {
 	j := &journal{
 		path: filepath.Join(dir, JournalFile), logger: logger, interrupted: map[string][]journalEntry{}, known: map[int64]bool{}, recent: map[int64]bool{},
 		unreported: map[int64]journalEntry{},
 		pending:    map[int64]journalEntry{}, compactDone: compactAfterDone, compactBytes: compactAfterBytes,
+	}
+	for _, o := range opts {
+		o(j)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("chat: journal: %w", err)
@@ -230,9 +240,11 @@ func (j *journal) rewriteLocked() error {
 	for i, e := range live {
 		entries[i] = e
 	}
+	j.hooked(false)
 	if err := j.log.Rewrite(entries...); err != nil {
 		return fmt.Errorf("chat: journal: %w", err)
 	}
+	j.hooked(true)
 	j.doneSince, j.compactedAt, j.unsynced, j.compactPending = 0, j.log.Size(), nil, false
 	return nil
 }
@@ -261,8 +273,15 @@ func (j *journal) appendLocked(entries []journalEntry) error {
 	for _, e := range entries {
 		lines = append(lines, e)
 	}
+	written := len(lines) > 0
+	if written {
+		j.hooked(false)
+	}
 	if err := j.log.Append(lines...); err != nil {
 		return fmt.Errorf("chat: journal: %w", err)
+	}
+	if written {
+		j.hooked(true)
 	}
 	j.unsynced = nil
 	for _, e := range entries {
@@ -277,6 +296,13 @@ func (j *journal) appendLocked(entries []journalEntry) error {
 		}
 	}
 	return nil
+}
+
+// hooked runs the test hook, if any.
+func (j *journal) hooked(written bool) {
+	if j.hook != nil {
+		j.hook(written)
+	}
 }
 
 // mark appends the state change e. When that fails (a full disk) e still

@@ -33,4 +33,16 @@ func withPollSleep(f func(ctx context.Context, d time.Duration) bool) Option {
 	return func(h *Host) { h.pollSleep = f }
 }
 
+// withJournal configures the inbound journal (its test seams).
+func withJournal(opts ...journalOption) Option {
+	return func(h *Host) { h.journalOpts = append(h.journalOpts, opts...) }
+}
+
+// journalHook sets the journal's hook, run before and after each write of
+// its file.
+func journalHook(f func(written bool)) journalOption { return func(j *journal) { j.hook = f } }
+
+// journalCompactAfter compacts the journal once n entries were marked done.
+func journalCompactAfter(n int) journalOption { return func(j *journal) { j.compactDone = n } }
+
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,392 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
+)
+
+// The crash-point tests stop the bot, as a SIGKILL would, at every write of
+// the inbound journal in turn (just before it and just after it), restart
+// it from what the file held at that moment, and check what the user was
+// told about each message once the restarted bot is done: answered exactly
+// once, or told that its answer may have been cut short, or refused by a
+// full queue, or failed with an error the user sees; a message reported as
+// interrupted is retried by the user (/retry) until it has one of those.
+// Nothing may be answered twice, and no answered message may be reported
+// as interrupted afterwards.
+//
+// The stop is simulated in-process: at the chosen write the journal file
+// is copied (the disk a SIGKILL would leave) into the next generation's
+// agent dir, and the host is cut off from Telegram at once: no request it
+// makes afterwards reaches the fake, and no answer to one it made before
+// reaches it (the server applied the request, the dead process never read
+// the answer). Whatever it still does is invisible, as after a kill.
+
+// errKilled is what a host cut off by a simulated kill gets for every Bot
+// API request.
+var errKilled = errors.New("crash test: the process was killed")
+
+// killSwitch is the HTTP transport of a host that can be killed: once
+// dead, nothing it sends or receives crosses it. answered, when set, runs
+// once a request was applied by the server, before its answer is read: a
+// kill there leaves the request done and its answer unread.
+type killSwitch struct {
+	dead     atomic.Bool
+	next     http.RoundTripper
+	answered func()
+}
+
+func (k *killSwitch) RoundTrip(r *http.Request) (*http.Response, error) {
+	if k.dead.Load() {
+		return nil, errKilled
+	}
+	resp, err := k.next.RoundTrip(r)
+	if err == nil && k.answered != nil {
+		k.answered()
+	}
+	if k.dead.Load() {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, errKilled
+	}
+	return resp, err
+}
+
+// crashUser is the user of a crash-point run: the messages they sent, and
+// how many times they said /retry.
+type crashUser struct {
+	tg   *telegramtest.Server
+	sent []models.Message
+	// words are what each sent message says (a voice note's transcript).
+	words   []string
+	later   []string // sent once the chat shows a first answer
+	retries int
+}
+
+// outcome of one message, as the chat shows it.
+type crashOutcome struct {
+	answers, reports     int
+	firstAnswer          int // message id of the first answer
+	lastReport           int // message id of the latest report
+	cut, refused, failed bool
+}
+
+func (o crashOutcome) final() bool { return o.answers > 0 || o.cut || o.refused || o.failed }
+
+func (o crashOutcome) String() string {
+	return fmt.Sprintf("answers=%d reports=%d cut=%v refused=%v failed=%v", o.answers, o.reports, o.cut, o.refused, o.failed)
+}
+
+// outcomes reads the chat for each sent message's outcome.
+func (u *crashUser) outcomes() []crashOutcome {
+	msgs := u.tg.Messages(userID)
+	out := make([]crashOutcome, len(u.sent))
+	for i, m := range u.sent {
+		o := &out[i]
+		for _, b := range msgs {
+			if b.Visible == "ran: "+u.words[i] {
+				o.answers++
+				if o.firstAnswer == 0 {
+					o.firstAnswer = b.ID
+				}
+				continue
+			}
+			if b.ReplyTo != m.ID {
+				continue
+			}
+			switch {
+			case strings.Contains(b.Visible, "interrupted by a restart"):
+				o.reports++
+				o.lastReport = b.ID
+			case strings.Contains(b.Visible, "while the answer to this message was being sent"):
+				o.cut = true
+			case strings.Contains(b.Visible, "so I did not take this one"):
+				o.refused = true
+			case strings.HasPrefix(b.Visible, "⚠️"):
+				o.failed = true
+			}
+		}
+	}
+	return out
+}
+
+// describe lists the outcomes for a failure message.
+func (u *crashUser) describe(os []crashOutcome) string {
+	var b strings.Builder
+	for i, o := range os {
+		fmt.Fprintf(&b, "\n  %q (message %d): %v", u.words[i], u.sent[i].ID, o)
+	}
+	fmt.Fprintf(&b, "\n  the chat: %s", describe(u.tg.Messages(userID)))
+	return b.String()
+}
+
+// act does what the user does on seeing the chat: the later messages once
+// a first answer shows, /retry once more reports came than /retry was
+// said. It reports whether every message has its outcome.
+func (u *crashUser) act() bool {
+	os := u.outcomes()
+	reports, answered, open := 0, false, false
+	for _, o := range os {
+		reports += o.reports
+		answered = answered || o.answers > 0
+		if !o.final() {
+			open = true
+		}
+	}
+	if answered && len(u.later) > 0 {
+		for _, text := range u.later {
+			u.sent, u.words = append(u.sent, u.tg.SendText(userID, userID, text)), append(u.words, text)
+		}
+		u.later = nil
+		return false
+	}
+	if open && reports > u.retries {
+		u.retries = reports
+		u.tg.SendText(userID, userID, "/retry")
+	}
+	return !open && len(u.later) == 0
+}
+
+// generation is one run of the bot in the crash test: it starts from
+// agentDir (the journal a kill left there), and is killed, its journal
+// then copied into next, at call killAt of its journal hook (two calls a
+// write: before, after), or once the answer of its Bot API request number
+// killAtRequest came back; neither set, it is not killed.
+type generation struct {
+	agentDir, next        string
+	killAt, killAtRequest int
+}
+
+func (g generation) String() string {
+	if g.killAtRequest > 0 {
+		return fmt.Sprintf("killed at Bot API request %d", g.killAtRequest)
+	}
+	return fmt.Sprintf("killed at call %d of the journal hook", g.killAt)
+}
+
+// crashRun runs generations of the bot in turn against one fake Telegram
+// and one user, and reports whether each kill came (a kill point past the
+// writes a generation makes never comes).
+func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
+	t.Helper()
+	for gi, g := range gens {
+		ks := &killSwitch{next: &http.Transport{}}
+		dead := make(chan struct{})
+		var calls, requests int
+		var mu sync.Mutex
+		// kill keeps what the disk holds now, as a SIGKILL would leave it
+		// (an append being written may leave a torn last line), and cuts
+		// the host off.
+		kill := func() {
+			data, err := os.ReadFile(filepath.Join(g.agentDir, JournalFile))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("reading the journal at the kill: %v", err)
+			}
+			if err == nil {
+				if err := os.WriteFile(filepath.Join(g.next, JournalFile), data, 0o600); err != nil {
+					t.Errorf("keeping the journal at the kill: %v", err)
+				}
+			}
+			ks.dead.Store(true)
+			close(dead)
+		}
+		hook := func(bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if calls++; calls == g.killAt {
+				kill()
+			}
+		}
+		ks.answered = func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if requests++; requests == g.killAtRequest {
+				kill()
+			}
+		}
+		faux := agenttest.NewFauxProvider()
+		faux.Handle(ranUserText)
+		h := newHarness(t, harnessConfig{provider: faux, tg: u.tg, agentDir: g.agentDir, opts: []Option{
+			withHTTPClient(&http.Client{Transport: ks}),
+			withRetryPolicy(botapi.RetryPolicy{Attempts: 3, BaseDelay: 5 * time.Millisecond, MaxDelay: 50 * time.Millisecond}),
+			withJournal(journalHook(hook), journalCompactAfter(2)),
+			WithTranscriber(wordsTranscriber{}),
+		}})
+		// A new start is where a user who was told of an interrupted
+		// message, and whose /retry a kill may have eaten, says it again.
+		u.retries = 0
+		for !isClosed(dead) && !u.act() {
+			seen := describe(u.tg.Messages(userID))
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			go func() {
+				select {
+				case <-dead:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			err := u.tg.WaitUntil(ctx, func() bool { return describe(u.tg.Messages(userID)) != seen })
+			cancel()
+			if err != nil && !isClosed(dead) {
+				t.Fatalf("generation %d (to be %v): nothing happens, and messages are left without an outcome:%s", gi+1, g, u.describe(u.outcomes()))
+			}
+		}
+		// Every message has its outcome, or the kill came. A kill point
+		// not reached yet may still come in what the host writes while it
+		// shuts down.
+		h.stop()
+		wasKilled := isClosed(dead)
+		killed = append(killed, wasKilled)
+		if !wasKilled {
+			break
+		}
+	}
+	checkCrashOutcomes(t, u)
+	t.Logf("generations killed %v; outcomes:%s", killed, u.describe(u.outcomes()))
+	return killed
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// checkCrashOutcomes fails the test for a message answered twice, left
+// without an outcome, or reported as interrupted after it was answered.
+func checkCrashOutcomes(t *testing.T, u *crashUser) {
+	t.Helper()
+	os := u.outcomes()
+	for i, o := range os {
+		w := u.words[i]
+		switch {
+		case o.answers > 1:
+			t.Errorf("%q was answered %d times:%s", w, o.answers, u.describe(os))
+		case !o.final():
+			t.Errorf("%q has no outcome:%s", w, u.describe(os))
+		case o.answers > 0 && o.lastReport > o.firstAnswer:
+			t.Errorf("%q was reported as interrupted after its answer:%s", w, u.describe(os))
+		}
+	}
+}
+
+// newCrashUser returns the user of a crash run: three messages sent at
+// once (one runs, two wait behind it, the last a voice note), and a fourth
+// once an answer shows.
+func newCrashUser(t *testing.T) *crashUser {
+	tg := telegramtest.New(t)
+	u := &crashUser{tg: tg, later: []string{"crash m4"}}
+	for _, text := range []string{"crash m1", "crash m2"} {
+		u.sent, u.words = append(u.sent, tg.SendText(userID, userID, text)), append(u.words, text)
+	}
+	u.sent, u.words = append(u.sent, tg.SendVoice(userID, userID, []byte(voicePrefix+"crash m3"))), append(u.words, "crash m3")
+	return u
+}
+
+// voicePrefix opens the audio of a crash test's voice note; the words
+// follow.
+const voicePrefix = "OggS "
+
+// wordsTranscriber transcribes a crash test's voice note: its words.
+type wordsTranscriber struct{}
+
+func (wordsTranscriber) Transcribe(_ context.Context, _ string, audio []byte) (string, error) {
+	words, ok := strings.CutPrefix(string(audio), voicePrefix)
+	if !ok {
+		return "", errors.New("not a crash test's voice note")
+	}
+	return words, nil
+}
+
+// maxKillPoints bounds the kill points a crash test tries: a run that
+// still writes past it is a loop.
+const maxKillPoints = 100
+
+// TestCrashAtEveryJournalWrite kills the bot at each journal write of a
+// run in turn, before it and after it, and restarts it once.
+func TestCrashAtEveryJournalWrite(t *testing.T) {
+	for n := 1; n <= maxKillPoints; n++ {
+		last := false
+		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
+			u := newCrashUser(t)
+			first, second := t.TempDir(), t.TempDir()
+			killed := crashRun(t, u, []generation{{agentDir: first, next: second, killAt: n}, {agentDir: second}})
+			last = !killed[0]
+		})
+		if last {
+			t.Logf("%d kill points, the last one past the run's writes", n)
+			return
+		}
+	}
+	t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
+}
+
+// TestCrashAtEveryJournalWriteAfterACrash kills the bot once its first
+// batch is journaled (so the next start reports three messages and the
+// user retries them), then kills the restarted bot at each of its journal
+// writes in turn, and restarts it once more.
+func TestCrashAtEveryJournalWriteAfterACrash(t *testing.T) {
+	// Calls 1 and 2 are the start-up's compaction, 3 and 4 the batch.
+	const afterTheBatch = 4
+	for n := 1; n <= maxKillPoints; n++ {
+		last := false
+		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
+			u := newCrashUser(t)
+			first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
+			killed := crashRun(t, u, []generation{
+				{agentDir: first, next: second, killAt: afterTheBatch},
+				{agentDir: second, next: third, killAt: n},
+				{agentDir: third},
+			})
+			if !killed[0] {
+				t.Fatalf("the first start was not killed after its batch")
+			}
+			last = !killed[1]
+		})
+		if last {
+			t.Logf("%d kill points, the last one past the run's writes", n)
+			return
+		}
+	}
+	t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
+}
+
+// TestCrashAtEveryTelegramRequest kills the bot once the server applied
+// each of its Bot API requests in turn (a getUpdates whose offset
+// confirmed a batch, an answer or a report sent) before it read the
+// answer, and restarts it once.
+func TestCrashAtEveryTelegramRequest(t *testing.T) {
+	for n := 1; n <= maxKillPoints; n++ {
+		last := false
+		t.Run(fmt.Sprintf("kill after request %d", n), func(t *testing.T) {
+			u := newCrashUser(t)
+			first, second := t.TempDir(), t.TempDir()
+			killed := crashRun(t, u, []generation{{agentDir: first, next: second, killAtRequest: n}, {agentDir: second}})
+			last = !killed[0]
+		})
+		if last {
+			t.Logf("%d kill points, the last one past the run's requests", n)
+			return
+		}
+	}
+	t.Errorf("the run still makes requests after %d of them", maxKillPoints)
+}
