@@ -164,3 +164,43 @@ func TestUnsentReportIsSentAfterTheNextStart(t *testing.T) {
 		t.Errorf("%d reports, want the one after the failed one: %s", n, describe(msgs))
 	}
 }
+
+// A turn whose model answer is complete when the shutdown cuts it (the
+// answer came in just as SIGTERM did) sends that answer, so it is
+// journaled as answered like any other: reported as interrupted after the
+// restart, /retry would answer it a second time.
+func TestAnswerCompleteAtShutdownIsNotReportedAsInterrupted(t *testing.T) {
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	var h1 *harness
+	started := make(chan struct{})
+	faux := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, _ agent.Request, _ func(string)) (agent.Response, error) {
+		close(started)
+		<-ctx.Done()
+		// The model's answer had arrived whole when the turn was cut.
+		return agent.Response{Text: "the whole answer"}, nil
+	}))
+	h1 = newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
+	tg.SendText(userID, userID, "answer me as the bot stops")
+	<-started
+	h1.stop()
+	if n := countVisible(tg.Messages(userID), "the whole answer"); n != 1 {
+		t.Fatalf("the complete answer was sent %d times at the shutdown, want 1: %s", n, describe(tg.Messages(userID)))
+	}
+	if got := pendingEntries(t, agentDir); len(got) != 0 {
+		t.Errorf("the answered message is left pending, to be reported as interrupted after the restart: %d entries", len(got))
+	}
+	again := agenttest.NewFauxProvider()
+	again.Handle(ranUserText)
+	h2 := newHarness(t, harnessConfig{provider: again, tg: tg, agentDir: agentDir, workspace: ws})
+	tg.SendText(userID, userID, "/retry")
+	msgs := h2.waitMessages(userID, "the answer to /retry", func(ms []telegramtest.Message) bool {
+		return countVisible(ms, "Nothing to retry")+countVisible(ms, "🔁 Running") > 0
+	})
+	if n := countVisible(msgs, "This message was interrupted by a restart"); n != 0 {
+		t.Errorf("the answered message was reported as interrupted after the restart: %s", describe(msgs))
+	}
+	if n := countVisible(msgs, "Nothing to retry"); n != 1 {
+		t.Errorf("/retry would answer the answered message again: %s", describe(msgs))
+	}
+}

@@ -84,7 +84,10 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	stopped := w.stopped
 	w.mu.Unlock()
 	shuttingDown := h.turnCtx.Err() != nil
-	if !shuttingDown {
+	// A turn the shutdown cut stays pending for /retry; one whose answer
+	// came whole (just before the shutdown, or as it began) sends that
+	// answer, so it is answered.
+	if !shuttingDown || err == nil {
 		h.markAnswered(it)
 	}
 	out.finish(fctx, res.Text, err, stopped, shuttingDown)
@@ -104,7 +107,8 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 // between never runs the finished turn again; after the restart the chat
 // is told, in reply to the message, that its answer may have been cut
 // short, so that nothing is lost silently. A turn cut by a shutdown is not
-// marked: its answer says it stopped, and it stays pending for /retry.
+// marked: its answer says it stopped, and it stays pending for /retry;
+// one whose answer was complete is, since that answer goes out.
 func (h *Host) markAnswered(it *workItem) {
 	if it.journalID == 0 || it.answering {
 		return
