@@ -68,16 +68,11 @@ func (h *Host) queueTurn(in *inbound, journalID int64) {
 	switch {
 	case err != nil:
 		// The refusal is the message's outcome: its journal entry is done
-		// only once the chat was told, so that a crash or a Telegram
-		// failure before that leaves it pending, reported after the
-		// restart, rather than lost without a word.
+		// only once the chat was told (sent again while Telegram does not
+		// take it), so that a crash before that leaves it pending,
+		// reported after the restart, rather than lost without a word.
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		t, text := in.target, busyText(queued)
-		h.post(t, func(ctx context.Context) {
-			if h.sendNotice(ctx, t, text, in.msg.ID) {
-				h.journalDone(journalID)
-			}
-		})
+		h.report(in.target, busyText(queued), in.msg.ID, func() { h.journalDone(journalID) })
 	case waits:
 		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
 	}

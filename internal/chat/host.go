@@ -177,6 +177,9 @@ type Host struct {
 	pollSleep func(ctx context.Context, d time.Duration) bool
 	// journalOpts are the inbound journal's test seams.
 	journalOpts []journalOption
+	// reportPause is the first pause before a report that did not go out
+	// is sent again (see report); tests shorten it.
+	reportPause time.Duration
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -215,6 +218,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		strangerReplies: make(map[int64]time.Time),
 		outbox:          make(map[string][]func(context.Context)),
 		pollSleep:       sleep,
+		reportPause:     3 * time.Second,
 	}
 	h.source = pollSource{h}
 	for _, o := range opts {

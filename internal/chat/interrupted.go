@@ -6,14 +6,16 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
 // reportInterrupted tells each chat about every message a crash or restart
 // cut short, each on its own (in reply to it), so nothing is lost silently:
 // one crash can cut a running message and the ones queued behind it. The
 // notices go out while polling starts. A message counts as reported in the
-// journal only once its notice was sent: one that Telegram does not take
-// (after a few tries) or that a crash cuts off is reported again after the
+// journal only once its notice was sent (see report): one that a crash
+// cuts off, or that Telegram refuses for good, is reported again after the
 // next start-up.
 func (h *Host) reportInterrupted() {
 	for _, e := range h.journal.reported() {
@@ -22,8 +24,8 @@ func (h *Host) reportInterrupted() {
 			continue
 		}
 		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
-		h.report(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e), func() error {
-			return h.journal.markReported(e.Scope, e.ID)
+		h.report(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e), func() {
+			h.journaled(h.journal.markReported(e.Scope, e.ID))
 		})
 	}
 	for _, e := range h.journal.cutShort() {
@@ -32,35 +34,50 @@ func (h *Host) reportInterrupted() {
 			continue
 		}
 		h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.ID)
-		h.report(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e), func() error {
-			return h.journal.markCutReported(e.ID)
+		h.report(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e), func() {
+			h.journaled(h.journal.markCutReported(e.ID))
 		})
 	}
 }
 
-// reportTries is how often a report is sent before it is left for the
-// next start-up; reportPause is the pause between two tries.
-const (
-	reportTries = 3
-	reportPause = 3 * time.Second
-)
+// reportPauseMax bounds the pause between two tries of a report.
+const reportPauseMax = time.Minute
 
-// report sends a report notice to t in reply to replyTo, tried a few times,
-// and calls sent once it went out.
-func (h *Host) report(t target, text string, replyTo int, sent func() error) {
-	h.post(t, func(ctx context.Context) {
-		for try := range reportTries {
-			if try > 0 && !sleep(ctx, reportPause) {
-				return
-			}
-			if h.sendNotice(ctx, t, text, replyTo) {
-				if err := sent(); err != nil {
-					h.logger.Warn("journal", "err", err)
-				}
-				return
-			}
+// report sends text to t in reply to replyTo, a notice the chat must get
+// because a journal entry waits for it (the report of an interrupted
+// message, the busy answer of a refused one), and calls sent once it went
+// out. A try that fails for a passing reason (a 5xx, a 429, no answer) is
+// made again after a pause that doubles from reportPause up to
+// reportPauseMax, for as long as the host runs: a restart, which reports
+// the entry anew, may never come. One that Telegram refuses for good (a
+// 403: the user blocked the bot; a 400) is left for the next start-up,
+// and so is one the shutdown ends. The outbox's bound does not drop a
+// report: each stands for an entry the journal holds anyway.
+func (h *Host) report(t target, text string, replyTo int, sent func()) {
+	h.reportTry(t, text, replyTo, sent, 0)
+}
+
+func (h *Host) reportTry(t target, text string, replyTo int, sent func(), try int) {
+	h.enqueueNotice(t, true, func(ctx context.Context) {
+		err := h.sendNoticeErr(ctx, t, text, replyTo)
+		switch {
+		case err == nil:
+			sent()
+			return
+		case h.noticeCtx.Err() != nil:
+			return
+		case ctx.Err() == nil && botapi.ClassOf(err) != botapi.Transient && botapi.ClassOf(err) != botapi.RateLimited:
+			h.logger.Warn("a report was refused; it is sent again after the next start-up", "scope", t.String())
+			return
 		}
-		h.logger.Warn("a report could not be sent; it is sent again after the next start-up", "scope", t.String())
+		pause := min(h.reportPause<<min(try, 16), reportPauseMax)
+		// Called from the outbox's goroutine, which the group counts:
+		// adding to it cannot race its Wait at shutdown.
+		h.notices.Go(func() {
+			if sleep(h.noticeCtx, pause) {
+				h.reportTry(t, text, replyTo, sent, try+1)
+			}
+		})
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -122,10 +123,10 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 	}
 }
 
-// A report Telegram does not take is sent again after the next start-up:
-// the message counts as reported only once its report went out, else one
-// failed notice would leave it interrupted without a word (the soak's one
-// loss). The same holds for the report of an answer cut short.
+// A report Telegram refuses (here a 404: the method is gone) is sent again
+// after the next start-up: the message counts as reported only once its
+// report went out, else one failed notice would leave it interrupted
+// without a word. The same holds for the report of an answer cut short.
 func TestUnsentReportIsSentAfterTheNextStart(t *testing.T) {
 	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
 	tg := telegramtest.New(t)
@@ -138,7 +139,7 @@ func TestUnsentReportIsSentAfterTheNextStart(t *testing.T) {
 	tg.DisableMethod("sendMessage")
 	h2 := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider(), tg: tg, agentDir: agentDir, workspace: ws})
 	waitFor(t, "the report to be tried", func() bool {
-		return len(tg.RequestsContaining("interrupted by a restart")) >= reportTries
+		return len(tg.RequestsContaining("interrupted by a restart")) >= 1
 	})
 	h2.stop()
 	tg.EnableMethod("sendMessage")
@@ -203,4 +204,33 @@ func TestAnswerCompleteAtShutdownIsNotReportedAsInterrupted(t *testing.T) {
 	if n := countVisible(msgs, "Nothing to retry"); n != 1 {
 		t.Errorf("/retry would answer the answered message again: %s", describe(msgs))
 	}
+}
+
+// A report Telegram does not take for a while (5xx answers, one after the
+// other) goes out once it does, while the bot runs: a restart, the only
+// other way it is sent, may never come.
+func TestReportIsSentOnceTelegramTakesIt(t *testing.T) {
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
+	msg := tg.SendText(userID, userID, "cut by a crash")
+	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	h1.stop()
+
+	const failures = 12 // more than any fixed number of tries the report had
+	tg.FailNext("sendMessage", failures, 502, "Bad Gateway", 0)
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(ranUserText)
+	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws,
+		opts: []Option{withReportPause(10 * time.Millisecond)}})
+	report := h2.waitText(userID, "interrupted by a restart")
+	if report.ReplyTo != msg.ID {
+		t.Errorf("the report replies to %d, want %d", report.ReplyTo, msg.ID)
+	}
+	if n := len(tg.RequestsContaining("interrupted by a restart")); n != failures+1 {
+		t.Errorf("the report was tried %d times, want %d (every failure, then once more)", n, failures+1)
+	}
+	tg.SendText(userID, userID, "/retry")
+	h2.waitText(userID, "ran: cut by a crash")
 }

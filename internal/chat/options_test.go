@@ -33,6 +33,10 @@ func withPollSleep(f func(ctx context.Context, d time.Duration) bool) Option {
 	return func(h *Host) { h.pollSleep = f }
 }
 
+// withReportPause sets the first pause before a report that did not go out
+// is sent again (default 3s).
+func withReportPause(d time.Duration) Option { return func(h *Host) { h.reportPause = d } }
+
 // withJournal configures the inbound journal (its test seams).
 func withJournal(opts ...journalOption) Option {
 	return func(h *Host) { h.journalOpts = append(h.journalOpts, opts...) }

@@ -19,11 +19,17 @@ const noticeTimeout = 30 * time.Second
 // the "queued" notice, a callback answer. The notices of a chat go out in
 // order, one goroutine per chat while it has any.
 func (h *Host) post(t target, send func(ctx context.Context)) {
+	h.enqueueNotice(t, false, send)
+}
+
+// enqueueNotice is post; a notice that must go out (a report, see
+// Host.report) is queued even beyond maxNotices.
+func (h *Host) enqueueNotice(t target, must bool, send func(ctx context.Context)) {
 	key := t.String()
 	h.outMu.Lock()
 	defer h.outMu.Unlock()
 	q, draining := h.outbox[key]
-	if len(q) >= maxNotices {
+	if len(q) >= maxNotices && !must {
 		h.logger.Warn("too many notices waiting for telegram; dropped one", "scope", key)
 		return
 	}
@@ -61,16 +67,21 @@ func (h *Host) notice(t target, text string, replyTo int) {
 // sendNotice sends text to t through the notice sender; a part that
 // fails ends it (logged). It reports whether the whole text went out.
 func (h *Host) sendNotice(ctx context.Context, t target, text string, replyTo int) bool {
+	return h.sendNoticeErr(ctx, t, text, replyTo) == nil
+}
+
+// sendNoticeErr is sendNotice, returning the error of the part that failed.
+func (h *Host) sendNoticeErr(ctx context.Context, t target, text string, replyTo int) error {
 	for i, part := range nonBlank(markup.SplitPlain(text, 0)) {
 		if i > 0 {
 			replyTo = 0
 		}
 		if _, err := h.quick.SendMessage(ctx, h.messageParams(t, part, "", replyTo)); err != nil {
 			h.logSendError("notice", t, err)
-			return false
+			return err
 		}
 	}
-	return true
+	return nil
 }
 
 // waitNotices waits up to grace for the notices being sent, then cancels

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -235,4 +236,35 @@ func TestRefusedMessageIsReportedWhenTheBusyAnswerFails(t *testing.T) {
 	}
 	tg.SendText(userID, userID, "/retry")
 	h2.waitText(userID, "ran: one too many")
+}
+
+// The busy answer to a refused message that Telegram does not take for a
+// while (5xx answers, one after the other) goes out once it does, while
+// the bot runs, and only then is the message done.
+func TestBusyAnswerIsSentOnceTelegramTakesIt(t *testing.T) {
+	blocked := agenttest.NewFauxProvider()
+	blocked.Handle(waitForCancel)
+	h := newHarness(t, harnessConfig{provider: blocked, opts: []Option{withReportPause(10 * time.Millisecond)}})
+	scope := target{chatID: userID}.String()
+	if err := h.host.Prompt(t.Context(), scope, "⏰ Job running", "running"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the prompt's turn", func() bool { return len(blocked.Requests()) == 1 })
+	w := h.host.existingWorker(target{chatID: userID})
+	for i := 0; ; i++ {
+		if _, queued := w.snapshot(); queued >= maxQueued {
+			break
+		}
+		if err := h.host.Prompt(t.Context(), scope, "⏰ Job filler "+itoa64(int64(i)), "filler"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const failures = 12
+	h.tg.FailNext("sendMessage", failures, 502, "Bad Gateway", 0)
+	refused := h.tg.SendText(userID, userID, "one too many")
+	busy := h.waitText(userID, "so I did not take this one")
+	if busy.ReplyTo != refused.ID {
+		t.Errorf("the busy answer replies to %d, want %d", busy.ReplyTo, refused.ID)
+	}
+	waitFor(t, "the refused message to be done", func() bool { return len(pendingEntries(t, h.agentDir)) == 0 })
 }
