@@ -206,20 +206,7 @@ func TestRefusedMessageIsReportedWhenTheBusyAnswerFails(t *testing.T) {
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
 	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
-	scope := target{chatID: userID}.String()
-	if err := h1.host.Prompt(t.Context(), scope, "⏰ Job running", "running"); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the prompt's turn", func() bool { return len(blocked.Requests()) == 1 })
-	w := h1.host.existingWorker(target{chatID: userID})
-	for i := 0; ; i++ {
-		if _, queued := w.snapshot(); queued >= maxQueued {
-			break
-		}
-		if err := h1.host.Prompt(t.Context(), scope, "⏰ Job filler "+itoa64(int64(i)), "filler"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fillQueue(t, h1, blocked)
 	tg.FailNext("sendMessage", 1, 400, "Bad Request: message thread not found", 0)
 	refused := tg.SendText(userID, userID, "one too many")
 	waitFor(t, "the busy answer to be tried", func() bool {
@@ -245,6 +232,21 @@ func TestBusyAnswerIsSentOnceTelegramTakesIt(t *testing.T) {
 	blocked := agenttest.NewFauxProvider()
 	blocked.Handle(waitForCancel)
 	h := newHarness(t, harnessConfig{provider: blocked, opts: []Option{withReportPause(10 * time.Millisecond)}})
+	fillQueue(t, h, blocked)
+	const failures = 12
+	h.tg.FailNext("sendMessage", failures, 502, "Bad Gateway", 0)
+	refused := h.tg.SendText(userID, userID, "one too many")
+	busy := h.waitText(userID, "so I did not take this one")
+	if busy.ReplyTo != refused.ID {
+		t.Errorf("the busy answer replies to %d, want %d", busy.ReplyTo, refused.ID)
+	}
+	waitFor(t, "the refused message to be done", func() bool { return len(pendingEntries(t, h.agentDir)) == 0 })
+}
+
+// fillQueue starts a scheduled prompt's turn, which blocked holds, and
+// queues prompts behind it until the user's chat's queue is full.
+func fillQueue(t *testing.T, h *harness, blocked *agenttest.FauxProvider) {
+	t.Helper()
 	scope := target{chatID: userID}.String()
 	if err := h.host.Prompt(t.Context(), scope, "⏰ Job running", "running"); err != nil {
 		t.Fatal(err)
@@ -259,12 +261,4 @@ func TestBusyAnswerIsSentOnceTelegramTakesIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const failures = 12
-	h.tg.FailNext("sendMessage", failures, 502, "Bad Gateway", 0)
-	refused := h.tg.SendText(userID, userID, "one too many")
-	busy := h.waitText(userID, "so I did not take this one")
-	if busy.ReplyTo != refused.ID {
-		t.Errorf("the busy answer replies to %d, want %d", busy.ReplyTo, refused.ID)
-	}
-	waitFor(t, "the refused message to be done", func() bool { return len(pendingEntries(t, h.agentDir)) == 0 })
 }
