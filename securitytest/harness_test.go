@@ -220,6 +220,7 @@ func botEnv(l *layout, set secretSet, telegramURL, openaiURL string, userIDs []i
 	for _, sec := range set.secrets {
 		env = append(env, sec.name+"="+sec.envValue())
 	}
+	env = append(env, set.carrierEnv()...)
 	return append(env, set.control.name+"="+set.control.value)
 }
 

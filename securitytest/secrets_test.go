@@ -76,7 +76,21 @@ const (
 	// credential URL rule removes the variable, whatever its name, and
 	// makes the password a known secret.
 	envDatabaseURL = "DATABASE_URL"
+	// envCarrier holds GITHUB_TOKEN's value inside a header for git, as a
+	// deployment sets one (GIT_CONFIG_COUNT, _KEY_0 and _VALUE_0): no deny
+	// rule matches the name and the value is not the secret alone, so only
+	// the value rule's search for a secret inside a value removes it. The
+	// token is a known secret only through the MCP loader.
+	envCarrier = "GIT_CONFIG_VALUE_0"
 )
+
+// carrierEnv returns the variables that configure git to send
+// GITHUB_TOKEN's value in a header: envCarrier and the two that make git
+// read it.
+func (s secretSet) carrierEnv() []string {
+	return []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.extraHeader",
+		envCarrier + "=AUTHORIZATION: bearer " + s.byName(envGitHubToken).value}
+}
 
 // envValue returns what the variable carrying sec is set to: the value
 // itself, or for DATABASE_URL a database URL with the value as its

@@ -255,6 +255,11 @@ func vectors() []vector {
 			args: func(vectorPaths) string {
 				return bashArgs(`echo "GH_TOKEN=$GH_TOKEN"; echo "DATABASE_URL=${DATABASE_URL:-unset}"`, 30)
 			}},
+		// A variable that holds a known secret among other text (a header
+		// for git with the MCP server's token) must not reach the agent: it
+		// could send it anywhere, or print it reversed.
+		withForbid(bashVector("env", "secret-carrier", fixed(`if [ -n "${`+envCarrier+`+set}" ]; then echo "carrier present: ${#`+envCarrier+`} bytes"; else echo "carrier absent"; fi`),
+			expectation{what: "the carrier's absence", text: func(secretSet) string { return "carrier absent" }}), "carrier present"),
 		bashVector("env", "login-shell", fixed("bash -lc env; sh -c 'export -p'"), expectControl),
 		withNeeds(bashVector("env", "python-environ", fixed(`python3 -c 'import os, json; print(json.dumps(dict(os.environ)))'`), expectControl), "python3"),
 		withNeeds(bashVector("env", "perl-env", fixed(`perl -e 'print "$_=$ENV{$_}\n" for sort keys %ENV'`), expectControl), "perl"),

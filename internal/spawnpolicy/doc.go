@@ -13,7 +13,9 @@
 // it; else a name or glob in Allow keeps it; else a glob in Deny removes it;
 // else a value that is a URL carrying a credential (a password, or a
 // token-like query parameter: see [URLCredentials]) removes it; else a value
-// listed in SecretValues removes it; else it is kept. Names and
+// that holds one of SecretValues, in any form the redactor knows (itself,
+// inside a longer text, base64, hex, percent- or JSON-encoded, a run of its
+// bytes), removes it; else it is kept. Names and
 // globs match case-insensitively, and "*" is the only wildcard. Variables the
 // request sets explicitly are never filtered.
 //

@@ -12,7 +12,7 @@ type Removal struct {
 	// Name is the variable's name. Its value is never reported.
 	Name string
 	// Rule is the Deny entry that removes it, as configured, or
-	// "secret value" when its value is one of the SecretValues.
+	// "secret value" when its value holds one of the SecretValues.
 	Rule string
 }
 

@@ -56,9 +56,11 @@ type Options struct {
 	// kept that way reaches agent processes, and its value must be a known
 	// secret to the host (see [Options.Passed]).
 	Allow []string
-	// SecretValues removes any inherited variable whose value equals one of
-	// them, whatever its name. Values shorter than [MinimumSecretLength]
-	// are ignored.
+	// SecretValues removes any inherited variable whose value holds one of
+	// them, whatever its name: the value itself, or the secret inside it
+	// in any form the redactor knows (a header, a JSON configuration,
+	// base64 of a user:token pair, hex, percent- or JSON-encoded). Values
+	// shorter than [MinimumSecretLength] are ignored.
 	SecretValues []string
 	// Hooks run in order after the filter, on every spawn.
 	Hooks []Hook

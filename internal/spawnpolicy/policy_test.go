@@ -219,9 +219,9 @@ func TestPrepare(t *testing.T) {
 		{
 			name: "a secret value under an innocent name is removed",
 			opts: optionsWith(func(o *Options) { o.SecretValues = []string{secretAlias} }),
-			env:  with(keptByDefault(), "COOLIFY_ALIAS", secretAlias, "OTHER", "not-a-secret-value"),
+			env:  with(keptByDefault(), "COOLIFY_ALIAS", secretAlias, "OTHER", "an-ordinary-setting"),
 			req:  bashRequest(),
-			want: bashContext(with(keptByDefault(), "OTHER", "not-a-secret-value")),
+			want: bashContext(with(keptByDefault(), "OTHER", "an-ordinary-setting")),
 		},
 		{
 			name: "secret values shorter than MinimumSecretLength are ignored",

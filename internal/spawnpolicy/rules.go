@@ -1,6 +1,10 @@
 package spawnpolicy
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
 
 // ruleSecretValue is the rule Explain names for a variable removed because
 // its value is a known secret.
@@ -14,13 +18,14 @@ type rules struct {
 	allow []pattern
 	// denyGlobs are the globs in Deny.
 	denyGlobs []pattern
-	// secrets are the SecretValues long enough to count.
-	secrets map[string]struct{}
+	// secrets finds the SecretValues long enough to count inside a value,
+	// in every form it knows; nil when there are none.
+	secrets *redactor.Redactor
 }
 
 // compileRules compiles validated options.
 func compileRules(opts Options) rules {
-	r := rules{secrets: make(map[string]struct{}, len(opts.SecretValues))}
+	var r rules
 	for _, entry := range opts.Deny {
 		p := compilePattern(entry)
 		if p.glob {
@@ -32,10 +37,8 @@ func compileRules(opts Options) rules {
 	for _, entry := range opts.Allow {
 		r.allow = append(r.allow, compilePattern(entry))
 	}
-	for _, value := range opts.SecretValues {
-		if len(value) >= MinimumSecretLength {
-			r.secrets[value] = struct{}{}
-		}
+	if slices.ContainsFunc(opts.SecretValues, func(v string) bool { return len(v) >= MinimumSecretLength }) {
+		r.secrets = redactor.New(opts.SecretValues)
 	}
 	return r
 }
@@ -43,7 +46,8 @@ func compileRules(opts Options) rules {
 // removedBy applies the filter's precedence to one inherited variable: an
 // explicit name in Deny removes it; else a name or glob in Allow keeps it;
 // else a glob in Deny removes it; else a value that is a URL carrying a
-// credential removes it; else a secret value removes it; else it is kept. It
+// credential removes it; else a value that holds a secret value removes it;
+// else it is kept. It
 // returns the rule that removes the variable (the Deny entry as configured,
 // "credential URL" or "secret value") and true, or "" and false when it is
 // kept.
@@ -72,7 +76,7 @@ func (r *rules) removedAfterAllow(name, value string) (string, bool) {
 	if credentialURL(value) {
 		return ruleCredentialURL, true
 	}
-	if _, ok := r.secrets[value]; ok {
+	if r.holdsSecret(value) {
 		return ruleSecretValue, true
 	}
 	return "", false
@@ -91,4 +95,16 @@ func (r *rules) passed(name, value string) bool {
 	}
 	_, removed := r.removedAfterAllow(name, value)
 	return removed
+}
+
+// holdsSecret reports whether value holds a secret value in any form the
+// redactor knows: the value itself, or inside a longer text (a header, a
+// JSON configuration), base64 (a user:token pair), hex, percent- or
+// JSON-encoded, a run of its bytes. A secret an MCP server's env gets
+// (${VAR}) reaches the policy only as one of SecretValues, so this rule is
+// all that keeps a variable carrying one, under a name no deny rule
+// matches, from every child: the agent could send it anywhere, or print it
+// in a form no redactor knows.
+func (r *rules) holdsSecret(value string) bool {
+	return len(value) >= MinimumSecretLength && r.secrets.Redact(value) != value
 }
