@@ -118,8 +118,9 @@ type trustCheck func(path string) ([]string, error)
 // root the check cannot be made and is skipped with a warning.
 //
 // A ${VAR} whose value holds one of secrets (the host's own secret values;
-// values shorter than MinimumSecretLength are ignored, and each is compared
-// as it is and trimmed) is an error: the host's credentials are never
+// values shorter than MinimumSecretLength are ignored, and each is looked
+// for as it is and trimmed, in every form the redactor knows: base64 of a
+// credentials file, a run of its bytes) is an error: the host's credentials are never
 // handed to an MCP server. An unknown key, a server with neither a command
 // nor a url or with both, a variable that is not set or malformed JSON is an
 // error too. Errors name the file (or InlineSource), the server and the
@@ -190,7 +191,7 @@ func parseConfig(data []byte, source string, lookup func(string) (string, bool),
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	x := &expander{lookup: lookup, secrets: secretForms(secrets)}
+	x := &expander{lookup: lookup, secrets: redactor.New(secretForms(secrets))}
 	var cfg Config
 	var errs []error
 	for _, name := range names {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,10 +14,10 @@ import (
 // messages never print them.
 const (
 	// hostToken is the bot token in the host's environment.
-	hostToken = "123456:host-BOT-token-0123456789"
+	hostToken = "123456:host-BOT-value-9f8e7d6c5b4a"
 	// hostKeyPadded is a model key set with a trailing newline, as a
 	// secret read from a file often is.
-	hostKeyPadded = "sk-host-KEY-0123456789\n"
+	hostKeyPadded = "sk-host-KEY-9a8b7c6d5e\n"
 )
 
 // hostSecrets are the host's own secret values, as the caller passes them
@@ -35,6 +36,14 @@ func hostLookup(name string) (string, bool) {
 		return "short", true
 	case "PLAIN_WORD":
 		return "tiny", true
+	case "CREDENTIALS_B64":
+		// A deployment's credentials file in base64, holding the host's
+		// bot token among its fields.
+		return base64.StdEncoding.EncodeToString([]byte(`{"type": "bot", "token": "` + hostToken + `"}`)), true
+	case "TOKEN_HEAD":
+		return hostToken[:len(hostToken)/2], true
+	case "TOKEN_TAIL":
+		return hostToken[len(hostToken)/2:], true
 	}
 	return testLookup(name)
 }
@@ -103,6 +112,10 @@ func TestLoad(t *testing.T) {
 		{name: "host secret inline", inline: true, body: `{"mcpServers": {"s": {"command": "x", "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{InlineSource, `server "s"`, "TELEGRAM_BOT_TOKEN"}},
 		{name: "host secret in args", body: `{"mcpServers": {"s": {"command": "x", "args": ["--key=${OPENAI_API_KEY}"]}}}`, errHas: []string{`server "s"`, "args[0]", "OPENAI_API_KEY"}},
 		{name: "host secret embedded", body: `{"mcpServers": {"s": {"command": "x", "env": {"H": "Bearer ${OPENAI_API_KEY} x"}}}}`, errHas: []string{"env H", "OPENAI_API_KEY"}},
+		// A variable that holds a host secret in a form the redactor knows
+		// is refused like one that holds it raw: the server would get it.
+		{name: "host secret in base64", body: `{"mcpServers": {"s": {"command": "x", "env": {"CREDS": "${CREDENTIALS_B64}"}}}}`, errHas: []string{`server "s"`, "env CREDS", "CREDENTIALS_B64", "never handed"}},
+		{name: "host secret in two halves", body: `{"mcpServers": {"s": {"command": "x", "args": ["--token=${TOKEN_HEAD}${TOKEN_TAIL}"]}}}`, errHas: []string{`server "s"`, "args[0]", "TOKEN_HEAD", "TOKEN_TAIL", "never handed"}},
 		{name: "host secret in a disabled server", body: `{"mcpServers": {"s": {"command": "x", "disabled": true, "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{`server "s"`, "TELEGRAM_BOT_TOKEN"}},
 		{
 			name: "short host value ignored",

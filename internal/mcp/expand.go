@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // errHostSecret reports a ${VAR} reference whose value holds one of the
@@ -15,9 +17,9 @@ var errHostSecret = errors.New("the host's credentials are never handed to an MC
 // remembers every value it filled in.
 type expander struct {
 	lookup func(string) (string, bool)
-	// secrets are the host's secret values to refuse, in the forms they
-	// are compared in (see secretForms).
-	secrets []string
+	// secrets finds the host's secret values to refuse (see secretForms)
+	// in every form the redactor knows.
+	secrets *redactor.Redactor
 	filled  []string
 }
 
@@ -79,14 +81,12 @@ func (x *expander) expand(s string) (string, []string, error) {
 // filledIn lists it with the expanded ones.
 func (x *expander) remember(v string) { x.filled = append(x.filled, v) }
 
-// isHostSecret reports whether v holds one of the host's secrets.
+// isHostSecret reports whether v holds one of the host's secrets in any
+// form the redactor knows: raw, inside a longer text, base64 (a
+// credentials file kept in a variable), hex, percent- or JSON-encoded, or
+// a run of its bytes (half of it, which a second reference may complete).
 func (x *expander) isHostSecret(v string) bool {
-	for _, s := range x.secrets {
-		if strings.Contains(v, s) {
-			return true
-		}
-	}
-	return false
+	return x.secrets.Redact(v) != v
 }
 
 // filledIn returns the values expansion filled in that are at least
