@@ -60,7 +60,7 @@ func TestSecurityFakeMCPServer(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if got, want := strings.Join(names, ","), strings.Join([]string{mcpToolDumpEnv, mcpToolReadFile, mcpToolParentEnv, mcpToolFailRPC, mcpToolFailResult, mcpToolSecretDoc, mcpToolReadImage}, ","); got != want {
+	if got, want := strings.Join(names, ","), strings.Join([]string{mcpToolDumpEnv, mcpToolReadFile, mcpToolParentEnv, mcpToolFailRPC, mcpToolFailResult, mcpToolSecretDoc, mcpToolReadImage, mcpToolReadChunks}, ","); got != want {
 		t.Errorf("tools = %s, want %s", got, want)
 	}
 	t.Run("secret_doc's description and schema hold the secrets", func(t *testing.T) {

@@ -39,6 +39,10 @@ const (
 	// after a text block saying mcpImageNote.
 	mcpToolReadImage = "read_image"
 	mcpImageNote     = "the image follows"
+	// mcpToolReadChunks returns a file's base64 in two text blocks, cut in
+	// the middle, as a server that pages its output does: neither block
+	// holds a whole form of a secret, the model is sent them joined.
+	mcpToolReadChunks = "read_chunks"
 )
 
 // fakeMCPOptions are the fake server's flags.
@@ -174,6 +178,7 @@ func fakeMCPAnswer(opts fakeMCPOptions, method string, params json.RawMessage) (
 			map[string]any{"name": mcpToolFailResult, "description": "Returns an error result holding a file's content.", "inputSchema": pathSchema},
 			secretDocTool(opts),
 			map[string]any{"name": mcpToolReadImage, "description": "Returns a file as a PNG image.", "inputSchema": pathSchema},
+			map[string]any{"name": mcpToolReadChunks, "description": "Returns a file's base64 in two parts.", "inputSchema": pathSchema},
 		}}, nil
 	case "tools/call":
 		var p struct {
@@ -265,6 +270,12 @@ func fakeMCPTool(name string, args map[string]string) (any, *rpcError) {
 		return map[string]any{"content": []any{
 			map[string]any{"type": "text", "text": mcpImageNote},
 			map[string]any{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(data)},
+		}}, nil
+	case mcpToolReadChunks:
+		b64 := base64.StdEncoding.EncodeToString([]byte(readFile()))
+		return map[string]any{"content": []any{
+			map[string]any{"type": "text", "text": b64[:len(b64)/2]},
+			map[string]any{"type": "text", "text": b64[len(b64)/2:]},
 		}}, nil
 	default:
 		return nil, &rpcError{Code: -32602, Message: "unknown tool " + name}

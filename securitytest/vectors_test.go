@@ -351,6 +351,10 @@ func vectors() []vector {
 			args: func(vectorPaths) string { return "{}" }},
 		{name: "mcp-read-file", family: "mcp", tool: mcpToolName(mcpToolReadFile), expect: []expectation{expectRedacted},
 			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/all") }},
+		// A secret's base64 split between two blocks of one result: the
+		// provider sends them as one text, where the redactor knows it.
+		{name: "mcp-chunked-base64", family: "mcp", tool: mcpToolName(mcpToolReadChunks), expect: []expectation{expectRedacted},
+			args: func(p vectorPaths) string { return pathArgs(p.secrets + "/" + envGoogleSecret) }},
 		{name: "mcp-parent-environ", family: "mcp", tool: mcpToolName(mcpToolParentEnv), expect: []expectation{expectDenied},
 			args: func(vectorPaths) string { return "{}" }},
 		{name: "mcp-rpc-error", family: "mcp", tool: mcpToolName(mcpToolFailRPC), expect: []expectation{expectRedacted},

@@ -94,8 +94,8 @@ func newEgress(provider Provider, red *redactor.Redactor) *egress {
 
 // complete redacts req whole and hands it to the provider: the model, the
 // system prompt, every message of every role (its text and every other
-// string of its blocks, its tool calls' ids, names and arguments, the call
-// it answers), every image (one whose bytes or base64 hold a secret is
+// string of its blocks, its text blocks joined as a provider sends them,
+// its tool calls' ids, names and arguments, the call it answers), every image (one whose bytes or base64 hold a secret is
 // replaced by a note) and the tools offered. Details never leave: they are
 // for the host, not the model. req is not modified; what did not change is
 // shared with it.
@@ -185,6 +185,45 @@ func (e *egress) message(m Message) Message {
 				out.ToolCalls = slices.Clone(m.ToolCalls)
 			}
 			out.ToolCalls[i] = rc
+		}
+	}
+	if joined := e.joined(out.Content); joined != nil {
+		out.Content = joined
+	}
+	return out
+}
+
+// joined returns content with its text blocks replaced by one, in the
+// first one's place, holding their text as [TextOf] joins it, redacted,
+// when that text holds a secret that none of the blocks held alone; nil
+// otherwise. A provider sends a message's text blocks as that one text, so
+// a secret's encoded form split between two blocks (an MCP tool's result
+// in several items) would reach the model whole, wrapped at the line
+// break, which is a form the redactor knows.
+func (e *egress) joined(content []Content) []Content {
+	n := 0
+	for _, c := range content {
+		if c.Type == TextContent {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	text := TextOf(content)
+	red := e.text(text)
+	if red == text {
+		return nil
+	}
+	out := make([]Content, 0, len(content)-n+1)
+	placed := false
+	for _, c := range content {
+		switch {
+		case c.Type != TextContent:
+			out = append(out, c)
+		case !placed:
+			out = append(out, Text(red))
+			placed = true
 		}
 	}
 	return out

@@ -147,3 +147,47 @@ func TestEgressIsTheOnlyWayToTheProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestEgressRedactsSecretsSpanningTextBlocks has a tool return the
+// secret's base64 and hex split between two text blocks of its result, as
+// an MCP server's result in several items may: no block holds a form of
+// the secret alone, but the provider sends a message's text blocks as one
+// text, joined by line breaks (agent.TextOf), in which the redactor knows
+// both forms as wrapped. That joined text must hold neither.
+func TestEgressRedactsSecretsSpanningTextBlocks(t *testing.T) {
+	b64 := base64.StdEncoding.EncodeToString([]byte(testSecret))
+	hx := hex.EncodeToString([]byte(testSecret))
+	split := agenttest.NewTool("split", "", func(context.Context, *agent.Call) (agent.Result, error) {
+		return agent.Result{Content: []agent.Content{
+			agent.Text("blob " + b64[:len(b64)/2]), agent.Text(b64[len(b64)/2:] + " then " + hx[:len(hx)/2]),
+			agent.Text(hx[len(hx)/2:] + " end"),
+		}}, nil
+	})
+	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("split", `{}`)), agenttest.FauxText("done"))
+	a := newTestAgent(t, faux, agent.WithTools(split))
+	s := openSession(t, a, agent.SessionOptions{})
+	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	reqs := faux.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the provider received %d requests, want 2", len(reqs))
+	}
+	red := redactor.New([]string{testSecret})
+	found := false
+	for i, m := range reqs[1].Messages {
+		if m.Role != agent.RoleTool {
+			continue
+		}
+		found = true
+		if text := agent.TextOf(m.Content); red.Redact(text) != text {
+			t.Errorf("message %d, the tool result, holds the secret once its text blocks are joined", i)
+		}
+		if text := agent.TextOf(m.Content); !strings.Contains(text, "blob ") || !strings.Contains(text, " end") {
+			t.Errorf("message %d lost the text around the secret: %d bytes left", i, len(text))
+		}
+	}
+	if !found {
+		t.Fatal("the second request holds no tool result")
+	}
+}
