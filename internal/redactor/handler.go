@@ -11,8 +11,10 @@ import (
 // it: the message, every attribute key and string value (in groups too, and
 // in attributes added through WithAttrs), and values of kind Any that render
 // to text. Errors, fmt.Stringers and []byte become their redacted text; any
-// other Any value whose fmt (%+v) or JSON rendering holds a secret becomes
-// its redacted %+v text, and is passed through unchanged otherwise.
+// other Any value whose fmt (%+v) rendering holds a secret becomes its
+// redacted %+v text, one whose JSON rendering alone holds one (a byte slice
+// field, which %+v prints as numbers) its redacted JSON text, and any other
+// is passed through unchanged.
 func (r *Redactor) Handler(h slog.Handler) slog.Handler {
 	return &handler{r: r, next: h}
 }
@@ -96,9 +98,14 @@ func (r *Redactor) redactAny(v slog.Value) slog.Value {
 		if red != text {
 			return slog.StringValue(red)
 		}
+		// The JSON rendering shows what %+v may hide from the redactor: a
+		// byte slice (a json.RawMessage) is a list of decimal numbers in
+		// %+v, base64 or the raw JSON here. When only the JSON holds a
+		// secret, the %+v text would carry it as numbers: the redacted
+		// JSON goes instead.
 		if b, err := json.Marshal(x); err == nil {
 			if s := string(b); r.Redact(s) != s {
-				return slog.StringValue(red)
+				return slog.StringValue(r.Redact(s))
 			}
 		}
 		return v

@@ -3,6 +3,7 @@ package redactor
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -88,5 +89,55 @@ func TestHandlerEnabledAndEmpty(t *testing.T) {
 	slog.New(h).Warn("passes through", "k", "v")
 	if !strings.Contains(buf.String(), "passes through") || !strings.Contains(buf.String(), "k=v") {
 		t.Errorf("empty redactor changed the record: %s", buf.String())
+	}
+}
+
+// blob is a value whose fields print a secret as numbers: %+v writes a
+// byte slice (a json.RawMessage too) as a decimal list, a form the
+// redactor does not know, while its JSON (base64, or the raw JSON itself)
+// holds a form it does.
+type blob struct {
+	Name string
+	Data []byte
+	Args json.RawMessage
+}
+
+// TestHandlerValueWithNumericBytes logs values whose %+v shows a secret
+// only as decimal numbers: the record must hold neither that list nor any
+// form of the secret, and must say that something was redacted.
+func TestHandlerValueWithNumericBytes(t *testing.T) {
+	r := New([]string{secretB})
+	numbers := func(v any) string { return strings.Trim(fmt.Sprint(v), "[]") }
+	args := json.RawMessage(`{"token":"` + secretB + `"}`)
+	tests := []struct {
+		name  string
+		value any
+		shown string // the secret's numeric rendering that must not appear
+	}{
+		{"byte slice field", blob{Name: "n", Data: []byte(secretB)}, numbers([]byte(secretB))},
+		{"raw JSON field", blob{Name: "n", Args: args}, numbers([]byte(args))},
+		{"map of byte slices", map[string][]byte{"k": []byte(secretB)}, numbers([]byte(secretB))},
+	}
+	for _, format := range []string{"text", "json"} {
+		for _, tt := range tests {
+			t.Run(format+"/"+tt.name, func(t *testing.T) {
+				var buf bytes.Buffer
+				var base slog.Handler = slog.NewTextHandler(&buf, nil)
+				if format == "json" {
+					base = slog.NewJSONHandler(&buf, nil)
+				}
+				slog.New(r.Handler(base)).Info("msg", "v", tt.value)
+				out := buf.String()
+				if strings.Contains(out, tt.shown) {
+					t.Errorf("the secret's bytes survive in the log line as decimal numbers (%d bytes of it)", len(secretB))
+				}
+				if how := leak(out, secretB); how != "" {
+					t.Errorf("secret survives in the log line as %s", how)
+				}
+				if !strings.Contains(out, Token) {
+					t.Errorf("no %s in the log line", Token)
+				}
+			})
+		}
 	}
 }
