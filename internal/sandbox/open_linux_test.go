@@ -77,6 +77,14 @@ func TestOpenFileView(t *testing.T) {
 		{name: "the bot's environ by pid", path: "/proc/" + strconv.Itoa(os.Getpid()) + "/environ", wantErr: sandbox.ErrProcessEntry},
 		{name: "another process's environ", path: "/proc/" + strconv.Itoa(other) + "/environ", wantErr: sandbox.ErrProcessEntry},
 		{name: "a process entry through /proc/net", path: "/proc/net/tcp", wantErr: sandbox.ErrProcessEntry},
+		// /dev is in every view, read and written: its links to the bot's
+		// own descriptors (its log on stderr, its stdin) lead to
+		// /proc/self/fd magic links, which are never followed.
+		{name: "the bot's stderr through /dev/stderr", path: "/dev/stderr", flag: os.O_WRONLY | os.O_APPEND, wantErr: sandbox.ErrOutsideView},
+		{name: "the bot's stderr through /dev/fd", path: "/dev/fd/2", flag: os.O_WRONLY, wantErr: sandbox.ErrOutsideView},
+		{name: "the bot's stdin through /dev/stdin", path: "/dev/stdin", wantErr: sandbox.ErrOutsideView},
+		{name: "a descriptor through /proc/self/fd", path: "/proc/self/fd/2", flag: os.O_WRONLY, wantErr: sandbox.ErrProcessEntry},
+		{name: "the null device", path: "/dev/null", flag: os.O_WRONLY},
 		{name: "a kernel file", path: "/proc/cpuinfo"},
 		{name: "a relative path", path: "notes.txt", wantErr: sandbox.ErrOutsideView},
 	}
