@@ -414,6 +414,19 @@ func (j *journal) takeInterrupted(scope string, limit int) (taken []journalEntry
 	return es[:limit], len(es) - limit
 }
 
+// putBack returns entries, which takeInterrupted handed out, to scope's
+// interrupted messages: /retry could not take them after all.
+func (j *journal) putBack(scope string, entries []journalEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	es := append(slices.Clone(entries), j.interrupted[scope]...)
+	slices.SortFunc(es, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
+	j.interrupted[scope] = slices.CompactFunc(es, func(a, b journalEntry) bool { return a.ID == b.ID })
+}
+
 // reported returns the entries found pending at start-up, once.
 func (j *journal) reported() []journalEntry {
 	j.mu.Lock()

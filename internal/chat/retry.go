@@ -10,8 +10,9 @@ import (
 
 // retryCommand runs again, in the order they came, every message of the
 // chat that a restart interrupted; each runs once (the journal hands each
-// out once), and each is journaled pending again before it is queued, so a
-// crash during the retry reports it anew. It takes only as many as the
+// out once), and all are journaled pending again before any is queued, so
+// a crash during the retry reports them anew; when that cannot be written
+// (a full disk) none runs, and the chat is told why. It takes only as many as the
 // chat's queue has room for, oldest first, and says how many are left for
 // the next /retry: the rest would be refused by the full queue.
 func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) {
@@ -33,23 +34,32 @@ func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) 
 	}
 	var again []*inbound
 	var ids []int64
+	marks := make([]journalEntry, 0, len(entries))
 	unreadable := 0
 	for _, e := range entries {
 		var u models.Update
-		if err := json.Unmarshal(e.Update, &u); err != nil {
-			unreadable++
-			continue
+		var a *inbound
+		if json.Unmarshal(e.Update, &u) == nil {
+			a = h.classifyUpdate(&u)
 		}
-		a := h.classifyUpdate(&u)
 		if a == nil || !a.startsTurn {
 			unreadable++
+			marks = append(marks, journalEntry{ID: e.ID, State: stateDone})
 			continue
 		}
 		e.State = statePending
-		if err := h.journal.write(e); err != nil {
-			h.logger.Error("journal", "err", err)
-		}
+		marks = append(marks, e)
 		again, ids = append(again, a), append(ids, e.ID)
+	}
+	// Journaled before anything runs: a message the journal does not
+	// know to be running again would stay interrupted in the file, and a
+	// crash would leave it never reported again after the chat was told
+	// it runs. When that cannot be written, nothing is taken.
+	if err := h.journal.write(marks...); err != nil {
+		h.journaled(err)
+		h.journal.putBack(in.target.String(), entries)
+		reply("⚠️ The interrupted messages cannot be run again right now: the bot's disk is full or cannot be written. Send /retry once the operator has freed space.")
+		return
 	}
 	switch {
 	case len(again) == 0:
