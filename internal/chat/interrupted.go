@@ -74,7 +74,7 @@ func (h *Host) reportTry(t target, text string, replyTo int, sent func(), try in
 		// Called from the outbox's goroutine, which the group counts:
 		// adding to it cannot race its Wait at shutdown.
 		h.notices.Go(func() {
-			if sleep(h.noticeCtx, pause) {
+			if sleep(h.turnCtx, pause) {
 				h.reportTry(t, text, replyTo, sent, try+1)
 			}
 		})

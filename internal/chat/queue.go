@@ -38,6 +38,10 @@ type workItem struct {
 	// the answer was sent, and delivered that the delivery then ended
 	// (see markAnswered); both belong to the worker running the item.
 	answering, delivered bool
+	// reporting reports that the item's outcome did not reach the chat
+	// and a report tells it instead, which marks the entry done once sent
+	// (see Host.undelivered).
+	reporting bool
 	// turnID identifies the item while it runs (set when it starts): its
 	// Stop button carries it, so that a stale button stops nothing else.
 	turnID string
@@ -293,7 +297,7 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 	// A turn cut short by a shutdown stays pending: it is reported after the
 	// restart, and /retry replays it. An answered one is done once its
 	// delivery ended, even in a shutdown.
-	if it.answering && it.delivered || !it.answering && h.turnCtx.Err() == nil {
+	if !it.reporting && (it.answering && it.delivered || !it.answering && h.turnCtx.Err() == nil) {
 		h.journalDone(it.journalID)
 	}
 }

@@ -162,13 +162,15 @@ func (h *Host) journaled(err error) {
 
 // tellSessionError tells the chat that its session cannot be opened: in
 // words when the agent dir cannot be written (reopening a session may
-// write to its transcript), else with the error.
-func (h *Host) tellSessionError(ctx context.Context, t target, err error, replyTo int) {
+// write to its transcript), else with the error. It returns the text and
+// the error of sending it.
+func (h *Host) tellSessionError(ctx context.Context, t target, err error, replyTo int) (string, error) {
+	text := "⚠️ The session cannot be opened: " + err.Error()
 	if storagefail.Is(err) {
 		h.storage.failed("transcript", err)
-		h.sendText(ctx, t, "⚠️ The conversation cannot be opened: the bot's disk is full or cannot be written. Send your message again once the operator has freed space.", replyTo)
-		return
+		text = "⚠️ The conversation cannot be opened: the bot's disk is full or cannot be written. Send your message again once the operator has freed space."
+	} else {
+		h.logger.Error("open session", "scope", t.String(), "err", err)
 	}
-	h.logger.Error("open session", "scope", t.String(), "err", err)
-	h.sendText(ctx, t, "⚠️ The session cannot be opened: "+err.Error(), replyTo)
+	return text, h.sendText(ctx, t, text, replyTo)
 }

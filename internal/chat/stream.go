@@ -210,7 +210,7 @@ func (o *turnOutput) currentStatus() *toolStatus {
 // finish sends the final answer, or what is known of it, then closes the
 // status message in the background (see closeStatus): the status's
 // retries never hold up the answer. It runs on the worker's goroutine.
-func (o *turnOutput) finish(ctx context.Context, final string, err error, stopped, shuttingDown bool) {
+func (o *turnOutput) finish(ctx context.Context, final string, err error, stopped, shuttingDown bool) error {
 	o.mu.Lock()
 	seg, st := o.seg, o.status
 	o.seg = nil
@@ -244,12 +244,12 @@ func (o *turnOutput) finish(ctx context.Context, final string, err error, stoppe
 		if seg != nil {
 			seg.discard()
 		}
-		return
+		return nil
 	}
 	if seg == nil {
 		seg = o.h.newSegment(ctx, o.t, o.label, o.replyTo, o.private)
 	}
-	seg.finish(ctx, text)
+	return seg.finish(ctx, text)
 }
 
 // segment is one streamed answer message: drafts in private chats (where
@@ -448,8 +448,8 @@ func (s *segment) discard() { s.th.stop() }
 // finish stops the streaming and delivers text (Markdown) whole: rendered
 // as HTML and split into messages that fit, the first replacing the
 // streamed message; when Telegram rejects the markup the same text goes out
-// plain.
-func (s *segment) finish(ctx context.Context, text string) {
+// plain. It returns the error of a part that did not go out.
+func (s *segment) finish(ctx context.Context, text string) error {
 	s.th.stop()
 	s.mu.Lock()
 	msgID := s.msgID
@@ -465,14 +465,13 @@ func (s *segment) finish(ctx context.Context, text string) {
 		// the secret could also straddle two parts: the whole answer goes
 		// out as its visible text, redacted, plain.
 		h.logger.Warn("the rendered answer shows a secret its Markdown hid; sending it as redacted plain text", "scope", s.t.String())
-		_ = h.deliver(ctx, s.t, markup.SplitPlain(h.cfg.Redactor.Redact(visible), 0), "", msgID, s.replyTo)
-		return
+		return h.deliver(ctx, s.t, markup.SplitPlain(h.cfg.Redactor.Redact(visible), 0), "", msgID, s.replyTo)
 	}
 	if err := h.deliver(ctx, s.t, markup.SplitMessage(rendered, 0), models.ParseModeHTML, msgID, s.replyTo); err == nil || !botapi.IsBadMarkup(err) {
-		return
+		return err
 	}
 	h.logger.Debug("telegram rejected the HTML; sending the answer as plain text")
-	_ = h.deliver(ctx, s.t, markup.SplitPlain(s.prefix()+text, 0), "", msgID, s.replyTo)
+	return h.deliver(ctx, s.t, markup.SplitPlain(s.prefix()+text, 0), "", msgID, s.replyTo)
 }
 
 // messageParams builds a sendMessage for t.

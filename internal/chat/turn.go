@@ -14,6 +14,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/approvals"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
@@ -32,7 +33,9 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		}
 		h.logger.Info("turn refused: the chat is over its daily usage limit", "scope", t.String(), "limit", h.limit.String())
 		h.markAnswered(it)
-		it.delivered = h.sendText(ctx, t, msg, replyTo) == nil || ctx.Err() == nil
+		err := h.sendText(ctx, t, msg, replyTo)
+		it.delivered = err == nil || ctx.Err() == nil
+		h.undelivered(ctx, t, it, err, msg, replyTo)
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
@@ -43,14 +46,16 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		var err error
 		if content, err = h.buildContent(ctx, t, it.in); err != nil {
 			if ctx.Err() == nil {
-				h.sendText(ctx, t, "⚠️ "+chatText(err), replyTo)
+				text := "⚠️ " + chatText(err)
+				h.undelivered(ctx, t, it, h.sendText(ctx, t, text, replyTo), text, replyTo)
 			}
 			return
 		}
 	}
 	sess, err := h.session(ctx, t)
 	if err != nil {
-		h.tellSessionError(ctx, t, err, replyTo)
+		text, serr := h.tellSessionError(ctx, t, err, replyTo)
+		h.undelivered(ctx, t, it, serr, text, replyTo)
 		return
 	}
 	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
@@ -90,10 +95,39 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	if !shuttingDown || err == nil {
 		h.markAnswered(it)
 	}
-	out.finish(fctx, res.Text, err, stopped, shuttingDown)
+	ferr := out.finish(fctx, res.Text, err, stopped, shuttingDown)
 	// A delivery cut by the end of fctx leaves the entry answering, to be
-	// told after the restart.
+	// told after the restart; one Telegram did not take otherwise is told
+	// now.
 	it.delivered = fctx.Err() == nil
+	h.undelivered(ctx, t, it, ferr, undeliveredText, replyTo)
+}
+
+// undeliveredText tells the chat that Telegram did not take (all of) the
+// answer to its message.
+const undeliveredText = "⚠️ Telegram did not take the answer to this message, so it could not all be sent; send the message again if it did not arrive whole."
+
+// undelivered handles the outcome of it (its answer, or the error that
+// ended the turn) that Telegram did not take when sent: err is that
+// send's error, text what the chat is told instead. When the send failed
+// for a passing reason (5xx answers, 429s, no answer, the delivery's time
+// running out) and the turn was not stopped (/stop; a shutdown, whose
+// restart reports the entry), the chat is told with a report, sent until
+// Telegram takes it, and the entry is done only then (see
+// chatWorker.run): marked done at once, a message whose outcome never
+// reached the chat would be lost without a word. A refusal for good (the
+// user blocked the bot, a chat the bot cannot post to) is not retried.
+func (h *Host) undelivered(ctx context.Context, t target, it *workItem, err error, text string, replyTo int) {
+	if err == nil || it.journalID == 0 || ctx.Err() != nil || h.turnCtx.Err() != nil {
+		return
+	}
+	if c := botapi.ClassOf(err); c != botapi.Transient && c != botapi.RateLimited && !errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	h.logger.Warn("telegram did not take a turn's outcome; the chat is told once it does", "scope", t.String(), "err", err)
+	it.reporting = true
+	id := it.journalID
+	h.report(t, text, replyTo, func() { h.journalDone(id) })
 }
 
 // markAnswered journals it as answered before its answer is sent. The
