@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -389,4 +390,34 @@ func TestCrashAtEveryTelegramRequest(t *testing.T) {
 		}
 	}
 	t.Errorf("the run still makes requests after %d of them", maxKillPoints)
+}
+
+// TestCommandBeforeAJournaledMessageSurvivesAKill kills the bot right
+// after it journaled a batch that holds a command and, after it, a
+// message: the command had not run yet, and Telegram still holds the
+// batch (it was not confirmed), so the restarted bot must get the command
+// again and answer it, not poll from after the message.
+func TestCommandBeforeAJournaledMessageSurvivesAKill(t *testing.T) {
+	tg := telegramtest.New(t)
+	tg.SendText(userID, userID, "/help")
+	u := &crashUser{tg: tg}
+	u.sent, u.words = []models.Message{tg.SendText(userID, userID, "crash after the command")}, []string{"crash after the command"}
+	first, second := t.TempDir(), t.TempDir()
+	// Calls 1 and 2 are the start-up's compaction, 3 and 4 the batch.
+	killed := crashRun(t, u, []generation{{agentDir: first, next: second, killAt: 4}, {agentDir: second}})
+	if !killed[0] {
+		t.Fatal("the first start was not killed after its batch")
+	}
+	if n := countVisible(tg.Messages(userID), helpIntro[:30]); n != 1 {
+		t.Errorf("the /help sent before the kill was answered %d times, want once: %s", n, describe(tg.Messages(userID)))
+	}
+	// Handled: a later start does not ask for it again.
+	j, err := openJournal(second, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	if got, want := j.resumeOffset(time.Now()), j.lastID+1; got != want {
+		t.Errorf("the next start polls from %d, want %d (after the last update)", got, want)
+	}
 }

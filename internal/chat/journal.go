@@ -28,6 +28,12 @@ const (
 	// stateAnswering marks an entry whose turn finished and whose answer is
 	// being sent (see markAnswered).
 	stateAnswering = "answering"
+	// stateReceived marks an update that starts no turn (a command, a
+	// button press) taken but not handled yet; it is done once handled.
+	// One found received at start-up is delivered again (see
+	// resumeOffset): the bot died before it ran, and before its batch was
+	// confirmed.
+	stateReceived = "received"
 )
 
 // updateRetention is how long Telegram keeps an update it has not been
@@ -92,6 +98,9 @@ type journal struct {
 	// lastAt when it was journaled; polling starts after it.
 	lastID int64
 	lastAt time.Time
+	// redeliverFrom is the lowest id found received at start-up (0:
+	// none): polling starts there, so that Telegram delivers it again.
+	redeliverFrom int64
 
 	// pending holds the entries written since start-up that are not done
 	// yet; top is the highest id written (and its time), kept by a
@@ -186,6 +195,17 @@ func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journ
 		case statePending:
 			j.fresh = append(j.fresh, e)
 		case stateInterrupted:
+		case stateReceived:
+			// Kept until its second delivery is handled; one older than
+			// Telegram keeps updates cannot come again.
+			if e.At != 0 && time.Since(time.Unix(e.At, 0)) <= updateRetention {
+				delete(j.known, e.ID)
+				j.pending[e.ID] = e
+				if j.redeliverFrom == 0 || e.ID < j.redeliverFrom {
+					j.redeliverFrom = e.ID
+				}
+			}
+			continue
 		default:
 			continue
 		}
@@ -355,7 +375,7 @@ func (j *journal) track(e journalEntry) {
 		j.top = journalEntry{ID: e.ID, State: stateDone, At: e.At}
 	}
 	switch e.State {
-	case statePending:
+	case statePending, stateReceived:
 		j.pending[e.ID] = e
 	case stateAnswering:
 		if p, ok := j.pending[e.ID]; ok {
@@ -384,9 +404,20 @@ func (j *journal) seen(id int64) bool {
 	return j.known[id] || j.recent[id]
 }
 
+// awaited reports whether update id was found received, not handled, at
+// start-up, and is not done yet.
+func (j *journal) awaited(id int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	e, ok := j.pending[id]
+	return ok && e.State == stateReceived
+}
+
 // resumeOffset returns the getUpdates offset polling starts from: after
 // the highest journaled update, so an update journaled but never
-// acknowledged is not delivered again. It is 0 (Telegram's own position)
+// acknowledged is not delivered again; or at the lowest update found
+// received but not handled, so that it is (the journaled ones delivered
+// with it again are skipped as seen). It is 0 (Telegram's own position)
 // when the journal is empty or older than Telegram keeps updates: update
 // ids may restart lower after a long pause, and a stale offset would
 // discard new updates.
@@ -395,6 +426,9 @@ func (j *journal) resumeOffset(now time.Time) int64 {
 	defer j.mu.Unlock()
 	if j.lastID == 0 || j.lastAt.IsZero() || now.Sub(j.lastAt) > updateRetention {
 		return 0
+	}
+	if j.redeliverFrom != 0 {
+		return j.redeliverFrom
 	}
 	return j.lastID + 1
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"bufio"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
@@ -145,5 +147,50 @@ func TestJournaledUpdateIsSkipped(t *testing.T) {
 				t.Errorf("the journaled update ran: %d model requests", got)
 			}
 		})
+	}
+}
+
+// An update journaled as received (a command, a button press) and not
+// handled before the bot died is delivered again after the restart: it is
+// not skipped as seen, and polling starts at it, below the message
+// journaled after it. One older than Telegram keeps updates is not waited
+// for.
+func TestReceivedUpdateIsDeliveredAgain(t *testing.T) {
+	dir := t.TempDir()
+	logger := slog.New(slog.DiscardHandler)
+	j, err := openJournal(dir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if err := j.write(
+		journalEntry{ID: 7, State: stateReceived, At: now.Add(-2 * updateRetention).Unix()},
+		journalEntry{ID: 9, State: stateReceived, At: now.Unix()},
+		journalEntry{ID: 10, State: statePending, Scope: itoa64(userID), Update: json.RawMessage(`{"update_id":10}`), At: now.Unix()},
+	); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	j, err = openJournal(dir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	got := map[string]any{"offset": j.resumeOffset(now), "seen 9": j.seen(9), "seen 10": j.seen(10), "awaited 9": j.awaited(9), "awaited 7": j.awaited(7)}
+	want := map[string]any{"offset": int64(9), "seen 9": false, "seen 10": true, "awaited 9": true, "awaited 7": false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after the restart (-want +got):\n%s", diff)
+	}
+	if err := j.done(9); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	j, err = openJournal(dir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	if got := j.resumeOffset(now); got != 11 {
+		t.Errorf("once handled, the next start polls from %d, want 11", got)
 	}
 }

@@ -165,6 +165,7 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 	}
 	batch := make([]decoded, 0, len(raws))
 	var entries []journalEntry
+	var top int64 // the highest update of the batch journaled pending
 	now := time.Now().Unix()
 	inBatch := map[int64]bool{}
 	for _, raw := range raws {
@@ -189,12 +190,31 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		d := decoded{raw: raw, upd: &u}
 		if d.in = h.classifyUpdate(&u); d.in != nil && d.in.startsTurn {
 			entries = append(entries, journalEntry{ID: u.ID, State: statePending, Scope: d.in.target.String(), Update: raw, At: now})
-		} else if h.journalEvery {
-			// Only the journal knows, after a crash before the answer,
-			// that a command or a button press has run.
+			top = u.ID
+		} else if h.journalEvery && !handled(d.in, d.upd) {
+			// Only the journal knows that an update was taken, and its
+			// delivery again is skipped.
 			entries = append(entries, journalEntry{ID: u.ID, State: stateDone, At: now})
 		}
 		batch = append(batch, d)
+	}
+	// A command or a button press is journaled as received, and done once
+	// handled, when a crash before that would lose it: a webhook delivery
+	// of one journaled done would be skipped, and polling resumes after
+	// the highest journaled update, so one below a message of its batch
+	// would never come again. Elsewhere (most commands) it is not
+	// journaled at all, and works on a full disk.
+	var received []int64
+	for _, d := range batch {
+		switch {
+		case !handled(d.in, d.upd):
+		case h.journal.awaited(d.upd.ID):
+			// Found received at start-up: this is its second delivery.
+			received = append(received, d.upd.ID)
+		case h.journalEvery || d.upd.ID < top:
+			entries = append(entries, journalEntry{ID: d.upd.ID, State: stateReceived, At: now})
+			received = append(received, d.upd.ID)
+		}
 	}
 	if err := h.journal.write(entries...); err != nil {
 		// Logged once per episode; the source does not acknowledge the
@@ -212,5 +232,14 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 			h.handleCallback(d.upd.CallbackQuery)
 		}
 	}
+	for _, id := range received {
+		h.journalDone(id)
+	}
 	return true
+}
+
+// handled reports whether take hands the update to a handler that starts
+// no turn: a command, a message the bot cannot read, a button press.
+func handled(in *inbound, u *models.Update) bool {
+	return in != nil && !in.startsTurn || in == nil && u.CallbackQuery != nil
 }
