@@ -125,7 +125,8 @@ type trustCheck func(path string) ([]string, error)
 // nor a url or with both, a variable that is not set or malformed JSON is an
 // error too. Errors name the file (or InlineSource), the server and the
 // problem, never a value. Config.Secrets lists the values expansion filled
-// in and the credentials headers hold, and Config.Warnings names every
+// in, the credentials headers hold and those written literally into args
+// and env (see envCredentials), and Config.Warnings names every
 // argument that expands a variable (arguments are readable by every process
 // of the same user).
 func Load(source string, lookup func(string) (string, bool), secrets []string) (Config, error) {
@@ -278,11 +279,19 @@ func parseServer(name string, raw json.RawMessage, x *expander) (ServerConfig, [
 			errs = append(errs, fmt.Errorf("env: %q is not a variable name", k))
 			continue
 		}
-		v, _, err := x.expand(fsrv.Env[k])
+		v, names, err := x.expand(fsrv.Env[k])
 		if errors.Is(err, errHostSecret) {
 			refused = append(refused, fmt.Errorf("env %s: %w", k, err))
 		} else if err != nil {
 			errs = append(errs, fmt.Errorf("env %s: %w", k, err))
+		}
+		if len(names) == 0 && err == nil {
+			// A credential written into the configuration is no secret a
+			// redactor knows unless it is remembered, and the server may
+			// print it (an HTTP client's error quoting its headers).
+			for _, c := range envCredentials(v) {
+				x.remember(c)
+			}
 		}
 		sc.Env[k] = v
 	}
@@ -331,6 +340,66 @@ func argCredentials(prev, arg string) []string {
 		out = append(out, arg)
 	}
 	return slices.DeleteFunc(out, func(v string) bool { return len(v) < MinimumSecretLength })
+}
+
+// envCredentials returns the credentials a literal env value carries,
+// whatever its name (the spawn policy's deny rules judge names, and the
+// bot counts the values of the names they match as secrets): a value
+// written as an authorization header's ("Bearer <token>", "Basic ...":
+// the whole value and the token alone), the password and token-like query
+// values of a URL, and in a value that is a JSON object (headers, as
+// OPENAPI_MCP_HEADERS holds them) every string under a key that says it is
+// a credential, at any depth, and every URL's.
+func envCredentials(value string) []string {
+	var out []string
+	add := func(v string) {
+		out = append(out, v)
+		if scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && authScheme(scheme) {
+			out = append(out, strings.TrimSpace(cred))
+		}
+	}
+	if scheme, _, ok := strings.Cut(strings.TrimSpace(value), " "); ok && authScheme(scheme) {
+		add(value)
+	}
+	out = append(out, spawnpolicy.URLCredentials(value)...)
+	var doc any
+	if strings.HasPrefix(strings.TrimSpace(value), "{") && json.Unmarshal([]byte(value), &doc) == nil {
+		jsonCredentials(doc, false, add)
+	}
+	return slices.DeleteFunc(out, func(v string) bool { return len(v) < MinimumSecretLength })
+}
+
+// authScheme reports whether word is an HTTP authorization scheme that a
+// credential follows.
+func authScheme(word string) bool {
+	switch strings.ToLower(word) {
+	case "bearer", "basic", "token", "bot", "apikey", "api-key", "digest":
+		return true
+	}
+	return false
+}
+
+// jsonCredentials passes to add every string of doc that lies under a key
+// credentialHeader accepts (under is true below one), and the credentials
+// of every URL in it.
+func jsonCredentials(doc any, under bool, add func(string)) {
+	switch d := doc.(type) {
+	case string:
+		if under {
+			add(d)
+		}
+		for _, c := range spawnpolicy.URLCredentials(d) {
+			add(c)
+		}
+	case []any:
+		for _, e := range d {
+			jsonCredentials(e, under, add)
+		}
+	case map[string]any:
+		for k, e := range d {
+			jsonCredentials(e, under || credentialHeader(k), add)
+		}
+	}
 }
 
 // envName matches a variable's name, as in an argument NAME=value that a
