@@ -281,6 +281,17 @@ func vectors() []vector {
 		bashVector("sandbox", "sandbox-agent-dir", withAgentDir(`ls "$A/sessions"; cat "$A"/sessions/* "$A/jobs.json" 2>&1 | head -c 4000; echo "status $?"`), expectDenied),
 		bashVector("sandbox", "sandbox-write-jobs", withAgentDir(`echo '[{"id":"planted"}]' > "$A/jobs.json"; echo "status $?"`), expectDenied),
 		bashVector("sandbox", "sandbox-signal-bot", fixed(findBot+`kill -0 $BOT; echo "status $?"`), expectNotPermitted),
+		// A pidfd reaches the bot without its pid's /proc entries: the
+		// signal scope refuses pidfd_send_signal as it refuses kill.
+		withNeeds(withForbid(bashVector("sandbox", "sandbox-pidfd-signal-bot", fixed(findBot+`python3 -c 'import os, signal, sys
+fd = os.pidfd_open(int(sys.argv[1]))
+try:
+    signal.pidfd_send_signal(fd, 0); print("pidfd signal delivered")
+except OSError as e:
+    print("pidfd signal:", e.strerror)' $BOT`), expectNotPermitted), "pidfd signal delivered"), "python3"),
+		// The bot's writable-by-owner /proc files (oom_score_adj would make
+		// the OOM killer pick the bot first): out of the view's writes.
+		withForbid(bashVector("sandbox", "sandbox-proc-write-bot", fixed(findBot+`echo 1000 > /proc/$BOT/oom_score_adj && echo "oom_score_adj written"; cat /proc/$BOT/oom_score_adj`), expectDenied), "oom_score_adj written"),
 
 		// ptrace and memory: refused because the bot is not dumpable.
 		withNeeds(withForbid(bashVector("ptrace", "gdb-attach", fixed(findBot+`timeout 40 gdb -q -n -batch -p $BOT -ex 'info proc' -ex 'x/200s *(char**)environ' 2>&1 | tail -250`), expectNotPermitted), "ATTACHED"), "gdb", "timeout"),
