@@ -231,7 +231,7 @@ func (c *connection) start(ctx context.Context, tc *agent.ToolContext) (link, er
 		Purpose: spawnpolicy.MCPServer,
 		Command: c.server.Command,
 		Args:    c.server.Args,
-		Env:     explicitEnv(c.server.Env),
+		Env:     serverEnv(c.server),
 		Origin:  c.server.Name,
 
 		SandboxPaths: c.server.Sandbox,

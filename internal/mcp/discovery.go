@@ -60,7 +60,7 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 		Command: sc.Command,
 		Args:    sc.Args,
 		Cwd:     dir,
-		Env:     explicitEnv(sc.Env),
+		Env:     serverEnv(sc),
 		Origin:  sc.Name,
 		// The discovery directory lies outside the workspace: the server
 		// may use it, as it may its own paths.

@@ -116,10 +116,16 @@ func newFauxHarness(t *testing.T, cfg Config, secrets []string, opts ...Option) 
 // adds the configuration's Secrets).
 func startHarness(t *testing.T, cfg Config, provider agent.Provider, secrets []string, opts ...Option) *harness {
 	t.Helper()
+	return startHarnessIn(t, t.TempDir(), cfg, provider, secrets, opts...)
+}
+
+// startHarnessIn is startHarness with the workspace ws, for a configuration
+// that names paths in it.
+func startHarnessIn(t *testing.T, ws string, cfg Config, provider agent.Provider, secrets []string, opts ...Option) *harness {
+	t.Helper()
 	logs := logtest.New()
 	logger := slog.New(logs)
 	ext := New(cfg, append([]Option{WithLogger(logger), WithTempDir(t.TempDir())}, opts...)...)
-	ws := t.TempDir()
 	red := redactor.New(append([]string{configuredSecret}, secrets...))
 	a, err := agent.New(provider, newPolicy(t), red,
 		agent.WithWorkspace(ws), agent.WithExtensions(ext), agent.WithLogger(logger))

@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
+)
+
+// pythonProbeServer is a minimal MCP server over stdio in Python, installed
+// where the operator put it (PYTHONPATH): one tool, ping.
+const pythonProbeServer = `import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method, result = msg.get("method"), None
+    if method == "initialize":
+        result = {"protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}}, "serverInfo": {"name": "probe", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "ping", "description": "Answers pong.", "inputSchema": {"type": "object", "properties": {}}}]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": "pong"}]}
+    elif method == "ping":
+        result = {}
+    if result is None:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "unknown method"}}), flush=True)
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+`
+
+// stealEnv is Python that an agent plants: it writes GITHUB_TOKEN,
+// reversed, to the file named after it, wherever it runs.
+func stealEnv(file string) string {
+	return `import os; open(` + quotePy(file) + `, "w").write(os.environ.get("GITHUB_TOKEN", "")[::-1])`
+}
+
+// quotePy quotes s as a Python string literal (JSON's are).
+func quotePy(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestServerRunsNoCodeTheAgentPlanted configures a Python MCP server the
+// way its guides do (python3 -m <module>, the module installed where the
+// operator put it), with GITHUB_TOKEN in its env and PYTHONUSERBASE in the
+// workspace (as the Docker image sets it, so that pip install --user
+// works for the agent). Before the session starts the server, the agent
+// plants code where Python looks first: a module of the same name in the
+// workspace (the session's working directory, which python -m puts first
+// on sys.path) and a .pth file in the user site-packages (which site.py
+// runs at every start). Neither may run in the server's process: it holds
+// the token, and the agent's code would write it where the agent reads it.
+func TestServerRunsNoCodeTheAgentPlanted(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("needs python3")
+	}
+	install, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(install, "mcp_probe_server.py"), []byte(pythonProbeServer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	userBase := filepath.Join(ws, ".local")
+	body, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"py": map[string]any{
+		"command": python, "args": []string{"-m", "mcp_probe_server"},
+		"env": map[string]string{"GITHUB_TOKEN": "${GITHUB_TOKEN}", "PYTHONPATH": install, "PYTHONUSERBASE": userBase},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(string(body), testLookup, nil)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	faux := agenttest.NewFauxProvider()
+	h := startHarnessIn(t, ws, cfg, faux, cfg.Secrets)
+	h.faux = faux
+
+	// What the agent plants, with its bash, in the workspace.
+	shadow := filepath.Join(ws, "stolen-by-module")
+	if err := os.WriteFile(filepath.Join(ws, "mcp_probe_server.py"),
+		[]byte(stealEnv(shadow)+"\nexec(open("+quotePy(filepath.Join(install, "mcp_probe_server.py"))+").read())\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site, err := exec.Command(python, "-c", "import site; print(site.getusersitepackages())").Output()
+	if err != nil {
+		t.Fatalf("finding the user site-packages: %v", err)
+	}
+	sitePackages := strings.TrimSpace(strings.Replace(string(site), os.Getenv("HOME")+"/.local", userBase, 1))
+	if !strings.HasPrefix(sitePackages, userBase) {
+		sitePackages = filepath.Join(userBase, "lib", "python3", "site-packages")
+	}
+	pth := filepath.Join(ws, "stolen-by-pth")
+	if err := os.MkdirAll(sitePackages, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sitePackages, "planted.pth"), []byte(stealEnv(pth)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	s := h.session(t, "planted")
+	msg := h.call(t, s, "mcp__py__ping", `{}`)
+	for _, f := range []struct{ what, path string }{{"a module in the working directory", shadow}, {"a .pth file in the user site-packages", pth}} {
+		if data, err := os.ReadFile(f.path); err == nil {
+			t.Errorf("the server ran the agent's code from %s: it wrote %d bytes of its environment", f.what, len(data))
+		}
+	}
+	if got := strings.TrimSpace(agent.TextOf(msg.Content)); got != "pong" {
+		t.Errorf("the installed server did not answer: %d bytes", len(got))
+	}
+}
+
+// TestServerEnv checks which servers get which of the interpreter
+// settings, and that the configuration's own entries win.
+func TestServerEnv(t *testing.T) {
+	tests := []struct {
+		name string
+		sc   ServerConfig
+		want map[string]string
+	}{
+		{"python -m", ServerConfig{Command: "python3", Args: []string{"-m", "mcp_server_fetch"}},
+			map[string]string{"PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}},
+		{"python with options before -m", ServerConfig{Command: "/usr/bin/python3.11", Args: []string{"-u", "-X", "utf8", "-m", "srv"}},
+			map[string]string{"PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}},
+		{"python -c", ServerConfig{Command: "python", Args: []string{"-c", "import srv; srv.main()"}},
+			map[string]string{"PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}},
+		{"python script keeps its directory", ServerConfig{Command: "python3", Args: []string{"/opt/srv/main.py", "-m", "x"}},
+			map[string]string{"PYTHONNOUSERSITE": "1"}},
+		{"npx", ServerConfig{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}, Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "t0ken-value-123"}},
+			map[string]string{"PYTHONNOUSERSITE": "1", "GITHUB_PERSONAL_ACCESS_TOKEN": "t0ken-value-123"}},
+		{"the configuration's entries win", ServerConfig{Command: "python3", Args: []string{"-m", "srv"}, Env: map[string]string{"PYTHONNOUSERSITE": "", "PYTHONSAFEPATH": ""}},
+			map[string]string{"PYTHONNOUSERSITE": "", "PYTHONSAFEPATH": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string]string{}
+			for k, v := range serverEnv(tt.sc) {
+				got[k] = *v
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("serverEnv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
