@@ -78,6 +78,10 @@ type crashUser struct {
 	words   []string
 	later   []string // sent once the chat shows a first answer
 	retries int
+	// help reports that the user sent /help, which must be answered (at
+	// least once: a kill after it ran, before it was marked done, runs it
+	// again).
+	help bool
 }
 
 // outcome of one message, as the chat shows it.
@@ -161,7 +165,7 @@ func (u *crashUser) act() bool {
 		u.retries = reports
 		u.tg.SendText(userID, userID, "/retry")
 	}
-	return !open && len(u.later) == 0
+	return !open && len(u.later) == 0 && (!u.help || countVisible(u.tg.Messages(userID), helpIntro[:30]) > 0)
 }
 
 // generation is one run of the bot in the crash test: it starts from
@@ -288,16 +292,24 @@ func checkCrashOutcomes(t *testing.T, u *crashUser) {
 			t.Errorf("%q was reported as interrupted after its answer:%s", w, u.describe(os))
 		}
 	}
+	if u.help && countVisible(u.tg.Messages(userID), helpIntro[:30]) == 0 {
+		t.Errorf("/help was not answered:%s", u.describe(os))
+	}
 }
 
 // newCrashUser returns the user of a crash run: three messages sent at
-// once (one runs, two wait behind it, the last a voice note), and a fourth
-// once an answer shows.
+// once (one runs, two wait behind it, the last a voice note) with /help
+// among them, and a fourth message once an answer shows.
 func newCrashUser(t *testing.T) *crashUser {
 	tg := telegramtest.New(t)
 	u := &crashUser{tg: tg, later: []string{"crash m4"}}
-	for _, text := range []string{"crash m1", "crash m2"} {
-		u.sent, u.words = append(u.sent, tg.SendText(userID, userID, text)), append(u.words, text)
+	for _, text := range []string{"crash m1", "/help", "crash m2"} {
+		m := tg.SendText(userID, userID, text)
+		if text == "/help" {
+			u.help = true
+			continue
+		}
+		u.sent, u.words = append(u.sent, m), append(u.words, text)
 	}
 	u.sent, u.words = append(u.sent, tg.SendVoice(userID, userID, []byte(voicePrefix+"crash m3"))), append(u.words, "crash m3")
 	return u

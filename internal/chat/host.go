@@ -281,6 +281,7 @@ func (h *Host) Run(ctx context.Context) error {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
 	h.reportInterrupted()
+	h.replayReceived(ctx)
 	err = h.source.run(ctx, h.take)
 	h.shutdown()
 	return err

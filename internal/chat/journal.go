@@ -29,10 +29,10 @@ const (
 	// being sent (see markAnswered).
 	stateAnswering = "answering"
 	// stateReceived marks an update that starts no turn (a command, a
-	// button press) taken but not handled yet; it is done once handled.
-	// One found received at start-up is delivered again (see
-	// resumeOffset): the bot died before it ran, and before its batch was
-	// confirmed.
+	// button press) taken but not handled yet: it is done once handled
+	// and its replies went out. One found received at start-up is handled
+	// then (see replay): the bot died before that, maybe after Telegram
+	// was told the update arrived.
 	stateReceived = "received"
 )
 
@@ -98,9 +98,8 @@ type journal struct {
 	// lastAt when it was journaled; polling starts after it.
 	lastID int64
 	lastAt time.Time
-	// redeliverFrom is the lowest id found received at start-up (0:
-	// none): polling starts there, so that Telegram delivers it again.
-	redeliverFrom int64
+	// replays lists the entries found received at start-up, to handle.
+	replays []journalEntry
 
 	// pending holds the entries written since start-up that are not done
 	// yet; top is the highest id written (and its time), kept by a
@@ -196,14 +195,11 @@ func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journ
 			j.fresh = append(j.fresh, e)
 		case stateInterrupted:
 		case stateReceived:
-			// Kept until its second delivery is handled; one older than
-			// Telegram keeps updates cannot come again.
-			if e.At != 0 && time.Since(time.Unix(e.At, 0)) <= updateRetention {
-				delete(j.known, e.ID)
+			// Kept until it was handled; one older than Telegram keeps
+			// updates is stale (a command of yesterday is not run now).
+			if e.Update != nil && e.At != 0 && time.Since(time.Unix(e.At, 0)) <= updateRetention {
 				j.pending[e.ID] = e
-				if j.redeliverFrom == 0 || e.ID < j.redeliverFrom {
-					j.redeliverFrom = e.ID
-				}
+				j.replays = append(j.replays, e)
 			}
 			continue
 		default:
@@ -404,20 +400,19 @@ func (j *journal) seen(id int64) bool {
 	return j.known[id] || j.recent[id]
 }
 
-// awaited reports whether update id was found received, not handled, at
-// start-up, and is not done yet.
-func (j *journal) awaited(id int64) bool {
+// replay returns the entries found received at start-up, once: updates
+// taken but not handled when the bot died.
+func (j *journal) replay() []journalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	e, ok := j.pending[id]
-	return ok && e.State == stateReceived
+	out := j.replays
+	j.replays = nil
+	return out
 }
 
 // resumeOffset returns the getUpdates offset polling starts from: after
 // the highest journaled update, so an update journaled but never
-// acknowledged is not delivered again; or at the lowest update found
-// received but not handled, so that it is (the journaled ones delivered
-// with it again are skipped as seen). It is 0 (Telegram's own position)
+// acknowledged is not delivered again. It is 0 (Telegram's own position)
 // when the journal is empty or older than Telegram keeps updates: update
 // ids may restart lower after a long pause, and a stale offset would
 // discard new updates.
@@ -426,9 +421,6 @@ func (j *journal) resumeOffset(now time.Time) int64 {
 	defer j.mu.Unlock()
 	if j.lastID == 0 || j.lastAt.IsZero() || now.Sub(j.lastAt) > updateRetention {
 		return 0
-	}
-	if j.redeliverFrom != 0 {
-		return j.redeliverFrom
 	}
 	return j.lastID + 1
 }

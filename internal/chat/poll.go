@@ -192,37 +192,36 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 			entries = append(entries, journalEntry{ID: u.ID, State: statePending, Scope: d.in.target.String(), Update: raw, At: now})
 			top = u.ID
 		} else if h.journalEvery && !handled(d.in, d.upd) {
-			// Only the journal knows that an update was taken, and its
-			// delivery again is skipped.
+			// Only the journal knows that an update was taken (a
+			// stranger's, one not for the bot), and its delivery again is
+			// skipped.
 			entries = append(entries, journalEntry{ID: u.ID, State: stateDone, At: now})
 		}
 		batch = append(batch, d)
 	}
-	// A command or a button press is journaled as received, and done once
-	// handled, when a crash before that would lose it: a webhook delivery
-	// of one journaled done would be skipped, and polling resumes after
-	// the highest journaled update, so one below a message of its batch
-	// would never come again. Elsewhere (most commands) it is not
-	// journaled at all, and works on a full disk.
-	var received []int64
+	// A command, a button press, a message the bot cannot read: journaled
+	// as received, with its update, and done once handled and its replies
+	// went out, so that a kill in between (which may come after the next
+	// getUpdates confirmed the batch) leaves it to be handled after the
+	// restart (see replayReceived).
+	var received []decoded
 	for _, d := range batch {
-		switch {
-		case !handled(d.in, d.upd):
-		case h.journal.awaited(d.upd.ID):
-			// Found received at start-up: this is its second delivery.
-			received = append(received, d.upd.ID)
-		case h.journalEvery || d.upd.ID < top:
-			entries = append(entries, journalEntry{ID: d.upd.ID, State: stateReceived, At: now})
-			received = append(received, d.upd.ID)
+		if handled(d.in, d.upd) {
+			entries = append(entries, journalEntry{ID: d.upd.ID, State: stateReceived, Update: d.raw, At: now})
+			received = append(received, d)
 		}
 	}
 	if err := h.journal.write(entries...); err != nil {
 		// Logged once per episode; the source does not acknowledge the
-		// batch, so Telegram delivers it again.
+		// batch, so Telegram delivers it again. A polled batch of
+		// commands alone is handled unjournaled instead: commands work on
+		// a full disk (a crash may lose one then).
 		h.journaled(err)
-		return false
-	}
-	if len(entries) > 0 {
+		if h.journalEvery || top != 0 {
+			return false
+		}
+		received = nil
+	} else if len(entries) > 0 {
 		h.journaled(nil)
 	}
 	for _, d := range batch {
@@ -232,10 +231,51 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 			h.handleCallback(d.upd.CallbackQuery)
 		}
 	}
-	for _, id := range received {
-		h.journalDone(id)
+	for _, d := range received {
+		h.handledDone(d.in, d.upd.ID)
 	}
 	return true
+}
+
+// handledDone marks a received update done once the replies its handler
+// posted to the chat's outbox went out (or failed for good): a kill or a
+// shutdown before leaves it received, to be handled after the restart.
+func (h *Host) handledDone(in *inbound, id int64) {
+	if in == nil {
+		h.journalDone(id)
+		return
+	}
+	h.enqueueNotice(in.target, true, func(ctx context.Context) {
+		if ctx.Err() == nil {
+			h.journalDone(id)
+		}
+	})
+}
+
+// replayReceived handles the updates found received at start-up: the bot
+// died after it took them, before they were handled or their replies went
+// out, and Telegram may never deliver them again. Each is then done as
+// when first taken.
+func (h *Host) replayReceived(ctx context.Context) {
+	for _, e := range h.journal.replay() {
+		var u models.Update
+		if err := json.Unmarshal(e.Update, &u); err != nil {
+			h.journalDone(e.ID)
+			continue
+		}
+		in := h.classifyUpdate(&u)
+		if !handled(in, &u) {
+			h.journalDone(e.ID)
+			continue
+		}
+		h.logger.Info("handling an update a restart cut before it was handled", "update_id", e.ID)
+		if in != nil {
+			h.dispatch(ctx, in)
+		} else {
+			h.handleCallback(u.CallbackQuery)
+		}
+		h.handledDone(in, e.ID)
+	}
 }
 
 // handled reports whether take hands the update to a handler that starts
