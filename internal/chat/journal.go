@@ -17,7 +17,8 @@ import (
 
 // JournalFile is the inbound journal in the agent dir: every message that
 // starts a turn is written (and fsync'd) here before its update is
-// acknowledged to Telegram, and marked done when its turn ends.
+// acknowledged to Telegram, and marked done when its turn ends; every
+// command and button press too, done once handled.
 const JournalFile = "inbound.jsonl"
 
 // Journal entry states.
