@@ -52,7 +52,8 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 		r.line("  %d value(s) passed to servers on purpose: redacted in all tool output", len(mcpCfg.Secrets))
 	}
 	red := redactor.New(append(slices.Clone(cfg.Policy.SecretValues), mcpCfg.Secrets...))
-	ext := mcp.New(mcpCfg, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithDiscoveryTimeout(doctorMCPTimeout))
+	ext := mcp.New(mcpCfg, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithDiscoveryTimeout(doctorMCPTimeout),
+		mcp.WithServerHome(mcpServerHome(cfg)))
 	defer ext.Close()
 	// Discovery runs when the extension is activated; the provider is never
 	// called, since the doctor opens no session.

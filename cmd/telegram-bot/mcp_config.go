@@ -6,12 +6,19 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
+
+// mcpServerHome is the MCP servers' home (mcp.WithServerHome): a directory
+// in the agent dir, which agent processes cannot write, so that what npm,
+// npx and pip keep there to run again is the servers' own; with the
+// sandbox off the agent can write it, as it can the rest of the agent dir.
+func mcpServerHome(cfg Config) string { return filepath.Join(cfg.AgentDir, "mcp-home") }
 
 // loadMCP loads the MCP configuration as run and the doctor both do, and
 // completes its secrets:

@@ -186,7 +186,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		logger.Error("scheduler", "err", err)
 		return 1
 	}
-	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger))
+	// MCP servers keep their HOME, npm's cache and pip's user base in the
+	// agent dir, which agent processes cannot write, not in the workspace.
+	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger), mcp.WithServerHome(mcpServerHome(cfg)))
 	defer mcpExt.Close()
 	// Approvals come last, so that they see every call's arguments after
 	// the other extensions' handlers; they ask through the chat host.

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
@@ -227,14 +228,19 @@ func (c *connection) start(ctx context.Context, tc *agent.ToolContext) (link, er
 		c.ext.logger.Debug("mcp: connected to a server", "server", c.server.Name, "session", c.sessionID)
 		return r, nil
 	}
+	home := c.ext.opts.serverHome
+	paths, err := serverPaths(c.server, home, sandbox.Paths{})
+	if err != nil {
+		return nil, err
+	}
 	pc, err := tc.PrepareProcess(ctx, spawnpolicy.Request{
-		Purpose: spawnpolicy.MCPServer,
-		Command: c.server.Command,
-		Args:    c.server.Args,
-		Env:     serverEnv(c.server),
-		Origin:  c.server.Name,
-
-		SandboxPaths: c.server.Sandbox,
+		Purpose:      spawnpolicy.MCPServer,
+		Command:      c.server.Command,
+		Args:         c.server.Args,
+		Cwd:          serverCwd(c.server, home),
+		Env:          serverEnv(c.server, home),
+		Origin:       c.server.Name,
+		SandboxPaths: paths,
 	})
 	if err != nil {
 		return nil, err

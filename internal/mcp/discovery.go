@@ -55,16 +55,20 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 			e.logger.Warn("mcp: removing the discovery directory", "server", sc.Name, "err", err)
 		}
 	}()
+	// The discovery directory lies outside the workspace: the server may
+	// use it, as it may its own paths.
+	paths, err := serverPaths(sc, e.opts.serverHome, sandbox.Paths{Write: []string{dir}})
+	if err != nil {
+		return nil, err
+	}
 	pc, err := preparer.Prepare(spawnpolicy.Request{
-		Purpose: spawnpolicy.MCPServer,
-		Command: sc.Command,
-		Args:    sc.Args,
-		Cwd:     dir,
-		Env:     serverEnv(sc),
-		Origin:  sc.Name,
-		// The discovery directory lies outside the workspace: the server
-		// may use it, as it may its own paths.
-		SandboxPaths: sc.Sandbox.With(sandbox.Paths{Write: []string{dir}}),
+		Purpose:      spawnpolicy.MCPServer,
+		Command:      sc.Command,
+		Args:         sc.Args,
+		Cwd:          dir,
+		Env:          serverEnv(sc, e.opts.serverHome),
+		Origin:       sc.Name,
+		SandboxPaths: paths,
 	})
 	if err != nil {
 		// The spec: discovery fails with the hook's message.

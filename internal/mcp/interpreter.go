@@ -1,9 +1,13 @@
 package mcp
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // pythonName matches the file name of a Python interpreter: python,
@@ -23,8 +27,13 @@ var pythonName = regexp.MustCompile(`^python(\d+(\.\d+)?)?$`)
 //     python -m or python -c: the working directory is not put first on
 //     sys.path, so a module of the server's name planted in the workspace
 //     does not shadow the installed one. A server started from a script
-//     keeps its script's directory on sys.path, where its own modules are.
-func serverEnv(sc ServerConfig) map[string]*string {
+//     keeps its script's directory on sys.path, where its own modules are;
+//   - with a server home (see [WithServerHome]), HOME, npm_config_cache,
+//     npm_config_prefix, PYTHONUSERBASE and XDG_CACHE_HOME in it, where
+//     npm, npx, pip, uv and the like keep the code they run again later:
+//     in the workspace (the Docker image points them there) the agent
+//     could change it.
+func serverEnv(sc ServerConfig, home string) map[string]*string {
 	out := explicitEnv(sc.Env)
 	if out == nil {
 		out = map[string]*string{}
@@ -35,6 +44,13 @@ func serverEnv(sc ServerConfig) map[string]*string {
 		}
 	}
 	set("PYTHONNOUSERSITE", "1")
+	if home != "" {
+		set("HOME", home)
+		set("npm_config_cache", filepath.Join(home, ".npm"))
+		set("npm_config_prefix", filepath.Join(home, ".npm-global"))
+		set("PYTHONUSERBASE", filepath.Join(home, ".local"))
+		set("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+	}
 	if pythonName.MatchString(filepath.Base(sc.Command)) && slices.ContainsFunc(leadingOptions(sc.Args), func(a string) bool { return a == "-m" || a == "-c" }) {
 		set("PYTHONSAFEPATH", "1")
 	}
@@ -55,4 +71,32 @@ func leadingOptions(args []string) []string {
 		}
 	}
 	return args
+}
+
+// npmNames are the commands that resolve a package from node_modules under
+// their working directory.
+var npmNames = []string{"npx", "npm", "pnpm", "yarn", "bunx"}
+
+// serverCwd returns the working directory of a session's server: its home
+// for a command of npmNames when there is a home, so that a node_modules
+// the agent made in the workspace is not where the command looks; "" (the
+// session's workspace) otherwise.
+func serverCwd(sc ServerConfig, home string) string {
+	if home != "" && slices.Contains(npmNames, filepath.Base(sc.Command)) {
+		return home
+	}
+	return ""
+}
+
+// serverPaths returns what a server's sandbox view adds: its configured
+// paths, and the server home, made first (mode 0700) when there is one.
+func serverPaths(sc ServerConfig, home string, more sandbox.Paths) (sandbox.Paths, error) {
+	paths := sc.Sandbox.With(more)
+	if home == "" {
+		return paths, nil
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return sandbox.Paths{}, fmt.Errorf("making the server home: %w", err)
+	}
+	return paths.With(sandbox.Paths{Write: []string{home}}), nil
 }

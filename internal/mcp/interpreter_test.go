@@ -141,12 +141,64 @@ func TestServerEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := map[string]string{}
-			for k, v := range serverEnv(tt.sc) {
+			for k, v := range serverEnv(tt.sc, "") {
 				got[k] = *v
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("serverEnv (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestServersKeepTheirCodeOutOfTheWorkspace runs a server whose command is
+// named npx (the fake server behind a link) with a server home
+// configured. npx runs a package it finds in node_modules under its
+// working directory (a planted one, when that is the workspace: tried by
+// hand, npx -y @scope/pkg ran ./node_modules/.bin's with the environment)
+// and reuses what its cache holds, which the Docker image keeps in the
+// workspace: the server must run in its home, with HOME, npm's cache and
+// prefix, pip's user base and the XDG cache there, out of the agent's
+// reach.
+func TestServersKeepTheirCodeOutOfTheWorkspace(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "mcp-home")
+	npx := filepath.Join(dir, "npx")
+	if err := os.Symlink(testBinary(t), npx); err != nil {
+		t.Fatal(err)
+	}
+	cwdLog := filepath.Join(t.TempDir(), "cwd.log")
+	cfg := Config{Servers: []ServerConfig{{Name: "fake", Command: npx, Args: []string{fakeServerArg, "-cwd-log", cwdLog}}}}
+	h := newHarness(t, cfg, WithServerHome(home))
+	s := h.session(t, "npx")
+	out := agent.TextOf(h.call(t, s, "mcp__fake__env", `{}`).Content)
+	vars := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			vars[k] = v
+		}
+	}
+	want := map[string]string{
+		"HOME":              home,
+		"npm_config_cache":  filepath.Join(home, ".npm"),
+		"npm_config_prefix": filepath.Join(home, ".npm-global"),
+		"PYTHONUSERBASE":    filepath.Join(home, ".local"),
+		"XDG_CACHE_HOME":    filepath.Join(home, ".cache"),
+	}
+	got := map[string]string{}
+	for k := range want {
+		got[k] = vars[k]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the server's environment (-want +got):\n%s", diff)
+	}
+	lines := readLines(t, cwdLog)
+	if len(lines) != 2 {
+		t.Fatalf("the fake server started %d times, want 2 (discovery, session)", len(lines))
+	}
+	if want := realPath(t, home); lines[1] != want {
+		t.Errorf("the session's npx server ran in %s, want its home %s", lines[1], want)
+	}
+	if info, err := os.Stat(home); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("the server home: %v, %v; want a directory of mode 0700", info, err)
 	}
 }

@@ -37,6 +37,7 @@ type options struct {
 	callTimeout      time.Duration
 	logger           *slog.Logger
 	tempDir          string
+	serverHome       string
 	reconnectFirst   time.Duration
 	reconnectMax     time.Duration
 	// now is the clock of the reconnection back-off.
@@ -92,6 +93,19 @@ func withCallTimeout(d time.Duration) Option {
 // extension at activation).
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.logger = l }
+}
+
+// WithServerHome sets the directory every stdio server gets as its HOME,
+// npm's cache and global prefix, pip's user base and the XDG cache, and a
+// server started with npx or npm as its working directory (default: none;
+// servers keep the bot's, and run in the session's workspace). It must be
+// a place the agent's processes cannot write, such as a directory in the
+// agent dir: a server loads code from these places (npx runs a package it
+// finds in node_modules under its working directory and reuses what its
+// cache holds), with the credentials its env passes. Each server's
+// sandbox view may write it; it is made, mode 0700, when a server starts.
+func WithServerHome(dir string) Option {
+	return func(o *options) { o.serverHome = dir }
 }
 
 // withTempDir sets where discovery creates the servers' temporary working
