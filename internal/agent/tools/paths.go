@@ -52,6 +52,8 @@ func describeFileError(path string, err error) string {
 		return fmt.Sprintf("%s is a directory, not a file", path)
 	case errors.Is(err, syscall.ENOTDIR):
 		return fmt.Sprintf("A parent of %s is not a directory", path)
+	case errors.Is(err, errNotRegular):
+		return fmt.Sprintf("%s is not a regular file (a FIFO, a device or a socket); the file tools read only files", path)
 	}
 	return fmt.Sprintf("%s: %v", path, err)
 }

@@ -32,12 +32,37 @@ type fileAccess struct {
 	view *sandbox.View
 }
 
-// open opens path for reading.
+// errNotRegular is the error of a path that is neither a regular file nor
+// a directory (a FIFO, a device, a socket).
+var errNotRegular = errors.New("not a regular file; the file tools read only files")
+
+// open opens path for reading: a regular file or a directory. The open
+// does not block (O_NONBLOCK): a FIFO the agent made (mkfifo) would wait
+// for a writer, which no agent process is left to be once its call has
+// ended, and hold the bot's goroutine, and the chat's turn, in the kernel
+// for ever; it, a device or a socket is refused instead. A regular file
+// reads as it would without the flag.
 func (a fileAccess) open(path string) (*os.File, error) {
+	var f *os.File
+	var err error
 	if a.view == nil {
-		return os.Open(path)
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	} else {
+		f, err = a.view.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	}
-	return a.view.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() && !info.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	return f, nil
 }
 
 // readFile opens path for reading and returns its information and its

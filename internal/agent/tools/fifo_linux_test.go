@@ -1,0 +1,57 @@
+package tools_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
+)
+
+// TestFileToolsRefuseAFIFO has the agent make a FIFO in the workspace
+// (mkfifo) and point the in-process file tools at it. Opening a FIFO for
+// reading waits for a writer, which no agent process is left to be once
+// its call has ended: the bot's goroutine would wait in the kernel for
+// ever, holding the chat's turn, beyond the reach of /stop. Each tool must
+// answer that it is not a regular file instead (a hang here is the test
+// binary's timeout).
+func TestFileToolsRefuseAFIFO(t *testing.T) {
+	f := newFixture(t, fixtureConfig{})
+	if err := syscall.Mkfifo(filepath.Join(f.workspace, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	view := &sandbox.View{Workspace: f.workspace, Temp: t.TempDir()}
+	for _, withView := range []bool{true, false} {
+		var opts []tools.BashOption
+		if withView {
+			opts = append(opts, tools.WithView(view))
+		}
+		all := tools.All(opts...)
+		read, edit := all[1], all[3]
+		send := tools.NewSendFile(&fakeFileSender{}, opts...)
+		for _, tt := range []struct {
+			name string
+			tool agent.Tool
+			args map[string]any
+		}{
+			{"read", read, map[string]any{"path": "pipe"}},
+			{"edit", edit, map[string]any{"path": "pipe", "old_text": "a", "new_text": "b"}},
+			{"send_file", send, map[string]any{"path": "pipe"}},
+		} {
+			name := tt.name
+			if withView {
+				name += " through the view"
+			}
+			t.Run(name, func(t *testing.T) {
+				res := f.call(context.Background(), t, tt.tool, jsonArgs(tt.args), nil)
+				if text := resultText(res); !res.IsError || !strings.Contains(text, "not a regular file") {
+					t.Errorf("result %q (error %v), want an error saying it is not a regular file", text, res.IsError)
+				}
+			})
+		}
+	}
+}
