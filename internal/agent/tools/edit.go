@@ -2,11 +2,16 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
+
+// maxEditBytes is the largest file edit reads: it holds the file, and its
+// new content, in the bot's memory.
+const maxEditBytes = 16 << 20
 
 // editTool replaces one unique piece of text in a file.
 type editTool struct {
@@ -46,7 +51,10 @@ func (e editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, 
 	if args.OldText == args.NewText {
 		return agent.ErrorResult("old_text and new_text are identical; nothing to change"), nil
 	}
-	info, data, err := e.files.readFile(path)
+	info, data, err := e.files.readFile(path, maxEditBytes)
+	if errors.Is(err, errTooLarge) {
+		return agent.ErrorResult(fmt.Sprintf("%s is larger than the %d MB edit takes; change it with bash (sed, a script)", path, maxEditBytes>>20)), nil
+	}
 	if err != nil {
 		return agent.ErrorResult(describeFileError(path, err)), nil
 	}

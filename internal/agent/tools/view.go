@@ -65,9 +65,15 @@ func (a fileAccess) open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// errTooLarge is the error of a file longer than what a tool reads whole.
+var errTooLarge = errors.New("too large to read whole")
+
 // readFile opens path for reading and returns its information and its
-// content; a directory is not read.
-func (a fileAccess) readFile(path string) (fs.FileInfo, []byte, error) {
+// content, at most limit bytes: a longer file is errTooLarge, before it is
+// read when its size says so (a sparse file of a terabyte costs the agent
+// one truncate, and would cost the bot its memory). A directory is not
+// read.
+func (a fileAccess) readFile(path string, limit int64) (fs.FileInfo, []byte, error) {
 	f, err := a.open(path)
 	if err != nil {
 		return nil, nil, err
@@ -77,7 +83,13 @@ func (a fileAccess) readFile(path string) (fs.FileInfo, []byte, error) {
 	if err != nil || info.IsDir() {
 		return info, nil, err
 	}
-	data, err := io.ReadAll(f)
+	if info.Size() > limit {
+		return info, nil, &fs.PathError{Op: "read", Path: path, Err: errTooLarge}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		return info, nil, &fs.PathError{Op: "read", Path: path, Err: errTooLarge}
+	}
 	return info, data, err
 }
 

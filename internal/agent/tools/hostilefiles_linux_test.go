@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -53,5 +54,25 @@ func TestFileToolsRefuseAFIFO(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestEditRefusesAHugeFile has the agent make a sparse file larger than
+// edit takes (truncate -s costs it nothing, a terabyte would cost the bot
+// its memory): edit must refuse it by its size, unread.
+func TestEditRefusesAHugeFile(t *testing.T) {
+	f := newFixture(t, fixtureConfig{})
+	big, err := os.Create(filepath.Join(f.workspace, "big.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(17 << 20); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	edit := tools.All()[3]
+	res := f.call(context.Background(), t, edit, jsonArgs(map[string]any{"path": "big.txt", "old_text": "a", "new_text": "b"}), nil)
+	if text := resultText(res); !res.IsError || !strings.Contains(text, "larger than") {
+		t.Errorf("result %q (error %v), want an error saying the file is too large", text, res.IsError)
 	}
 }
