@@ -2,11 +2,13 @@ package tools_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
@@ -74,5 +76,37 @@ func TestEditRefusesAHugeFile(t *testing.T) {
 	res := f.call(context.Background(), t, edit, jsonArgs(map[string]any{"path": "big.txt", "old_text": "a", "new_text": "b"}), nil)
 	if text := resultText(res); !res.IsError || !strings.Contains(text, "larger than") {
 		t.Errorf("result %q (error %v), want an error saying the file is too large", text, res.IsError)
+	}
+}
+
+// TestReadOfAnEndlessLineStops has the agent make a sparse file of a
+// terabyte behind a line of text (one truncate), so that read takes its
+// first line for text and reads the rest as one line, and then stops the
+// turn: the read must end with the turn's context, not when the terabyte
+// has been read (a hang here is the test binary's timeout).
+func TestReadOfAnEndlessLineStops(t *testing.T) {
+	f := newFixture(t, fixtureConfig{})
+	path := filepath.Join(f.workspace, "endless.txt")
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := file.WriteString(strings.Repeat("text without a line break ", 2000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Truncate(1 << 40); err != nil {
+		file.Close()
+		t.Skipf("needs a file system that holds a sparse file of 1 TiB: %v", err)
+	}
+	file.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	read := tools.All()[1]
+	// The stop comes while the line is being read (reading the terabyte
+	// takes minutes); the result is the cancellation.
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err := read.Execute(ctx, &agent.Call{ID: "call-1", Arguments: json.RawMessage(jsonArgs(map[string]any{"path": "endless.txt"})), Context: f.session.ToolContext()})
+	if err == nil {
+		t.Errorf("read ended with a result (%d bytes), want the turn's cancellation", len(resultText(res)))
 	}
 }

@@ -169,7 +169,10 @@ func (r *readTool) readText(ctx context.Context, path string, br *bufio.Reader, 
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A long line: read it whole, but keep only what can be shown.
-			rest, rerr := readLongLine(br, line, r.maxBytes+1)
+			rest, rerr := readLongLine(ctx, br, line, r.maxBytes+1)
+			if cerr := ctx.Err(); cerr != nil {
+				return agent.Result{}, cerr
+			}
 			line, err = rest, rerr
 		}
 		if len(line) == 0 && err != nil {
@@ -233,10 +236,17 @@ func (r *readTool) readText(ctx context.Context, path string, br *bufio.Reader, 
 }
 
 // readLongLine finishes a line longer than br's buffer, of which first is
-// the start. It keeps at most keep bytes of it and discards the rest.
-func readLongLine(br *bufio.Reader, first []byte, keep int) ([]byte, error) {
+// the start. It keeps at most keep bytes of it and discards the rest; it
+// stops when ctx is done.
+func readLongLine(ctx context.Context, br *bufio.Reader, first []byte, keep int) ([]byte, error) {
 	line := append([]byte(nil), first[:min(len(first), keep)]...)
 	for {
+		// A line can be as long as the file: a sparse one of a terabyte
+		// costs the agent one truncate, and reading it would hold the turn
+		// past /stop.
+		if err := ctx.Err(); err != nil {
+			return line, err
+		}
 		chunk, err := br.ReadSlice('\n')
 		if room := keep - len(line); room > 0 {
 			line = append(line, chunk[:min(len(chunk), room)]...)
