@@ -45,6 +45,10 @@ func TestSecurityScannerFindsEveryForm(t *testing.T) {
 		{"JSON body", jsonBody},
 		{"JSON body inside a JSON string", func(v string) string { b, _ := json.Marshal(jsonBody(v)); return string(b) }},
 		{"HTML escaped", func(v string) string { return "<pre>" + html.EscapeString(v) + "</pre>" }},
+		{"base64 wrapped at a line break in a JSON body", func(v string) string {
+			enc := b64(base64.StdEncoding, "", v)
+			return jsonBody(enc[:len(enc)/2] + "\n" + enc[len(enc)/2:])
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

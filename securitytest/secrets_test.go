@@ -306,7 +306,8 @@ func (f finding) String() string {
 // views returns the texts to search in one piece of channel content: the
 // text itself, its HTML-unescaped form, and every string inside it when it
 // is JSON (a document, JSON lines, or JSON encoded again inside a JSON
-// string), decoded, so that no escaping can hide a value.
+// string), decoded, so that no escaping can hide a value, also with every
+// blank taken out, so that no line break can.
 func views(text string) []string {
 	out := []string{text}
 	if u := html.UnescapeString(text); u != text {
@@ -319,6 +320,11 @@ func views(text string) []string {
 		out = append(out, joined)
 		if u := html.UnescapeString(joined); u != joined {
 			out = append(out, u)
+		}
+		// An encoded form wrapped at line breaks (base64 -w, blocks of
+		// one text joined) reads whole once the blanks are gone.
+		if packed := strings.Join(strings.Fields(joined), ""); packed != joined {
+			out = append(out, packed)
 		}
 	}
 	return out
