@@ -17,8 +17,9 @@ var pythonName = regexp.MustCompile(`^python(\d+(\.\d+)?)?$`)
 // serverEnv is a stdio server's explicit environment: its env entries, and
 // what keeps its interpreter from running code the agent can plant, unless
 // the entries name the variable themselves (an empty value turns Python's
-// off). The server runs in the session's workspace, where the agent writes,
-// and holds credentials the agent must not get:
+// off). A session's server runs in the workspace (one started with npx in
+// its home, see serverCwd), where the agent writes, and holds credentials
+// the agent must not get:
 //   - PYTHONNOUSERSITE=1: Python's user site-packages (PYTHONUSERBASE, which
 //     the Docker image points into the workspace so that pip install
 //     --user works for the agent) is not read, so a .pth file or
@@ -32,7 +33,9 @@ var pythonName = regexp.MustCompile(`^python(\d+(\.\d+)?)?$`)
 //     npm_config_prefix, PYTHONUSERBASE and XDG_CACHE_HOME in it, where
 //     npm, npx, pip, uv and the like keep the code they run again later:
 //     in the workspace (the Docker image points them there) the agent
-//     could change it.
+//     could change it. npm reads its variables in any case, so the
+//     upper-case NPM_CONFIG_CACHE and NPM_CONFIG_PREFIX, which would
+//     compete with these, are removed.
 func serverEnv(sc ServerConfig, home string) map[string]*string {
 	out := explicitEnv(sc.Env)
 	if out == nil {
@@ -43,11 +46,18 @@ func serverEnv(sc ServerConfig, home string) map[string]*string {
 			out[name] = &value
 		}
 	}
+	unset := func(name string) {
+		if _, named := sc.Env[name]; !named {
+			out[name] = nil
+		}
+	}
 	set("PYTHONNOUSERSITE", "1")
 	if home != "" {
 		set("HOME", home)
 		set("npm_config_cache", filepath.Join(home, ".npm"))
 		set("npm_config_prefix", filepath.Join(home, ".npm-global"))
+		unset("NPM_CONFIG_CACHE")
+		unset("NPM_CONFIG_PREFIX")
 		set("PYTHONUSERBASE", filepath.Join(home, ".local"))
 		set("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	}

@@ -123,25 +123,34 @@ func TestServerEnv(t *testing.T) {
 	tests := []struct {
 		name string
 		sc   ServerConfig
+		home string
 		want map[string]string
 	}{
-		{"python -m", ServerConfig{Command: "python3", Args: []string{"-m", "mcp_server_fetch"}},
+		{"python -m", ServerConfig{Command: "python3", Args: []string{"-m", "mcp_server_fetch"}}, "",
 			map[string]string{"PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}},
-		{"python with options before -m", ServerConfig{Command: "/usr/bin/python3.11", Args: []string{"-u", "-X", "utf8", "-m", "srv"}},
+		{"python with options before -m", ServerConfig{Command: "/usr/bin/python3.11", Args: []string{"-u", "-X", "utf8", "-m", "srv"}}, "",
 			map[string]string{"PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}},
-		{"python -c", ServerConfig{Command: "python", Args: []string{"-c", "import srv; srv.main()"}},
+		{"python -c", ServerConfig{Command: "python", Args: []string{"-c", "import srv; srv.main()"}}, "",
 			map[string]string{"PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1"}},
-		{"python script keeps its directory", ServerConfig{Command: "python3", Args: []string{"/opt/srv/main.py", "-m", "x"}},
+		{"python script keeps its directory", ServerConfig{Command: "python3", Args: []string{"/opt/srv/main.py", "-m", "x"}}, "",
 			map[string]string{"PYTHONNOUSERSITE": "1"}},
-		{"npx", ServerConfig{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}, Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "t0ken-value-123"}},
+		{"npx", ServerConfig{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}, Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "t0ken-value-123"}}, "",
 			map[string]string{"PYTHONNOUSERSITE": "1", "GITHUB_PERSONAL_ACCESS_TOKEN": "t0ken-value-123"}},
-		{"the configuration's entries win", ServerConfig{Command: "python3", Args: []string{"-m", "srv"}, Env: map[string]string{"PYTHONNOUSERSITE": "", "PYTHONSAFEPATH": ""}},
+		{"the configuration's entries win", ServerConfig{Command: "python3", Args: []string{"-m", "srv"}, Env: map[string]string{"PYTHONNOUSERSITE": "", "PYTHONSAFEPATH": ""}}, "",
 			map[string]string{"PYTHONNOUSERSITE": "", "PYTHONSAFEPATH": ""}},
+		{"a server home", ServerConfig{Command: "npx", Env: map[string]string{"XDG_CACHE_HOME": "/var/cache/mcp"}}, "/data/mcp-home",
+			map[string]string{"PYTHONNOUSERSITE": "1", "HOME": "/data/mcp-home", "npm_config_cache": "/data/mcp-home/.npm",
+				"npm_config_prefix": "/data/mcp-home/.npm-global", "NPM_CONFIG_CACHE": "<removed>", "NPM_CONFIG_PREFIX": "<removed>",
+				"PYTHONUSERBASE": "/data/mcp-home/.local", "XDG_CACHE_HOME": "/var/cache/mcp"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := map[string]string{}
-			for k, v := range serverEnv(tt.sc, "") {
+			for k, v := range serverEnv(tt.sc, tt.home) {
+				if v == nil {
+					got[k] = "<removed>"
+					continue
+				}
 				got[k] = *v
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
