@@ -119,8 +119,13 @@ func (e *Extension) Activate(ctx context.Context, api *agent.API) error {
 	e.red = api.Redactor()
 	var enabled []ServerConfig
 	for _, sc := range e.cfg.Servers {
-		if !sc.Disabled {
-			enabled = append(enabled, sc)
+		if sc.Disabled {
+			continue
+		}
+		enabled = append(enabled, sc)
+		if what := plantable(sc, e.opts.agentWritable); what != "" {
+			e.logger.Warn("mcp: the server's command or script lies where the agent's processes write: the agent can replace it and run its code with the server's env; install it outside the workspace",
+				"server", sc.Name, "path", what)
 		}
 	}
 	results := e.discoverAll(ctx, api.Processes(), enabled)

@@ -38,6 +38,7 @@ type options struct {
 	logger           *slog.Logger
 	tempDir          string
 	serverHome       string
+	agentWritable    []string
 	reconnectFirst   time.Duration
 	reconnectMax     time.Duration
 	// now is the clock of the reconnection back-off.
@@ -106,6 +107,17 @@ func WithLogger(l *slog.Logger) Option {
 // sandbox view may write it; it is made, mode 0700, when a server starts.
 func WithServerHome(dir string) Option {
 	return func(o *options) { o.serverHome = dir }
+}
+
+// WithAgentWritable names the directories the agent's processes may write,
+// the workspace first (a session's server runs there, so a relative script
+// path is read there), then the sandbox's temporary directory and the
+// operator's writable additions. A stdio server whose command or script
+// lies in one of them is started all the same, with a warning at
+// activation: the agent could replace it and have the next session's
+// server run its code, with the server's env. Default: none, no warning.
+func WithAgentWritable(dirs ...string) Option {
+	return func(o *options) { o.agentWritable = dirs }
 }
 
 // withTempDir sets where discovery creates the servers' temporary working
