@@ -277,7 +277,10 @@ func TestChaos(t *testing.T) {
 		for i := range phases {
 			time.Sleep(rng.dur(max(slot-4*time.Minute, 0)) + 30*time.Second)
 			hold := diskFullHold + rng.dur(diskFullHold)
-			if err := diskFullPhase(t, disk, bin, env, hold, func() {}); err != nil {
+			sup.note("disk-full phase %d: filling the agent dir, held %v once the healthcheck says so", i+1, hold)
+			err := diskFullPhase(t, disk, bin, env, hold, func() {})
+			sup.note("disk-full phase %d: over", i+1)
+			if err != nil {
 				t.Errorf("disk-full phase %d: %v", i+1, err)
 				continue
 			}
@@ -321,17 +324,19 @@ func TestChaos(t *testing.T) {
 	sup.stopFinal()
 	checkFiles(t, agentDir)
 	st = rec.classify(tg)
-	for tag, n := range st.answers {
-		if n > 1 {
+	var dups []string
+	for _, tag := range slices.Sorted(maps.Keys(st.answers)) {
+		if n := st.answers[tag]; n > 1 {
 			t.Errorf("%s answered %d times", tag, n)
+			dups = append(dups, tag)
 		}
 	}
 	if len(st.lostTags) > 0 {
 		t.Errorf("lost (neither answered nor reported): %v", st.lostTags)
 	}
-	if open := append(st.lostTags, st.waitingReported...); len(open) > 0 {
-		keepEvidence(t, sup, tg, rec, agentDir, open)
-		for _, tag := range open[:min(len(open), 5)] {
+	if odd := slices.Concat(st.lostTags, st.waitingReported, dups); len(odd) > 0 {
+		keepEvidence(t, sup, tg, rec, agentDir, odd)
+		for _, tag := range odd[:min(len(odd), 5)] {
 			m := rec.sent[tag]
 			for _, b := range tg.Messages(m.chat) {
 				if b.ReplyTo == m.id || strings.Contains(b.Visible, tag) {
@@ -370,9 +375,11 @@ func TestChaos(t *testing.T) {
 
 // keepEvidence writes what a failed run needs to be understood into the
 // test's artifact dir (kept with go test -artifacts): the bot's whole log
-// (it names no message text, so the chats' messages go beside it, with
-// their ids and times), the chats of the open messages and the journal.
-func keepEvidence(t *testing.T, sup *supervisor, tg *telegramtest.Server, rec *record, agentDir string, open []string) {
+// with the supervisor's notes of starts, kills and full disks (it names no
+// message text, so the chats' messages go beside it, with their ids and
+// times), the chats of the messages in question (open or answered twice)
+// and the journal.
+func keepEvidence(t *testing.T, sup *supervisor, tg *telegramtest.Server, rec *record, agentDir string, tags []string) {
 	dir := t.ArtifactDir()
 	write := func(name string, data []byte) {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
@@ -387,7 +394,7 @@ func keepEvidence(t *testing.T, sup *supervisor, tg *telegramtest.Server, rec *r
 	sent := maps.Clone(rec.sent)
 	rec.mu.Unlock()
 	chats := map[int64]bool{}
-	for _, tag := range open {
+	for _, tag := range tags {
 		chats[sent[tag].chat] = true
 	}
 	for chat := range chats {

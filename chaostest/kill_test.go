@@ -111,6 +111,16 @@ func (s *supervisor) start() {
 	s.mu.Lock()
 	s.cmd, s.exited = cmd, exited
 	s.mu.Unlock()
+	s.note("started pid %d", cmd.Process.Pid)
+}
+
+// note writes a line about the run (a start, a kill, a full disk) into the
+// bot's log, in the bot's own line format, so that the log kept as
+// evidence shows what the bot went through between its lines.
+func (s *supervisor) note(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(&s.logs, "time=%s level=INFO msg=%q source=chaostest\n", time.Now().UTC().Format(time.RFC3339Nano), fmt.Sprintf(format, args...))
 }
 
 // sample records the process's peak VmRSS and thread count every second.
@@ -186,6 +196,7 @@ func (s *supervisor) kill(kind killKind) killKind {
 			kind = killRandom
 		}
 	}
+	s.note("ending pid %d: %s", cmd.Process.Pid, kind)
 	if kind == killTerm {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
