@@ -121,6 +121,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 		doctorHardening(ctx, r, cfg, deps.probe, policy)
 	}
 	doctorSandbox(ctx, r, cfg, deps.environ)
+	doctorSockets(ctx, r, hostSocketPlaces(os.Getuid(), deps.environ()))
 	doctorTools(r, cfg)
 	doctorApprovals(r, cfg)
 	doctorDirs(r, cfg)

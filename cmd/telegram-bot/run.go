@@ -149,6 +149,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	} else {
 		logger.Info(box.line)
 	}
+	if w := socketsWarning(findReachableSockets(ctx, hostSocketPlaces(os.Getuid(), agentEnviron(environ)))); w != "" {
+		logger.Warn(w)
+	}
 	cfg.Policy.Sandbox = box.launcher
 	policy, err := spawnpolicy.New(cfg.Policy, logger, environ)
 	if err != nil {
