@@ -32,6 +32,10 @@ type inbound struct {
 	// original's): it replaces the message while that is still queued,
 	// else it runs as a message of its own, marked as an edit.
 	edited bool
+	// deferred reports that the command's journal entry is done by the
+	// work item it queued (/new, /compact), not once its replies went
+	// out.
+	deferred bool
 }
 
 // classifyUpdate applies the access rules: only allowed users are answered,

@@ -207,7 +207,7 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 }
 
 func (h *Host) newCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.queueCommand(in.target, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
+	h.queueCommand(in, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
 }
 
 func (h *Host) stopCommand(_ context.Context, in *inbound, reply func(string)) {
@@ -220,7 +220,7 @@ func (h *Host) statusCommand(ctx context.Context, in *inbound, reply func(string
 }
 
 func (h *Host) compactCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.queueCommand(in.target, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
+	h.queueCommand(in, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
 }
 
 func (h *Host) modelCommand(ctx context.Context, in *inbound, reply func(string)) {
@@ -238,17 +238,23 @@ func (h *Host) jobsCommand(_ context.Context, in *inbound, _ func(string)) {
 
 // queueCommand queues a command that runs in order with t's turns; the
 // user is told waiting when it has to wait.
-func (h *Host) queueCommand(t target, kind itemKind, reply func(string), waiting string) {
-	w, err := h.worker(t)
+func (h *Host) queueCommand(in *inbound, kind itemKind, reply func(string), waiting string) {
+	w, err := h.worker(in.target)
 	if err != nil {
 		return // shutting down
 	}
-	waits, queued, err := w.enqueue(&workItem{kind: kind})
+	// The command's journal entry is done by the item once it ran: it
+	// waits in memory only, and a restart before would forget it after
+	// the chat was told it comes.
+	waits, queued, err := w.enqueue(&workItem{kind: kind, journalID: in.updateID})
 	switch {
 	case err != nil:
 		reply(busyText(queued))
 	case waits:
+		in.deferred = true
 		reply(waiting)
+	default:
+		in.deferred = true
 	}
 }
 

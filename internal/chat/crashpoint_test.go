@@ -433,3 +433,23 @@ func TestCommandBeforeAJournaledMessageSurvivesAKill(t *testing.T) {
 		t.Errorf("the next start polls from %d, want %d (after the last update)", got, want)
 	}
 }
+
+// A /new queued behind a running turn, told it runs after that turn, runs
+// after a restart that cut the turn: it waited in memory only, and the
+// restart forgot it after the chat was told it would come.
+func TestQueuedNewRunsAfterARestart(t *testing.T) {
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
+	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
+	tg.SendText(userID, userID, "hold the chat")
+	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	tg.SendText(userID, userID, "/new")
+	h1.waitText(userID, "A new session will start after the current turn")
+	h1.stop()
+
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(ranUserText)
+	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
+	h2.waitText(userID, "New session started")
+}

@@ -241,7 +241,10 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 // posted to the chat's outbox went out (or failed for good): a kill or a
 // shutdown before leaves it received, to be handled after the restart.
 func (h *Host) handledDone(in *inbound, id int64) {
-	if in == nil {
+	switch {
+	case in != nil && in.deferred:
+		return
+	case in == nil:
 		h.journalDone(id)
 		return
 	}
