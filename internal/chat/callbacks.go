@@ -86,15 +86,22 @@ func (h *Host) handleCallback(q *models.CallbackQuery) {
 // that turn has ended (or the button names none), says so and removes the
 // button.
 func (h *Host) pressStop(p press) {
-	msg, acted := staleStop, false
+	msg, r := staleStop, stopResult{stale: true}
 	if p.arg != "" {
-		msg, acted = h.stopChat(p.target, p.arg)
+		msg, r = h.stopChat(p.target, p.arg)
 	}
 	t := p.target
+	if len(r.droppedIDs) > 0 {
+		// The chat is told what was dropped, in words that stay; the
+		// dropped messages are done once it was.
+		h.post(t, func(ctx context.Context) { p.answer(ctx, msg) })
+		h.report(t, msg, 0, func() { h.journalDone(r.droppedIDs...) })
+		return
+	}
 	h.post(t, func(ctx context.Context) {
 		p.answer(ctx, msg)
 		switch {
-		case acted:
+		case r.stopped:
 			h.sendNotice(ctx, t, "⏹ Stopped.", 0)
 		case msg == staleStop:
 			if err := h.removeButtons(ctx, t, p.msgID); err != nil {

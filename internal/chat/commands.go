@@ -211,8 +211,13 @@ func (h *Host) newCommand(_ context.Context, in *inbound, reply func(string)) {
 }
 
 func (h *Host) stopCommand(_ context.Context, in *inbound, reply func(string)) {
-	msg, _ := h.stopChat(in.target, "")
-	reply(msg)
+	msg, r := h.stopChat(in.target, "")
+	if len(r.droppedIDs) == 0 {
+		reply(msg)
+		return
+	}
+	// The answer is all the chat is told about the messages dropped.
+	h.report(in.target, msg, in.msg.ID, func() { h.journalDone(r.droppedIDs...) })
 }
 
 func (h *Host) statusCommand(ctx context.Context, in *inbound, reply func(string)) {
@@ -267,19 +272,20 @@ const staleStop = "That turn already ended."
 // stopChat cancels t's running item and drops its queued messages; a
 // queued /new or /compact still runs, next. A Stop button's turnID limits
 // it to that turn: when another one runs, or none, it does nothing and
-// says that turn already ended. It returns what to tell the user and
-// whether anything was stopped or dropped.
-func (h *Host) stopChat(t target, turnID string) (string, bool) {
+// says that turn already ended. It returns what to tell the user and what
+// was stopped or dropped: the caller marks the dropped messages done once
+// the chat was told.
+func (h *Host) stopChat(t target, turnID string) (string, stopResult) {
 	w := h.existingWorker(t)
 	if w == nil {
 		if turnID != "" {
-			return staleStop, false
+			return staleStop, stopResult{stale: true}
 		}
-		return nothingRunning, false
+		return nothingRunning, stopResult{}
 	}
 	r := w.stop(turnID)
 	if r.stale {
-		return staleStop, false
+		return staleStop, r
 	}
 	var parts []string
 	switch {
@@ -299,9 +305,9 @@ func (h *Host) stopChat(t target, turnID string) (string, bool) {
 		}
 	}
 	if len(parts) == 0 {
-		return nothingRunning, false
+		return nothingRunning, r
 	}
-	return strings.Join(parts, " "), r.stopped || r.dropped > 0
+	return strings.Join(parts, " "), r
 }
 
 // elapsed words how long something has run, to the second: "12s",

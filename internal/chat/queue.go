@@ -198,8 +198,10 @@ type stopResult struct {
 	stale bool
 	// stopped reports that the running item was cancelled.
 	stopped bool
-	// dropped counts the queued items dropped.
-	dropped int
+	// dropped counts the queued items dropped; droppedIDs are their
+	// journal entries.
+	dropped    int
+	droppedIDs []int64
 	// kept are the queued commands that stay and run next.
 	kept []itemKind
 }
@@ -208,7 +210,8 @@ type stopResult struct {
 // scheduled prompts; queued commands (/new, /compact) stay and run next, as
 // the user asked for them. With a turnID (a Stop button's), it does so only
 // while that turn runs, and else reports the button stale. The dropped
-// items' journal entries are marked done.
+// items' journal entries are the caller's to mark done, once the chat was
+// told (see Host.stopChat).
 func (w *chatWorker) stop(turnID string) stopResult {
 	w.mu.Lock()
 	if turnID != "" && (w.running == nil || w.running.turnID != turnID) {
@@ -234,10 +237,13 @@ func (w *chatWorker) stop(turnID string) stopResult {
 		stopped = true
 	}
 	w.mu.Unlock()
+	var ids []int64
 	for _, it := range q {
-		w.h.journalDone(it.journalID)
+		if it.journalID != 0 {
+			ids = append(ids, it.journalID)
+		}
 	}
-	return stopResult{stopped: stopped, dropped: len(q), kept: kept}
+	return stopResult{stopped: stopped, dropped: len(q), droppedIDs: ids, kept: kept}
 }
 
 // close makes the loop exit once the running item ends; queued items stay
@@ -302,8 +308,11 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 	}
 }
 
-func (h *Host) journalDone(id int64) {
-	if id != 0 {
-		h.journaled(h.journal.done(id))
+// journalDone marks the journal entries ids done (0: none).
+func (h *Host) journalDone(ids ...int64) {
+	for _, id := range ids {
+		if id != 0 {
+			h.journaled(h.journal.done(id))
+		}
 	}
 }

@@ -44,3 +44,23 @@ func TestUndeliveredOutcomeIsToldOnceTelegramTakesIt(t *testing.T) {
 		})
 	}
 }
+
+// /stop's answer, which is all the chat is told about the queued messages
+// it dropped, is sent until Telegram takes it (5xx answers, one after the
+// other), and those messages are done only then: dropped untold, they
+// would be lost without a word.
+func TestStopAnswerIsSentOnceTelegramTakesIt(t *testing.T) {
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
+	h := newHarness(t, harnessConfig{provider: blocked, opts: []Option{withReportPause(10 * time.Millisecond)}})
+	h.tg.SendText(userID, userID, "hold the chat")
+	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	h.tg.SendText(userID, userID, "queued behind it")
+	h.waitText(userID, "Queued")
+	h.tg.FailNext("sendMessage", 12, 502, "Bad Gateway", 0)
+	stop := h.tg.SendText(userID, userID, "/stop")
+	told := h.waitText(userID, "dropped 1 queued message")
+	if told.ReplyTo != stop.ID {
+		t.Errorf("/stop's answer replies to %d, want %d", told.ReplyTo, stop.ID)
+	}
+	waitFor(t, "the dropped message to be done", func() bool { return len(pendingEntries(t, h.agentDir)) == 0 })
+}
