@@ -95,7 +95,7 @@ func (h *Host) pressStop(p press) {
 		// The chat is told what was dropped, in words that stay; the
 		// dropped messages are done once it was.
 		h.post(t, func(ctx context.Context) { p.answer(ctx, msg) })
-		h.report(t, msg, 0, func() { h.journalDone(r.droppedIDs...) })
+		h.report(t, msg, 0, nil, func() { h.journalDone(r.droppedIDs...) })
 		return
 	}
 	h.post(t, func(ctx context.Context) {

@@ -72,7 +72,7 @@ func (h *Host) queueTurn(in *inbound, journalID int64) {
 		// take it), so that a crash before that leaves it pending,
 		// reported after the restart, rather than lost without a word.
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		h.report(in.target, busyText(queued), in.msg.ID, func() { h.journalDone(journalID) })
+		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(journalID) })
 	case waits:
 		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
 	}
@@ -217,7 +217,7 @@ func (h *Host) stopCommand(_ context.Context, in *inbound, reply func(string)) {
 		return
 	}
 	// The answer is all the chat is told about the messages dropped.
-	h.report(in.target, msg, in.msg.ID, func() { h.journalDone(r.droppedIDs...) })
+	h.report(in.target, msg, in.msg.ID, nil, func() { h.journalDone(r.droppedIDs...) })
 }
 
 func (h *Host) statusCommand(ctx context.Context, in *inbound, reply func(string)) {

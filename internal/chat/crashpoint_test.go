@@ -176,6 +176,9 @@ func (u *crashUser) act() bool {
 type generation struct {
 	agentDir, next        string
 	killAt, killAtRequest int
+	// failSends is how many of its first sendMessage requests Telegram
+	// answers 502.
+	failSends int
 }
 
 func (g generation) String() string {
@@ -225,9 +228,13 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 				kill()
 			}
 		}
+		if g.failSends > 0 {
+			u.tg.FailNext("sendMessage", g.failSends, 502, "Bad Gateway", 0)
+		}
 		faux := agenttest.NewFauxProvider()
 		faux.Handle(ranUserText)
 		h := newHarness(t, harnessConfig{provider: faux, tg: u.tg, agentDir: g.agentDir, opts: []Option{
+			withReportPause(5 * time.Millisecond),
 			withHTTPClient(&http.Client{Transport: ks}),
 			withRetryPolicy(botapi.RetryPolicy{Attempts: 3, BaseDelay: 5 * time.Millisecond, MaxDelay: 50 * time.Millisecond}),
 			withJournal(journalHook(hook), journalCompactAfter(2)),
@@ -452,4 +459,33 @@ func TestQueuedNewRunsAfterARestart(t *testing.T) {
 	faux.Handle(ranUserText)
 	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
 	h2.waitText(userID, "New session started")
+}
+
+// TestCrashAtEveryJournalWriteWhileTelegramFails is the restart after a
+// crash of TestCrashAtEveryJournalWriteAfterACrash with Telegram failing
+// the restarted bot's first sends (its reports among them), killed at
+// each of its journal writes in turn, then started again.
+func TestCrashAtEveryJournalWriteWhileTelegramFails(t *testing.T) {
+	const afterTheBatch = 4
+	for n := 1; n <= maxKillPoints; n++ {
+		last := false
+		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
+			u := newCrashUser(t)
+			first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
+			killed := crashRun(t, u, []generation{
+				{agentDir: first, next: second, killAt: afterTheBatch},
+				{agentDir: second, next: third, killAt: n, failSends: 5},
+				{agentDir: third},
+			})
+			if !killed[0] {
+				t.Fatalf("the first start was not killed after its batch")
+			}
+			last = !killed[1]
+		})
+		if last {
+			t.Logf("%d kill points, the last one past the run's writes", n)
+			return
+		}
+	}
+	t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
 }

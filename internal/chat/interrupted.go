@@ -24,7 +24,10 @@ func (h *Host) reportInterrupted() {
 			continue
 		}
 		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
-		h.report(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e), func() {
+		// Not needed any more once /retry took the message: it runs, and a
+		// report after its answer would say it was lost.
+		needed := func() bool { return h.journal.unreportedInterrupted(e.Scope, e.ID) }
+		h.report(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e), needed, func() {
 			h.journaled(h.journal.markReported(e.Scope, e.ID))
 		})
 	}
@@ -34,7 +37,7 @@ func (h *Host) reportInterrupted() {
 			continue
 		}
 		h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.ID)
-		h.report(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e), func() {
+		h.report(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e), nil, func() {
 			h.journaled(h.journal.markCutReported(e.ID))
 		})
 	}
@@ -52,13 +55,17 @@ const reportPauseMax = time.Minute
 // the entry anew, may never come. One that Telegram refuses for good (a
 // 403: the user blocked the bot; a 400) is left for the next start-up,
 // and so is one the shutdown ends. The outbox's bound does not drop a
-// report: each stands for an entry the journal holds anyway.
-func (h *Host) report(t target, text string, replyTo int, sent func()) {
-	h.reportTry(t, text, replyTo, sent, 0)
+// report: each stands for an entry the journal holds anyway. needed, when
+// set, is asked before each try: a report no longer needed is dropped.
+func (h *Host) report(t target, text string, replyTo int, needed func() bool, sent func()) {
+	h.reportTry(t, text, replyTo, needed, sent, 0)
 }
 
-func (h *Host) reportTry(t target, text string, replyTo int, sent func(), try int) {
+func (h *Host) reportTry(t target, text string, replyTo int, needed func() bool, sent func(), try int) {
 	h.enqueueNotice(t, true, func(ctx context.Context) {
+		if needed != nil && !needed() {
+			return
+		}
 		err := h.sendNoticeErr(ctx, t, text, replyTo)
 		switch {
 		case err == nil:
@@ -75,7 +82,7 @@ func (h *Host) reportTry(t target, text string, replyTo int, sent func(), try in
 		// adding to it cannot race its Wait at shutdown.
 		h.notices.Go(func() {
 			if sleep(h.turnCtx, pause) {
-				h.reportTry(t, text, replyTo, sent, try+1)
+				h.reportTry(t, text, replyTo, needed, sent, try+1)
 			}
 		})
 	})

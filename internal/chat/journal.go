@@ -480,6 +480,16 @@ func (j *journal) markReported(scope string, id int64) error {
 	return j.markLocked(e)
 }
 
+// unreportedInterrupted reports whether the interrupted message id of
+// scope still waits for its report: not reported yet, nor taken by
+// /retry.
+func (j *journal) unreportedInterrupted(scope string, id int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	i := slices.IndexFunc(j.interrupted[scope], func(e journalEntry) bool { return e.ID == id })
+	return i >= 0 && j.interrupted[scope][i].State != stateInterrupted
+}
+
 // markCutReported records that the chat was told that the answer to id
 // may have been cut short: the entry is done.
 func (j *journal) markCutReported(id int64) error {

@@ -127,7 +127,7 @@ func (h *Host) undelivered(ctx context.Context, t target, it *workItem, err erro
 	h.logger.Warn("telegram did not take a turn's outcome; the chat is told once it does", "scope", t.String(), "err", err)
 	it.reporting = true
 	id := it.journalID
-	h.report(t, text, replyTo, func() { h.journalDone(id) })
+	h.report(t, text, replyTo, nil, func() { h.journalDone(id) })
 }
 
 // markAnswered journals it as answered before its answer is sent. The
