@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -36,6 +37,51 @@ type inbound struct {
 	// work item it queued (/new, /compact), not once its replies went
 	// out.
 	deferred bool
+	// replies, when set, counts the replies of a journaled command still
+	// on their way (see Host.replyFunc).
+	replies *replyCount
+}
+
+// replyCount counts a command's replies not sent yet, and calls done once
+// its handler returned (close) and every reply went out.
+type replyCount struct {
+	mu            sync.Mutex
+	waiting       int
+	closed, fired bool
+	done          func()
+}
+
+func (r *replyCount) add() {
+	r.mu.Lock()
+	r.waiting++
+	r.mu.Unlock()
+}
+
+// sent counts one reply out.
+func (r *replyCount) sent() {
+	r.mu.Lock()
+	r.waiting--
+	r.fireLocked()
+}
+
+// close says the handler returned; done runs once no reply waits.
+func (r *replyCount) close(done func()) {
+	r.mu.Lock()
+	r.closed, r.done = true, done
+	r.fireLocked()
+}
+
+// fireLocked calls done, once, when it is due, and unlocks r.
+func (r *replyCount) fireLocked() {
+	fire := r.closed && r.waiting <= 0 && !r.fired
+	if fire {
+		r.fired = true
+	}
+	done := r.done
+	r.mu.Unlock()
+	if fire {
+		done()
+	}
 }
 
 // classifyUpdate applies the access rules: only allowed users are answered,

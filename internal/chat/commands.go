@@ -15,7 +15,7 @@ import (
 // its chat's worker, a message the bot cannot read with a reply saying so.
 func (h *Host) dispatch(ctx context.Context, in *inbound) {
 	if in.unsupported != "" {
-		h.notice(in.target, unsupportedText(in.unsupported), in.msg.ID)
+		h.replyFunc(in)(unsupportedText(in.unsupported))
 		return
 	}
 	if !in.startsTurn {
@@ -196,7 +196,7 @@ Just write what you need, in your own words; you can also send voice notes, phot
 // handleCommand runs a command from the table; any other gets "Unknown
 // command". Replies go out off the polling goroutine (see post).
 func (h *Host) handleCommand(ctx context.Context, in *inbound) {
-	reply := func(text string) { h.notice(in.target, text, in.msg.ID) }
+	reply := h.replyFunc(in)
 	for _, c := range commands() {
 		if c.name == in.command {
 			c.run(h, ctx, in, reply)
@@ -204,6 +204,19 @@ func (h *Host) handleCommand(ctx context.Context, in *inbound) {
 		}
 	}
 	reply("Unknown command. /help lists what I understand.")
+}
+
+// replyFunc returns how the handler of in replies to its chat: a notice,
+// or, when in is journaled received, a report (sent again while Telegram
+// fails it for a passing reason) that in's journal entry waits for.
+func (h *Host) replyFunc(in *inbound) func(string) {
+	if in.replies == nil {
+		return func(text string) { h.notice(in.target, text, in.msg.ID) }
+	}
+	return func(text string) {
+		in.replies.add()
+		h.report(in.target, text, in.msg.ID, nil, in.replies.sent)
+	}
 }
 
 func (h *Host) newCommand(_ context.Context, in *inbound, reply func(string)) {

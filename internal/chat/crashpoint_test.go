@@ -342,22 +342,31 @@ func (wordsTranscriber) Transcribe(_ context.Context, _ string, audio []byte) (s
 const maxKillPoints = 100
 
 // TestCrashAtEveryJournalWrite kills the bot at each journal write of a
-// run in turn, before it and after it, and restarts it once.
+// run in turn, before it and after it, and restarts it once; with
+// Telegram up, and with Telegram failing the first sends of the run (its
+// answers among them) and of the restart.
 func TestCrashAtEveryJournalWrite(t *testing.T) {
-	for n := 1; n <= maxKillPoints; n++ {
-		last := false
-		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
-			u := newCrashUser(t)
-			first, second := t.TempDir(), t.TempDir()
-			killed := crashRun(t, u, []generation{{agentDir: first, next: second, killAt: n}, {agentDir: second}})
-			last = !killed[0]
+	for _, fail := range []int{0, 8} {
+		t.Run(fmt.Sprintf("%d sends fail", fail), func(t *testing.T) {
+			for n := 1; n <= maxKillPoints; n++ {
+				last := false
+				t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
+					u := newCrashUser(t)
+					first, second := t.TempDir(), t.TempDir()
+					killed := crashRun(t, u, []generation{
+						{agentDir: first, next: second, killAt: n, failSends: fail},
+						{agentDir: second, failSends: fail / 2},
+					})
+					last = !killed[0]
+				})
+				if last {
+					t.Logf("%d kill points, the last one past the run's writes", n)
+					return
+				}
+			}
+			t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
 		})
-		if last {
-			t.Logf("%d kill points, the last one past the run's writes", n)
-			return
-		}
 	}
-	t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
 }
 
 // TestCrashAtEveryJournalWriteAfterACrash kills the bot once its first

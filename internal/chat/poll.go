@@ -209,6 +209,9 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		if handled(d.in, d.upd) {
 			entries = append(entries, journalEntry{ID: d.upd.ID, State: stateReceived, Update: d.raw, At: now})
 			received = append(received, d)
+			if d.in != nil {
+				d.in.replies = &replyCount{}
+			}
 		}
 	}
 	if err := h.journal.write(entries...); err != nil {
@@ -219,6 +222,11 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		h.journaled(err)
 		if h.journalEvery || top != 0 {
 			return false
+		}
+		for _, d := range received {
+			if d.in != nil {
+				d.in.replies = nil
+			}
 		}
 		received = nil
 	} else if len(entries) > 0 {
@@ -237,22 +245,18 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 	return true
 }
 
-// handledDone marks a received update done once the replies its handler
-// posted to the chat's outbox went out (or failed for good): a kill or a
-// shutdown before leaves it received, to be handled after the restart.
+// handledDone marks a received update done once its handler returned and
+// its replies went out (see Host.replyFunc): a kill, a shutdown or a
+// refusal for good before leaves it received, to be handled after the
+// restart.
 func (h *Host) handledDone(in *inbound, id int64) {
 	switch {
-	case in != nil && in.deferred:
-		return
 	case in == nil:
 		h.journalDone(id)
-		return
+	case in.deferred:
+	case in.replies != nil:
+		in.replies.close(func() { h.journalDone(id) })
 	}
-	h.enqueueNotice(in.target, true, func(ctx context.Context) {
-		if ctx.Err() == nil {
-			h.journalDone(id)
-		}
-	})
 }
 
 // replayReceived handles the updates found received at start-up: the bot
@@ -270,6 +274,9 @@ func (h *Host) replayReceived(ctx context.Context) {
 		if !handled(in, &u) {
 			h.journalDone(e.ID)
 			continue
+		}
+		if in != nil {
+			in.replies = &replyCount{}
 		}
 		h.logger.Info("handling an update a restart cut before it was handled", "update_id", e.ID)
 		if in != nil {
