@@ -402,22 +402,30 @@ func TestCrashAtEveryJournalWriteAfterACrash(t *testing.T) {
 // TestCrashAtEveryTelegramRequest kills the bot once the server applied
 // each of its Bot API requests in turn (a getUpdates whose offset
 // confirmed a batch, an answer or a report sent) before it read the
-// answer, and restarts it once.
+// answer, and restarts it once; with Telegram up, and failing the first
+// sends.
 func TestCrashAtEveryTelegramRequest(t *testing.T) {
-	for n := 1; n <= maxKillPoints; n++ {
-		last := false
-		t.Run(fmt.Sprintf("kill after request %d", n), func(t *testing.T) {
-			u := newCrashUser(t)
-			first, second := t.TempDir(), t.TempDir()
-			killed := crashRun(t, u, []generation{{agentDir: first, next: second, killAtRequest: n}, {agentDir: second}})
-			last = !killed[0]
+	for _, fail := range []int{0, 8} {
+		t.Run(fmt.Sprintf("%d sends fail", fail), func(t *testing.T) {
+			for n := 1; n <= maxKillPoints; n++ {
+				last := false
+				t.Run(fmt.Sprintf("kill after request %d", n), func(t *testing.T) {
+					u := newCrashUser(t)
+					first, second := t.TempDir(), t.TempDir()
+					killed := crashRun(t, u, []generation{
+						{agentDir: first, next: second, killAtRequest: n, failSends: fail},
+						{agentDir: second, failSends: fail / 2},
+					})
+					last = !killed[0]
+				})
+				if last {
+					t.Logf("%d kill points, the last one past the run's requests", n)
+					return
+				}
+			}
+			t.Errorf("the run still makes requests after %d of them", maxKillPoints)
 		})
-		if last {
-			t.Logf("%d kill points, the last one past the run's requests", n)
-			return
-		}
 	}
-	t.Errorf("the run still makes requests after %d of them", maxKillPoints)
 }
 
 // TestCommandBeforeAJournaledMessageSurvivesAKill kills the bot right
