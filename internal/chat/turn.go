@@ -92,10 +92,19 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	// A turn the shutdown cut stays pending for /retry; one whose answer
 	// came whole (just before the shutdown, or as it began) sends that
 	// answer, so it is answered.
+	final := res.Text
 	if !shuttingDown || err == nil {
-		h.markAnswered(it)
+		if merr := h.markAnswered(it); merr != nil && err == nil {
+			// The answer goes out only once the journal holds its mark:
+			// sent with the mark unwritten (a full disk), a kill before
+			// the disk is freed would leave the message pending, and the
+			// restart would report it as interrupted, and /retry answer
+			// it a second time. The chat is told the turn could not be
+			// saved instead (the streamed preview is replaced).
+			final = turnError(merr)
+		}
 	}
-	ferr := out.finish(fctx, res.Text, err, stopped, shuttingDown)
+	ferr := out.finish(fctx, final, err, stopped, shuttingDown)
 	// A delivery cut by the end of fctx leaves the entry answering, to be
 	// told after the restart; one Telegram did not take otherwise is told
 	// now.
@@ -143,12 +152,18 @@ func (h *Host) undelivered(ctx context.Context, t target, it *workItem, err erro
 // short, so that nothing is lost silently. A turn cut by a shutdown is not
 // marked: its answer says it stopped, and it stays pending for /retry;
 // one whose answer was complete is, since that answer goes out.
-func (h *Host) markAnswered(it *workItem) {
+//
+// It returns the error of journaling the mark: the journal keeps a mark it
+// could not write, and writes it once it can, but until then a kill would
+// lose it, so an answer must not go out on it.
+func (h *Host) markAnswered(it *workItem) error {
 	if it.journalID == 0 || it.answering {
-		return
+		return nil
 	}
-	h.journaled(h.journal.answering(it.journalID))
+	err := h.journal.answering(it.journalID)
+	h.journaled(err)
 	it.answering = true
+	return err
 }
 
 // turnError words a failed turn for the chat by its cause, without the
