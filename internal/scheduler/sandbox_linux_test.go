@@ -39,8 +39,12 @@ func testLauncher(t *testing.T, workspace string) *sandbox.Launcher {
 // outlives the run. The control's double-forked child is killed with the
 // group, but asynchronously, so only the orphan is compared there.
 func TestWatcherLeavesNothingBehind(t *testing.T) {
-	const script = `setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > setsid.pid
+	// The orphan writes its pid itself, once setsid has made it a session
+	// of its own, and the script waits for that: ended before, the run's
+	// group kill could still reach it (the control would then see it dead).
+	const script = `setsid sh -c 'echo $$ > setsid.pid; exec sleep 1000' </dev/null >/dev/null 2>&1 &
 ( sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > double.pid )
+while [ ! -s setsid.pid ]; do sleep 0.01; done
 echo fired`
 	for _, sandboxed := range []bool{true, false} {
 		name := map[bool]string{true: "sandboxed", false: "control (sandbox off)"}[sandboxed]
