@@ -243,8 +243,13 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 		// A new start is where a user who was told of an interrupted
 		// message, and whose /retry a kill may have eaten, says it again.
 		u.retries = 0
-		for !isClosed(dead) && !u.act() {
-			seen := describe(u.tg.Messages(userID))
+		for !isClosed(dead) {
+			// What the chat shows is taken before the user looks at it,
+			// so that a change in between wakes the wait below.
+			seen := chatState(u.tg)
+			if u.act() {
+				break
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			go func() {
 				select {
@@ -253,7 +258,7 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 				case <-ctx.Done():
 				}
 			}()
-			err := u.tg.WaitUntil(ctx, func() bool { return describe(u.tg.Messages(userID)) != seen })
+			err := u.tg.WaitUntil(ctx, func() bool { return chatState(u.tg) != seen })
 			cancel()
 			if err != nil && !isClosed(dead) {
 				t.Fatalf("generation %d (to be %v): nothing happens, and messages are left without an outcome:%s", gi+1, g, u.describe(u.outcomes()))
@@ -272,6 +277,15 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 	checkCrashOutcomes(t, u)
 	t.Logf("generations killed %v; outcomes:%s", killed, u.describe(u.outcomes()))
 	return killed
+}
+
+// chatState is what the user's chat shows, every message whole.
+func chatState(tg *telegramtest.Server) string {
+	var b strings.Builder
+	for _, m := range tg.Messages(userID) {
+		fmt.Fprintf(&b, "%d %d %q\n", m.ID, m.ReplyTo, m.Visible)
+	}
+	return b.String()
 }
 
 func isClosed(c chan struct{}) bool {
