@@ -649,7 +649,21 @@ func (p *faultProxy) serve(w http.ResponseWriter, r *http.Request) {
 		getUpdates := strings.HasSuffix(strings.ToLower(r.URL.Path), "/getupdates")
 		switch n := p.rng.intN(40); {
 		case getUpdates && n < 3:
-			time.Sleep(p.rng.dur(8 * time.Second)) // getUpdates hanging
+			// getUpdates hanging. The body is read first, so that the
+			// server notices a client gone (a killed bot) and ends the
+			// request's context: a dead bot's poll must not reach the
+			// fake after the restart, a second long poll at once, which
+			// real Telegram would answer with 409.
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			select {
+			case <-time.After(p.rng.dur(8 * time.Second)):
+			case <-r.Context().Done():
+				return
+			}
 		case !getUpdates && n == 0:
 			// A reset before the request reached Telegram: the bot's
 			// retry must not send anything twice.
