@@ -159,8 +159,8 @@ func TestFindReachableSockets(t *testing.T) {
 // TestHostSocketPlacesFromEnvironment plants sockets where the bot's
 // environment says its session keeps them: SSH_AUTH_SOCK, described as the
 // ssh-agent though it lies in the runtime directory too, and
-// XDG_RUNTIME_DIR, searched three levels deep. A relative SSH_AUTH_SOCK is
-// ignored.
+// XDG_RUNTIME_DIR, searched three levels deep. A relative SSH_AUTH_SOCK or
+// XDG_RUNTIME_DIR is ignored.
 func TestHostSocketPlacesFromEnvironment(t *testing.T) {
 	run := t.TempDir()
 	for _, d := range []string{"gnupg/d.k1/deeper", "ssh"} {
@@ -186,8 +186,8 @@ func TestHostSocketPlacesFromEnvironment(t *testing.T) {
 			},
 		},
 		{
-			name:    "a relative SSH_AUTH_SOCK",
-			environ: map[string]string{"SSH_AUTH_SOCK": "ssh/agent"},
+			name:    "a relative SSH_AUTH_SOCK and XDG_RUNTIME_DIR",
+			environ: map[string]string{"SSH_AUTH_SOCK": "ssh/agent", "XDG_RUNTIME_DIR": "."},
 			want:    map[string]string{},
 		},
 	}
@@ -196,8 +196,16 @@ func TestHostSocketPlacesFromEnvironment(t *testing.T) {
 			t.Chdir(run)
 			got := map[string]string{}
 			for _, s := range findReachableSockets(context.Background(), hostSocketPlaces(os.Getuid(), tt.environ)) {
+				// A relative pattern finds a relative path, which Rel
+				// refuses to compare with run: made absolute (against run,
+				// the working directory), a socket a relative variable
+				// named counts as found.
+				path, err := filepath.Abs(s.path)
+				if err != nil {
+					t.Fatal(err)
+				}
 				// The host's own sockets are not this test's.
-				if rel, err := filepath.Rel(run, s.path); err == nil && !strings.HasPrefix(rel, "..") {
+				if rel, err := filepath.Rel(run, path); err == nil && !strings.HasPrefix(rel, "..") {
 					got[rel] = s.gives
 					if s.fix != fixSession {
 						t.Errorf("%s: fix %q, want %q", rel, s.fix, fixSession)
