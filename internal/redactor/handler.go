@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 )
 
 // Handler returns a slog.Handler that redacts every record before h sees
@@ -12,9 +13,10 @@ import (
 // in attributes added through WithAttrs), and values of kind Any that render
 // to text. Errors, fmt.Stringers and []byte become their redacted text; any
 // other Any value whose fmt (%+v) rendering holds a secret becomes its
-// redacted %+v text, one whose JSON rendering alone holds one (a byte slice
-// field, which %+v prints as numbers) its redacted JSON text, and any other
-// is passed through unchanged.
+// redacted %+v text (a byte slice in it, which %+v prints as a list of
+// decimal numbers, replaced whole by Token when its bytes hold one), one
+// whose JSON rendering alone holds one its redacted JSON text, and any
+// other is passed through unchanged.
 func (r *Redactor) Handler(h slog.Handler) slog.Handler {
 	return &handler{r: r, next: h}
 }
@@ -94,7 +96,9 @@ func (r *Redactor) redactAny(v slog.Value) slog.Value {
 		return slog.StringValue(r.Redact(string(x)))
 	default:
 		text := fmt.Sprintf("%+v", x)
-		red := r.Redact(text)
+		// The byte lists go first: a match of Redact inside one would
+		// leave the rest of its numbers unrecognised.
+		red := r.Redact(r.redactByteLists(text))
 		if red != text {
 			return slog.StringValue(red)
 		}
@@ -110,4 +114,58 @@ func (r *Redactor) redactAny(v slog.Value) slog.Value {
 		}
 		return v
 	}
+}
+
+// redactByteLists returns text with every list of decimal numbers between
+// brackets, the way %v prints a byte slice or array, whose bytes hold a
+// secret replaced by Token. JSON shows an exported []byte field as base64,
+// but neither an unexported one nor any field of a value JSON cannot
+// marshal (one with a func or a channel field): %+v alone prints those.
+func (r *Redactor) redactByteLists(text string) string {
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] != '[' {
+			continue
+		}
+		end, bytes, ok := byteList(text[i+1:])
+		if !ok {
+			continue
+		}
+		if s := string(bytes); r.Redact(s) != s {
+			b.WriteString(text[done:i])
+			b.WriteString(Token)
+			done = i + 1 + end
+		}
+		i += end
+	}
+	if done == 0 {
+		return text
+	}
+	b.WriteString(text[done:])
+	return b.String()
+}
+
+// byteList parses s, which follows a '[', as numbers from 0 to 255
+// separated by single spaces and closed by ']': it returns the length up to
+// and including the ']', the bytes, and whether s starts so with at least
+// two numbers.
+func byteList(s string) (int, []byte, bool) {
+	var out []byte
+	n, digits := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9' && digits < 3:
+			n, digits = n*10+int(c-'0'), digits+1
+		case (c == ' ' || c == ']') && digits > 0 && n <= 255:
+			out = append(out, byte(n))
+			n, digits = 0, 0
+			if c == ']' {
+				return i + 1, out, len(out) >= 2
+			}
+		default:
+			return 0, nil, false
+		}
+	}
+	return 0, nil, false
 }

@@ -102,6 +102,18 @@ type blob struct {
 	Args json.RawMessage
 }
 
+// hiddenBlob holds its bytes in an unexported field, which JSON leaves out.
+type hiddenBlob struct {
+	Name string
+	data []byte
+}
+
+// funcBlob has a func field, which JSON refuses to marshal.
+type funcBlob struct {
+	Data []byte
+	F    func()
+}
+
 // TestHandlerValueWithNumericBytes logs values whose %+v shows a secret
 // only as decimal numbers: the record must hold neither that list nor any
 // form of the secret, and must say that something was redacted.
@@ -117,6 +129,11 @@ func TestHandlerValueWithNumericBytes(t *testing.T) {
 		{"byte slice field", blob{Name: "n", Data: []byte(secretB)}, numbers([]byte(secretB))},
 		{"raw JSON field", blob{Name: "n", Args: args}, numbers([]byte(args))},
 		{"map of byte slices", map[string][]byte{"k": []byte(secretB)}, numbers([]byte(secretB))},
+		// JSON shows neither an unexported field nor any field of a value
+		// it cannot marshal: %+v alone holds the numbers.
+		{"unexported byte slice field", hiddenBlob{Name: "n", data: []byte("id " + secretB)}, numbers([]byte(secretB))},
+		{"byte slice beside a func field", funcBlob{Data: []byte(secretB), F: func() {}}, numbers([]byte(secretB))},
+		{"byte array", [len(secretB)]byte([]byte(secretB)), numbers([]byte(secretB))},
 	}
 	for _, format := range []string{"text", "json"} {
 		for _, tt := range tests {
@@ -139,5 +156,29 @@ func TestHandlerValueWithNumericBytes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRedactByteLists checks which bracketed lists count as a byte slice's
+// %v: only numbers up to 255, single-spaced, at least two, closed.
+func TestRedactByteLists(t *testing.T) {
+	r := New([]string{secretB})
+	list := strings.Trim(fmt.Sprint([]byte(secretB)), "[]")
+	tests := []struct {
+		name, text, want string
+	}{
+		{"a byte slice", "{a:[" + list + "] b:1}", "{a:" + Token + " b:1}"},
+		{"two in one text", "[" + list + "] [1 2] [" + list + "]", Token + " [1 2] " + Token},
+		{"a number over 255", "[" + list + " 256]", "[" + list + " 256]"},
+		{"unclosed", "[" + list, "[" + list},
+		{"nested", "[[" + list + "]]", "[" + Token + "]"},
+		{"no secret", "[1 2 3] [x]", "[1 2 3] [x]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.redactByteLists(tt.text); got != tt.want {
+				t.Errorf("redactByteLists: %d bytes, want %d (leaves a secret: %v)", len(got), len(tt.want), strings.Contains(got, list))
+			}
+		})
 	}
 }
