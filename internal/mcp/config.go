@@ -120,7 +120,8 @@ type trustCheck func(path string) ([]string, error)
 // A ${VAR} whose value holds one of secrets (the host's own secret values;
 // values shorter than MinimumSecretLength are ignored, and each is looked
 // for as it is and trimmed, in every form the redactor knows: base64 of a
-// credentials file, a run of its bytes) is an error: the host's credentials are never
+// credentials file, a run of its bytes), or a value whose ${VAR}s hold one
+// together (each too little of it to be known), is an error: the host's credentials are never
 // handed to an MCP server. An unknown key, a server with neither a command
 // nor a url or with both, a variable that is not set or malformed JSON is an
 // error too. Errors name the file (or InlineSource), the server and the

@@ -44,6 +44,12 @@ func hostLookup(name string) (string, bool) {
 		return hostToken[:len(hostToken)/2], true
 	case "TOKEN_TAIL":
 		return hostToken[len(hostToken)/2:], true
+	case "TOKEN_PART_1", "TOKEN_PART_2", "TOKEN_PART_3", "TOKEN_PART_4":
+		// Each quarter is shorter than the runs of its bytes the redactor
+		// knows a secret by.
+		i := int(name[len(name)-1] - '1')
+		n := (len(hostToken) + 3) / 4
+		return hostToken[i*n : min((i+1)*n, len(hostToken))], true
 	}
 	return testLookup(name)
 }
@@ -116,6 +122,7 @@ func TestLoad(t *testing.T) {
 		// is refused like one that holds it raw: the server would get it.
 		{name: "host secret in base64", body: `{"mcpServers": {"s": {"command": "x", "env": {"CREDS": "${CREDENTIALS_B64}"}}}}`, errHas: []string{`server "s"`, "env CREDS", "CREDENTIALS_B64", "never handed"}},
 		{name: "host secret in two halves", body: `{"mcpServers": {"s": {"command": "x", "args": ["--token=${TOKEN_HEAD}${TOKEN_TAIL}"]}}}`, errHas: []string{`server "s"`, "args[0]", "TOKEN_HEAD", "TOKEN_TAIL", "never handed"}},
+		{name: "host secret in four parts", body: `{"mcpServers": {"s": {"command": "x", "env": {"T": "${TOKEN_PART_1}${TOKEN_PART_2}${TOKEN_PART_3}${TOKEN_PART_4}"}}}}`, errHas: []string{`server "s"`, "env T", "TOKEN_PART_1, TOKEN_PART_2, TOKEN_PART_3, TOKEN_PART_4", "never handed"}},
 		{name: "host secret in a disabled server", body: `{"mcpServers": {"s": {"command": "x", "disabled": true, "env": {"X": "${TELEGRAM_BOT_TOKEN}"}}}}`, errHas: []string{`server "s"`, "TELEGRAM_BOT_TOKEN"}},
 		{
 			name: "short host value ignored",

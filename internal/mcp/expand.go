@@ -68,6 +68,13 @@ func (x *expander) expand(s string) (string, []string, error) {
 		x.filled = append(x.filled, v)
 		return v
 	})
+	// Each value may hold too little of a secret for the redactor to know
+	// it (a third of it), while the value they make together holds it
+	// whole: the server would get it all the same.
+	if !hostSecret && len(problems) == 0 && len(names) > 0 && x.isHostSecret(out) {
+		hostSecret = true
+		problems = append(problems, fmt.Sprintf("the value with %s filled in holds one of the host's own secrets", strings.Join(names, ", ")))
+	}
 	switch {
 	case hostSecret:
 		return "", names, fmt.Errorf("%s: %w", strings.Join(problems, "; "), errHostSecret)
