@@ -62,7 +62,9 @@ func (p *Policy) Sandbox() *sandbox.Launcher { return p.launcher }
 //
 //  1. snapshot the environment;
 //  2. remove the inherited variables the rules reject (see the package
-//     documentation for the precedence);
+//     documentation for the precedence), and number again the git
+//     configuration pairs (GIT_CONFIG_COUNT) left whole when that removed
+//     a part of one, which git would refuse to run with;
 //  3. apply req.Env, setting non-nil values and removing nil ones, unfiltered;
 //  4. set TZ to req.TimeZoneID unless req.Env names TZ (not on Windows);
 //  5. run the hooks in order;
@@ -97,6 +99,7 @@ func (p *Policy) Prepare(req Request) (Context, error) {
 		}
 		env[name] = value
 	}
+	gitConfigAfterFilter(env, inherited)
 	for name, value := range req.Env {
 		if value == nil {
 			unsetVar(env, name, foldNames)
