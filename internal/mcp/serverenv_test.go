@@ -63,6 +63,12 @@ func TestServerRunsNoCodeTheAgentPlanted(t *testing.T) {
 	if err != nil {
 		t.Skip("needs python3")
 	}
+	// PYTHONSAFEPATH, which keeps python -m from putting the working
+	// directory first on sys.path, came with Python 3.11; an older one
+	// runs the planted module, as docs/security.md says.
+	if out, err := exec.Command(python, "-c", "import sys; print(sys.version_info >= (3, 11))").Output(); err != nil || strings.TrimSpace(string(out)) != "True" {
+		t.Skipf("needs python3 3.11 or later (PYTHONSAFEPATH): %s", strings.TrimSpace(string(out)))
+	}
 	install, ws := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(install, "mcp_probe_server.py"), []byte(pythonProbeServer), 0o644); err != nil {
 		t.Fatal(err)
