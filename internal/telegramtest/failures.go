@@ -39,6 +39,16 @@ func (s *Server) FailNext(method string, n int, code int, description string, re
 	}
 }
 
+// PendingFailures returns how many failures queued by FailNext for method
+// are still to be answered. A test that injects failures at its own pace
+// checks it first, so that a client slowed by its back-off does not face
+// a queue that grows faster than it can drain it.
+func (s *Server) PendingFailures(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.failures[strings.ToLower(method)])
+}
+
 // DisableMethod makes the server answer method with 404 "Not Found", as
 // Telegram answers a method it does not know (sendMessageDraft on an older
 // Bot API server, for example).

@@ -623,3 +623,22 @@ func TestWaitUntil(t *testing.T) {
 		})
 	}
 }
+
+// TestPendingFailures counts the queued failures of a method down as its
+// requests take them, and those of one method only.
+func TestPendingFailures(t *testing.T) {
+	srv := New(t)
+	b := newClient(t, srv)
+	srv.FailNext("sendMessage", 2, http.StatusBadGateway, "", 0)
+	srv.FailNext("getUpdates", 1, http.StatusConflict, "", 0)
+	params := &bot.SendMessageParams{ChatID: 1, Text: "hi"}
+	var got []int
+	for range 3 {
+		got = append(got, srv.PendingFailures("sendMessage"))
+		_, _ = b.SendMessage(context.Background(), params)
+	}
+	got = append(got, srv.PendingFailures("sendMessage"), srv.PendingFailures("getUpdates"))
+	if diff := cmp.Diff([]int{2, 1, 0, 0, 1}, got); diff != "" {
+		t.Errorf("pending failures (sendMessage before each of 3 sends and after, then getUpdates) (-want +got):\n%s", diff)
+	}
+}
