@@ -317,36 +317,7 @@ func dieOf(sig syscall.Signal) int {
 	signal.Reset()
 	_ = unix.Kill(os.Getpid(), sig)
 	// A signal the Go runtime does not die of (SIGPIPE, SIGSEGV...) ends
-	// the launcher with the shell's convention instead. SIGHUP, SIGINT and
-	// SIGTERM it always dies of, re-raised with the default action, but
-	// not at once: on a loaded machine 50 ms were not always enough, and
-	// the launcher exited 129 where the command had died of SIGHUP.
-	// A launcher that inherited the signal ignored (a bot started under
-	// nohup) keeps ignoring it, and takes the short wait.
-	wait := 50 * time.Millisecond
-	switch sig {
-	case unix.SIGHUP, unix.SIGINT, unix.SIGTERM:
-		if !ignored(sig) {
-			wait = time.Minute
-		}
-	}
-	time.Sleep(wait)
+	// the launcher with the shell's convention instead.
+	time.Sleep(50 * time.Millisecond)
 	return 128 + int(sig)
-}
-
-// ignored reports whether the kernel ignores sig for this process (its
-// SigIgn mask in /proc/self/status); when that cannot be read, it says
-// yes.
-func ignored(sig syscall.Signal) bool {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return true
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err != nil || mask&(1<<(uint(sig)-1)) != 0
-		}
-	}
-	return true
 }
