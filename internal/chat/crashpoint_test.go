@@ -360,25 +360,33 @@ const maxKillPoints = 100
 // Telegram up, and with Telegram failing the first sends of the run (its
 // answers among them) and of the restart.
 func TestCrashAtEveryJournalWrite(t *testing.T) {
+	atEveryKillPoint(t, "kill at call %d", "writes", func(g *generation, n int) { g.killAt = n })
+}
+
+// atEveryKillPoint runs the crash user's messages through two generations
+// of the bot for each kill point n in turn, the first killed at n (set by
+// kill), until a first generation is no longer killed: n is then past
+// what (its writes, its requests) the run makes. It does so with Telegram
+// up, and with Telegram failing the first sends of each generation.
+func atEveryKillPoint(t *testing.T, name, what string, kill func(g *generation, n int)) {
 	for _, fail := range []int{0, 8} {
 		t.Run(fmt.Sprintf("%d sends fail", fail), func(t *testing.T) {
 			for n := 1; n <= maxKillPoints; n++ {
 				last := false
-				t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
+				t.Run(fmt.Sprintf(name, n), func(t *testing.T) {
 					u := newCrashUser(t)
 					first, second := t.TempDir(), t.TempDir()
-					killed := crashRun(t, u, []generation{
-						{agentDir: first, next: second, killAt: n, failSends: fail},
-						{agentDir: second, failSends: fail / 2},
-					})
+					g := generation{agentDir: first, next: second, failSends: fail}
+					kill(&g, n)
+					killed := crashRun(t, u, []generation{g, {agentDir: second, failSends: fail / 2}})
 					last = !killed[0]
 				})
 				if last {
-					t.Logf("%d kill points, the last one past the run's writes", n)
+					t.Logf("%d kill points, the last one past the run's %s", n, what)
 					return
 				}
 			}
-			t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
+			t.Errorf("the run still goes on (%s) after %d kill points", what, maxKillPoints)
 		})
 	}
 }
@@ -419,27 +427,7 @@ func TestCrashAtEveryJournalWriteAfterACrash(t *testing.T) {
 // answer, and restarts it once; with Telegram up, and failing the first
 // sends.
 func TestCrashAtEveryTelegramRequest(t *testing.T) {
-	for _, fail := range []int{0, 8} {
-		t.Run(fmt.Sprintf("%d sends fail", fail), func(t *testing.T) {
-			for n := 1; n <= maxKillPoints; n++ {
-				last := false
-				t.Run(fmt.Sprintf("kill after request %d", n), func(t *testing.T) {
-					u := newCrashUser(t)
-					first, second := t.TempDir(), t.TempDir()
-					killed := crashRun(t, u, []generation{
-						{agentDir: first, next: second, killAtRequest: n, failSends: fail},
-						{agentDir: second, failSends: fail / 2},
-					})
-					last = !killed[0]
-				})
-				if last {
-					t.Logf("%d kill points, the last one past the run's requests", n)
-					return
-				}
-			}
-			t.Errorf("the run still makes requests after %d of them", maxKillPoints)
-		})
-	}
+	atEveryKillPoint(t, "kill after request %d", "requests", func(g *generation, n int) { g.killAtRequest = n })
 }
 
 // TestCommandBeforeAJournaledMessageSurvivesAKill kills the bot right
