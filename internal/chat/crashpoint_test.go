@@ -396,6 +396,14 @@ func atEveryKillPoint(t *testing.T, name, what string, kill func(g *generation, 
 // user retries them), then kills the restarted bot at each of its journal
 // writes in turn, and restarts it once more.
 func TestCrashAtEveryJournalWriteAfterACrash(t *testing.T) {
+	atEveryKillPointAfterACrash(t, 0)
+}
+
+// atEveryKillPointAfterACrash kills the bot once its first batch is
+// journaled, then kills the restarted bot (whose first failSends sends
+// Telegram fails) at each of its journal writes in turn, and starts it
+// once more.
+func atEveryKillPointAfterACrash(t *testing.T, failSends int) {
 	// Calls 1 and 2 are the start-up's compaction, 3 and 4 the batch.
 	const afterTheBatch = 4
 	for n := 1; n <= maxKillPoints; n++ {
@@ -405,7 +413,7 @@ func TestCrashAtEveryJournalWriteAfterACrash(t *testing.T) {
 			first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
 			killed := crashRun(t, u, []generation{
 				{agentDir: first, next: second, killAt: afterTheBatch},
-				{agentDir: second, next: third, killAt: n},
+				{agentDir: second, next: third, killAt: n, failSends: failSends},
 				{agentDir: third},
 			})
 			if !killed[0] {
@@ -485,26 +493,5 @@ func TestQueuedNewRunsAfterARestart(t *testing.T) {
 // the restarted bot's first sends (its reports among them), killed at
 // each of its journal writes in turn, then started again.
 func TestCrashAtEveryJournalWriteWhileTelegramFails(t *testing.T) {
-	const afterTheBatch = 4
-	for n := 1; n <= maxKillPoints; n++ {
-		last := false
-		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
-			u := newCrashUser(t)
-			first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
-			killed := crashRun(t, u, []generation{
-				{agentDir: first, next: second, killAt: afterTheBatch},
-				{agentDir: second, next: third, killAt: n, failSends: 5},
-				{agentDir: third},
-			})
-			if !killed[0] {
-				t.Fatalf("the first start was not killed after its batch")
-			}
-			last = !killed[1]
-		})
-		if last {
-			t.Logf("%d kill points, the last one past the run's writes", n)
-			return
-		}
-	}
-	t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
+	atEveryKillPointAfterACrash(t, 5)
 }
