@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
@@ -35,7 +36,8 @@ var pythonName = regexp.MustCompile(`^python(\d+(\.\d+)?)?$`)
 //     in the workspace (the Docker image points them there) the agent
 //     could change it. npm reads its variables in any case, so the
 //     upper-case NPM_CONFIG_CACHE and NPM_CONFIG_PREFIX, which would
-//     compete with these, are removed.
+//     compete with these, are removed; an entry naming either spelling
+//     keeps the configuration's setting, with neither spelling added.
 func serverEnv(sc ServerConfig, home string) map[string]*string {
 	out := explicitEnv(sc.Env)
 	if out == nil {
@@ -46,41 +48,66 @@ func serverEnv(sc ServerConfig, home string) map[string]*string {
 			out[name] = &value
 		}
 	}
-	unset := func(name string) {
-		if _, named := sc.Env[name]; !named {
-			out[name] = nil
+	// setNPM sets npm's variable in its lower-case spelling, the one npm
+	// documents, and removes the upper-case one, unless an entry names
+	// either: npm takes both, and two would compete.
+	setNPM := func(name, value string) {
+		upper := strings.ToUpper(name)
+		_, lower := sc.Env[name]
+		if _, named := sc.Env[upper]; named || lower {
+			return
 		}
+		out[name] = &value
+		out[upper] = nil
 	}
 	set("PYTHONNOUSERSITE", "1")
 	if home != "" {
 		set("HOME", home)
-		set("npm_config_cache", filepath.Join(home, ".npm"))
-		set("npm_config_prefix", filepath.Join(home, ".npm-global"))
-		unset("NPM_CONFIG_CACHE")
-		unset("NPM_CONFIG_PREFIX")
+		setNPM("npm_config_cache", filepath.Join(home, ".npm"))
+		setNPM("npm_config_prefix", filepath.Join(home, ".npm-global"))
 		set("PYTHONUSERBASE", filepath.Join(home, ".local"))
 		set("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	}
-	if pythonName.MatchString(filepath.Base(sc.Command)) && slices.ContainsFunc(leadingOptions(sc.Args), func(a string) bool { return a == "-m" || a == "-c" }) {
+	if pythonName.MatchString(filepath.Base(sc.Command)) && runsModuleOrCommand(sc.Args) {
 		set("PYTHONSAFEPATH", "1")
 	}
 	return out
 }
 
-// leadingOptions returns the arguments before the first that is not an
-// option: an interpreter's own options, up to its script.
-func leadingOptions(args []string) []string {
+// pythonValueOptions are the short options of Python that take a value,
+// in the same argument (-Wignore) or the next (-W ignore).
+const pythonValueOptions = "WX"
+
+// runsModuleOrCommand reports whether a Python interpreter started with
+// args runs a module (-m) or a command (-c), read as Python reads its
+// options: they may be combined (-um srv, -Ic code), and -m and -c may
+// hold their value (-msrv). A script, "-" (standard input) or "--" ends
+// the options.
+func runsModuleOrCommand(args []string) bool {
 	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case len(a) < 2 || a[0] != '-':
-			return args[:i]
-		case a == "-m" || a == "-c":
-			return args[:i+1]
-		case a == "-X" || a == "-W":
-			i++ // the option's value
+		a := args[i]
+		switch {
+		case a == "--" || len(a) < 2 || a[0] != '-':
+			return false
+		case strings.HasPrefix(a, "--"):
+			if a == "--check-hash-based-pycs" {
+				i++ // the option's value
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			switch c := a[j]; {
+			case c == 'm' || c == 'c':
+				return true
+			case strings.IndexByte(pythonValueOptions, c) >= 0:
+				if j == len(a)-1 {
+					i++ // the value is the next argument
+				}
+				j = len(a) // the rest of the argument is the value
+			}
 		}
 	}
-	return args
+	return false
 }
 
 // npmNames are the commands that resolve a package from node_modules under
