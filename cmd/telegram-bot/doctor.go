@@ -120,13 +120,13 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	if policy != nil {
 		doctorHardening(ctx, r, cfg, deps.probe, policy)
 	}
-	doctorSandbox(ctx, r, cfg, deps.environ)
+	agentWritable := doctorSandbox(ctx, r, cfg, deps.environ)
 	doctorSockets(ctx, r, hostSocketPlaces(os.Getuid(), deps.environ()))
 	doctorTools(r, cfg)
 	doctorApprovals(r, cfg)
 	doctorDirs(r, cfg)
 	if policy != nil {
-		doctorMCP(ctx, r, cfg, deps.lookup, policy)
+		doctorMCP(ctx, r, cfg, deps.lookup, policy, agentWritable)
 	}
 	doctorJobs(r, cfg)
 	doctorOnline(ctx, r, cfg, deps.client)

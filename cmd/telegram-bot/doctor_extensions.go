@@ -24,8 +24,10 @@ const doctorMCPTimeout = 30 * time.Second
 // doctorMCP loads the MCP configuration exactly as run does and discovers
 // every enabled server (a stdio one through the same spawn policy, a
 // Streamable HTTP one with its headers), so the operator sees which servers
-// answer and how many tools each brings.
-func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (string, bool), policy *spawnpolicy.Policy) {
+// answer and how many tools each brings. A server whose command or script
+// lies in agentWritable, where the agent's processes write, is a warning,
+// as it is in the running bot's log.
+func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (string, bool), policy *spawnpolicy.Policy, agentWritable []string) {
 	r.line("\nMCP servers")
 	mcpCfg, err := loadMCP(cfg, lookup)
 	if err != nil {
@@ -53,7 +55,7 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 	}
 	red := redactor.New(append(slices.Clone(cfg.Policy.SecretValues), mcpCfg.Secrets...))
 	ext := mcp.New(mcpCfg, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithDiscoveryTimeout(doctorMCPTimeout),
-		mcp.WithServerHome(mcpServerHome(cfg)))
+		mcp.WithServerHome(mcpServerHome(cfg)), mcp.WithAgentWritable(agentWritable...))
 	defer ext.Close()
 	// Discovery runs when the extension is activated; the provider is never
 	// called, since the doctor opens no session.
@@ -77,6 +79,9 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 		}
 	}
 	for _, s := range ext.Servers() {
+		if s.Plantable != "" && !s.Disabled {
+			r.warn("MCP server %s: %s (%s)", s.Name, mcp.PlantableWarning, s.Plantable)
+		}
 		switch {
 		case s.Disabled:
 			r.line("  %s: disabled", s.Name)

@@ -44,19 +44,28 @@ func sandboxChecks() []sandboxCheck {
 
 // doctorSandbox shows the agent sandbox (mode, Landlock ABI, the view) and
 // proves it with a live probe: a child started through the launcher tries
-// what an agent process must not do, and each attempt must be refused.
-func doctorSandbox(ctx context.Context, r *report, cfg Config, environ func() map[string]string) {
+// what an agent process must not do, and each attempt must be refused. It
+// returns the directories the agent's processes may write, as the running
+// bot counts them (see agentSandbox.agentWritable).
+func doctorSandbox(ctx context.Context, r *report, cfg Config, environ func() map[string]string) []string {
 	r.line("\nAgent sandbox (AGENT_SANDBOX=%s)", cfg.Sandbox.Mode)
 	// Warm, as the running bot's: the probe goes to a launcher started
 	// ahead, the path every bash call takes.
 	box, err := setupSandbox(cfg, environ(), sandbox.WithWarm())
 	if err != nil {
 		r.problem("%v", err)
-		return
+		return agentSandbox{}.agentWritable(cfg)
 	}
 	if box.launcher != nil {
 		defer box.launcher.Close()
 	}
+	doctorSandboxProbe(ctx, r, cfg, environ, box)
+	return box.agentWritable(cfg)
+}
+
+// doctorSandboxProbe shows box and runs the live probe through its
+// launcher.
+func doctorSandboxProbe(ctx context.Context, r *report, cfg Config, environ func() map[string]string, box agentSandbox) {
 	if box.launcher == nil {
 		if box.warn {
 			r.warn("%s", box.line)

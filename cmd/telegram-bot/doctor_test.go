@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	botmcp "github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -233,6 +234,33 @@ func TestDoctorMCPAndJobs(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q; output:\n%s", want, out)
 		}
+	}
+	assertNoSecrets(t, out)
+}
+
+// TestDoctorWarnsOfAnMCPServerTheAgentCanReplace checks that the doctor,
+// as the running bot's log does, warns of a server whose script lies in
+// the workspace, where the agent could replace it, and not of a disabled
+// one.
+func TestDoctorWarnsOfAnMCPServerTheAgentCanReplace(t *testing.T) {
+	agentDir, workspace := t.TempDir(), t.TempDir()
+	mcpJSON := `{"mcpServers": {
+		"planted": {"command": "/bin/sh", "args": ["server.sh"]},
+		"parked": {"command": "/bin/sh", "args": ["parked.sh"], "disabled": true}
+	}}`
+	if err := os.WriteFile(filepath.Join(agentDir, "mcp.json"), []byte(mcpJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := goodEnv()
+	e.AgentDir = agentDir
+	e.WorkspaceDir = workspace
+	out, _ := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
+	want := "MCP server planted: " + botmcp.PlantableWarning + " (server.sh)"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks the warning for the server in the workspace; output:\n%s", out)
+	}
+	if strings.Contains(out, "MCP server parked: ") {
+		t.Errorf("output warns of a disabled server; output:\n%s", out)
 	}
 	assertNoSecrets(t, out)
 }

@@ -192,7 +192,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	// MCP servers keep their HOME, npm's cache and pip's user base in the
 	// agent dir, which agent processes cannot write, not in the workspace.
 	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger), mcp.WithServerHome(mcpServerHome(cfg)),
-		mcp.WithAgentWritable(append([]string{cfg.WorkspaceDir}, box.writable(cfg)...)...))
+		mcp.WithAgentWritable(box.agentWritable(cfg)...))
 	defer mcpExt.Close()
 	// Approvals come last, so that they see every call's arguments after
 	// the other extensions' handlers; they ask through the chat host.

@@ -126,6 +126,12 @@ func pathLookup(path string) func(string) (string, error) {
 	}
 }
 
+// agentWritable returns every directory the agent's processes may write:
+// the workspace first, then those of writable.
+func (b agentSandbox) agentWritable(cfg Config) []string {
+	return append([]string{cfg.WorkspaceDir}, b.writable(cfg)...)
+}
+
 // writable returns the directories besides the workspace that the file
 // tools may write without the approvals asking: the view's temporary
 // directory and AGENT_SANDBOX_WRITE (without a sandbox, the latter alone).

@@ -35,6 +35,10 @@ const extensionName = "mcp"
 // errShutDown reports a call after Close.
 var errShutDown = errors.New("the MCP extension is shut down")
 
+// PlantableWarning says what a server's [ServerStatus.Plantable] means and
+// what to do about it.
+const PlantableWarning = "the server's command or script lies where the agent's processes write: the agent can replace it and run its code with the server's env; install it outside the workspace"
+
 // ServerStatus is what doctor shows of one configured server.
 type ServerStatus struct {
 	// Name is the server's name in the configuration.
@@ -45,6 +49,10 @@ type ServerStatus struct {
 	Tools int
 	// Err says why discovery failed (redacted), nil when it did not.
 	Err error
+	// Plantable is the server's command or script when it lies where the
+	// agent's processes write (see [WithAgentWritable]), so that the agent
+	// could replace it; "" otherwise.
+	Plantable string
 }
 
 // Extension is the MCP extension of the agent. Build it with New and pass
@@ -99,7 +107,7 @@ func New(cfg Config, opts ...Option) *Extension {
 		transport: http.DefaultTransport.(*http.Transport).Clone(),
 	}
 	for _, sc := range cfg.Servers {
-		e.statuses = append(e.statuses, ServerStatus{Name: sc.Name, Disabled: sc.Disabled})
+		e.statuses = append(e.statuses, ServerStatus{Name: sc.Name, Disabled: sc.Disabled, Plantable: plantable(sc, o.agentWritable)})
 	}
 	return e
 }
@@ -118,14 +126,13 @@ func (e *Extension) Activate(ctx context.Context, api *agent.API) error {
 	}
 	e.red = api.Redactor()
 	var enabled []ServerConfig
-	for _, sc := range e.cfg.Servers {
+	for i, sc := range e.cfg.Servers {
 		if sc.Disabled {
 			continue
 		}
 		enabled = append(enabled, sc)
-		if what := plantable(sc, e.opts.agentWritable); what != "" {
-			e.logger.Warn("mcp: the server's command or script lies where the agent's processes write: the agent can replace it and run its code with the server's env; install it outside the workspace",
-				"server", sc.Name, "path", what)
+		if what := e.statuses[i].Plantable; what != "" {
+			e.logger.Warn("mcp: "+PlantableWarning, "server", sc.Name, "path", what)
 		}
 	}
 	results := e.discoverAll(ctx, api.Processes(), enabled)
