@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,13 +44,42 @@ const (
 const updateRetention = 24 * time.Hour
 
 // journalEntry is one line of the journal. The last line about an id wins.
+//
+// An entry with a negative id is a scheduled prompt (see
+// journal.writePrompt), not a Telegram update: it carries the prompt's
+// label and text, for the report and /retry, instead of an update, and it
+// never counts for the polling offset nor for the dedupe of update ids
+// (Telegram's update ids are positive).
 type journalEntry struct {
 	ID     int64           `json:"id"`
 	State  string          `json:"state"`
 	Scope  string          `json:"scope,omitempty"`
 	Update json.RawMessage `json:"update,omitempty"`
+	// Label and Prompt are a scheduled prompt's label and text.
+	Label  string `json:"label,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
 	// At is when the update was journaled (Unix seconds).
 	At int64 `json:"at,omitempty"`
+	// seq is the order the entry came in (its first line's place in the
+	// file, then the order it was written since start-up): interrupted
+	// messages and prompts are reported and retried in that order, and a
+	// compaction writes the file in it, so that the next start-up reads
+	// the same order back.
+	seq int64
+}
+
+// isPrompt reports whether e is a scheduled prompt's entry.
+func (e journalEntry) isPrompt() bool { return e.ID < 0 }
+
+// retryable reports whether e holds what its report and /retry need: a
+// scope, and an update or a prompt.
+func (e journalEntry) retryable() bool {
+	return e.Scope != "" && (e.Update != nil || e.isPrompt())
+}
+
+// bySeq orders entries as they came.
+func bySeq(a, b journalEntry) int {
+	return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.ID, b.ID))
 }
 
 // Compaction thresholds: the journal is rewritten to its live entries
@@ -101,6 +131,9 @@ type journal struct {
 	lastAt time.Time
 	// replays lists the entries found received at start-up, to handle.
 	replays []journalEntry
+	// nextSeq is the seq of the next entry that comes in; lowest is the
+	// lowest (scheduled prompt) id the journal holds or handed out.
+	nextSeq, lowest int64
 
 	// pending holds the entries written since start-up that are not done
 	// yet; top is the highest id written (and its time), kept by a
@@ -161,14 +194,22 @@ func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journ
 		prev, seen := states[e.ID]
 		if !seen {
 			order = append(order, e.ID)
+			prev.seq = int64(len(order))
 		}
-		if e.Update == nil {
-			e.Update, e.Scope = prev.Update, prev.Scope
+		if e.Update == nil && e.Prompt == "" {
+			e.Update, e.Scope, e.Label, e.Prompt = prev.Update, prev.Scope, prev.Label, prev.Prompt
 		}
 		if e.At == 0 {
 			e.At = prev.At
 		}
+		e.seq = prev.seq
 		states[e.ID] = e
+		if e.isPrompt() {
+			// A scheduled prompt's id is no update id: it moves neither
+			// the polling offset nor the dedupe.
+			j.lowest = min(j.lowest, e.ID)
+			return nil
+		}
 		j.known[e.ID] = true
 		if e.ID >= j.lastID {
 			j.lastID = e.ID
@@ -183,11 +224,12 @@ func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journ
 		return nil, fmt.Errorf("chat: journal (fix or remove the file): %w", err)
 	}
 	j.log = log
+	j.nextSeq = int64(len(order)) + 1
 	for _, id := range order {
 		e := states[id]
 		switch e.State {
 		case stateAnswering:
-			if e.Update != nil && e.Scope != "" {
+			if e.retryable() {
 				j.cut = append(j.cut, e)
 				j.unreported[e.ID] = e
 			}
@@ -206,16 +248,13 @@ func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journ
 		default:
 			continue
 		}
-		if e.Update == nil || e.Scope == "" {
+		if !e.retryable() {
 			continue
 		}
 		j.interrupted[e.Scope] = append(j.interrupted[e.Scope], e)
 	}
-	for _, es := range j.interrupted {
-		slices.SortFunc(es, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
-	}
 	if j.lastID != 0 {
-		j.top = journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At}
+		j.top = journalEntry{ID: j.lastID, State: stateDone, At: states[j.lastID].At, seq: states[j.lastID].seq}
 	}
 	if err := j.rewriteLocked(); err != nil {
 		// A full disk must not keep the bot from starting: it could not
@@ -230,24 +269,27 @@ func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journ
 }
 
 // liveLocked returns what a compacted journal holds: the interrupted
-// messages (for /retry), the pending ones and the highest id (as done,
-// when nothing else keeps it), in order of id.
+// messages and prompts (for /retry), the pending ones and the highest
+// update id (as done, when nothing else keeps it), in the order they came.
 func (j *journal) liveLocked() []journalEntry {
-	keep := make([]journalEntry, 0, len(j.interrupted)+len(j.pending)+len(j.unreported)+1)
+	live := make(map[int64]journalEntry, len(j.interrupted)+len(j.pending)+len(j.unreported)+1)
 	for _, es := range j.interrupted {
-		keep = append(keep, es...)
+		for _, e := range es {
+			live[e.ID] = e
+		}
 	}
 	for _, e := range j.unreported {
-		keep = append(keep, e)
+		live[e.ID] = e
 	}
 	for _, e := range j.pending {
-		keep = append(keep, e)
+		live[e.ID] = e
 	}
-	if j.top.ID != 0 && !slices.ContainsFunc(keep, func(e journalEntry) bool { return e.ID == j.top.ID }) {
-		keep = append(keep, j.top)
+	if _, kept := live[j.top.ID]; j.top.ID != 0 && !kept {
+		live[j.top.ID] = j.top
 	}
-	slices.SortFunc(keep, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
-	return slices.CompactFunc(keep, func(a, b journalEntry) bool { return a.ID == b.ID })
+	keep := slices.Collect(maps.Values(live))
+	slices.SortFunc(keep, bySeq)
+	return keep
 }
 
 // rewriteLocked replaces the file with its live entries, atomically.
@@ -360,6 +402,18 @@ func (j *journal) flush() error {
 
 // track keeps the in-memory state a compaction writes in step with e.
 func (j *journal) track(e journalEntry) {
+	if (e.State == statePending || e.State == stateReceived) && e.seq == 0 {
+		if p, ok := j.pending[e.ID]; ok {
+			e.seq = p.seq
+		} else {
+			e.seq = j.nextSeq
+			j.nextSeq++
+		}
+	}
+	if e.isPrompt() {
+		j.trackState(e)
+		return
+	}
 	if !j.recent[e.ID] {
 		j.recent[e.ID] = true
 		j.recentOrder = append(j.recentOrder, e.ID)
@@ -369,8 +423,13 @@ func (j *journal) track(e journalEntry) {
 		}
 	}
 	if e.ID > j.top.ID {
-		j.top = journalEntry{ID: e.ID, State: stateDone, At: e.At}
+		j.top = journalEntry{ID: e.ID, State: stateDone, At: e.At, seq: cmp.Or(e.seq, j.nextSeq)}
 	}
+	j.trackState(e)
+}
+
+// trackState keeps the pending entries in step with e.
+func (j *journal) trackState(e journalEntry) {
 	switch e.State {
 	case statePending, stateReceived:
 		j.pending[e.ID] = e
@@ -383,6 +442,24 @@ func (j *journal) track(e journalEntry) {
 		j.doneSince++
 		delete(j.pending, e.ID)
 	}
+}
+
+// writePrompt journals a scheduled prompt for scope, pending, and returns
+// its id: negative, below every id the journal holds or handed out, so
+// that it never meets a Telegram update id (those are positive) nor an
+// earlier prompt's entry. The id follows the clock (in nanoseconds) when
+// it can, so that ids stay apart across restarts too. When the append
+// fails nothing is journaled.
+func (j *journal) writePrompt(scope, label, prompt string) (int64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	id := min(-time.Now().UnixNano(), j.lowest-1)
+	j.lowest = id
+	e := journalEntry{ID: id, State: statePending, Scope: scope, Label: label, Prompt: prompt, At: time.Now().Unix()}
+	if err := j.appendLocked([]journalEntry{e}); err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 // done marks the entry id as finished.
@@ -426,8 +503,9 @@ func (j *journal) resumeOffset(now time.Time) int64 {
 	return j.lastID + 1
 }
 
-// takeInterrupted removes and returns scope's oldest interrupted messages,
-// at most limit of them (all when limit < 0), in order of id, and how many
+// takeInterrupted removes and returns scope's oldest interrupted messages
+// and prompts, at most limit of them (all when limit < 0), in the order
+// they came, and how many
 // are left: each is handed out once.
 func (j *journal) takeInterrupted(scope string, limit int) (taken []journalEntry, left int) {
 	j.mu.Lock()
@@ -450,7 +528,7 @@ func (j *journal) putBack(scope string, entries []journalEntry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	es := append(slices.Clone(entries), j.interrupted[scope]...)
-	slices.SortFunc(es, func(a, b journalEntry) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(es, bySeq)
 	j.interrupted[scope] = slices.CompactFunc(es, func(a, b journalEntry) bool { return a.ID == b.ID })
 }
 

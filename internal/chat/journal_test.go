@@ -39,14 +39,26 @@ func pendingEntries(t *testing.T, dir string) []journalEntry {
 		if !seen {
 			order = append(order, e.ID)
 		}
-		if e.Update == nil {
-			e.Update, e.Scope = prev.Update, prev.Scope
+		if e.Update == nil && e.Prompt == "" {
+			e.Update, e.Scope, e.Label, e.Prompt = prev.Update, prev.Scope, prev.Label, prev.Prompt
 		}
 		last[e.ID] = e
 	}
 	var out []journalEntry
 	for _, id := range order {
 		if e := last[id]; e.State == statePending {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// pendingMessages is pendingEntries without the scheduled prompts'.
+func pendingMessages(t *testing.T, dir string) []journalEntry {
+	t.Helper()
+	var out []journalEntry
+	for _, e := range pendingEntries(t, dir) {
+		if !e.isPrompt() {
 			out = append(out, e)
 		}
 	}
