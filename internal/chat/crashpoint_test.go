@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
@@ -82,7 +84,29 @@ type crashUser struct {
 	// least once: a kill after it ran, before it was marked done, runs it
 	// again).
 	help bool
+	// job, when set, is a scheduled prompt the first generation's
+	// scheduler fires while the first message runs, so that it waits
+	// behind the messages queued, then runs; jobs are the ones the bot
+	// took (Prompt returned nil, the journal on the disk holding it), each
+	// of which must have an outcome as a message must.
+	job *crashJob
+	// mu guards jobs: fire runs on a turn's goroutine.
+	mu   sync.Mutex
+	jobs []crashJob
 }
+
+// takenJobs returns the jobs the bot took.
+func (u *crashUser) takenJobs() []crashJob {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.jobs)
+}
+
+// crashJob is a scheduled prompt of a crash run: its label and its text.
+type crashJob struct{ label, text string }
+
+// answer is the chat's answer to the job: labelled.
+func (j crashJob) answer() string { return j.label + "\n\nran: " + j.text }
 
 // outcome of one message, as the chat shows it.
 type crashOutcome struct {
@@ -93,6 +117,15 @@ type crashOutcome struct {
 }
 
 func (o crashOutcome) final() bool { return o.answers > 0 || o.cut || o.refused || o.failed }
+
+// name is what item i (a message, then a job) is called in a failure
+// message.
+func (u *crashUser) name(i int) string {
+	if i < len(u.words) {
+		return u.words[i]
+	}
+	return u.takenJobs()[i-len(u.words)].label
+}
 
 func (o crashOutcome) String() string {
 	return fmt.Sprintf("answers=%d reports=%d cut=%v refused=%v failed=%v", o.answers, o.reports, o.cut, o.refused, o.failed)
@@ -128,6 +161,29 @@ func (u *crashUser) outcomes() []crashOutcome {
 			}
 		}
 	}
+	for _, j := range u.takenJobs() {
+		var o crashOutcome
+		for _, b := range msgs {
+			switch {
+			case b.Visible == j.answer():
+				o.answers++
+				if o.firstAnswer == 0 {
+					o.firstAnswer = b.ID
+				}
+			case !strings.Contains(b.Visible, "“"+j.label+"”") && !strings.HasPrefix(b.Visible, j.label+"\n\n"):
+			case strings.Contains(b.Visible, "was interrupted by a restart"):
+				o.reports++
+				o.lastReport = b.ID
+			case strings.Contains(b.Visible, "was being sent"):
+				o.cut = true
+			case strings.Contains(b.Visible, "queue is full"):
+				o.refused = true
+			case strings.Contains(b.Visible, "⚠️") && !strings.Contains(b.Visible, "The bot is restarting"):
+				o.failed = true
+			}
+		}
+		out = append(out, o)
+	}
 	return out
 }
 
@@ -135,6 +191,10 @@ func (u *crashUser) outcomes() []crashOutcome {
 func (u *crashUser) describe(os []crashOutcome) string {
 	var b strings.Builder
 	for i, o := range os {
+		if i >= len(u.sent) {
+			fmt.Fprintf(&b, "\n  %q (scheduled prompt): %v", u.name(i), o)
+			continue
+		}
 		fmt.Fprintf(&b, "\n  %q (message %d): %v", u.words[i], u.sent[i].ID, o)
 	}
 	fmt.Fprintf(&b, "\n  the chat: %s", describe(u.tg.Messages(userID)))
@@ -232,7 +292,18 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 			u.tg.FailNext("sendMessage", g.failSends, 502, "Bad Gateway", 0)
 		}
 		faux := agenttest.NewFauxProvider()
-		faux.Handle(ranUserText)
+		var host atomic.Pointer[Host]
+		job := u.job
+		if gi > 0 {
+			job = nil // the scheduler fired it once, into the first generation
+		}
+		faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+			if job != nil && lastUserText(req) == "crash m1" {
+				u.fire(t, host.Load(), *job, g.next, dead)
+				job = nil
+			}
+			return ranUserText(ctx, req, onText)
+		})
 		h := newHarness(t, harnessConfig{provider: faux, tg: u.tg, agentDir: g.agentDir, opts: []Option{
 			withReportPause(5 * time.Millisecond),
 			withHTTPClient(&http.Client{Transport: ks}),
@@ -240,6 +311,7 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 			withJournal(journalHook(hook), journalCompactAfter(2)),
 			WithTranscriber(wordsTranscriber{}),
 		}})
+		host.Store(h.host)
 		// A new start is where a user who was told of an interrupted
 		// message, and whose /retry a kill may have eaten, says it again.
 		u.retries = 0
@@ -279,6 +351,34 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 	return killed
 }
 
+// fire fires the scheduled prompt j into the host h, as its scheduler
+// would (h is nil until the harness holds it: wait for it), and keeps it
+// among the jobs to check when the bot took it: Prompt returned nil, and
+// a kill that came meanwhile (dead) left it in the journal copied to next.
+// One that a kill cut off before it was journaled was never taken: the
+// dead process never told its scheduler it was.
+func (u *crashUser) fire(t *testing.T, h *Host, j crashJob, next string, dead chan struct{}) {
+	if h == nil {
+		t.Errorf("the first turn ran before the harness held its host")
+		return
+	}
+	if err := h.Prompt(context.Background(), target{chatID: userID}.String(), j.label, j.text); err != nil {
+		if !isClosed(dead) {
+			t.Errorf("Prompt: %v", err)
+		}
+		return
+	}
+	if isClosed(dead) {
+		data, err := os.ReadFile(filepath.Join(next, JournalFile))
+		if err != nil || !strings.Contains(string(data), j.text) {
+			return
+		}
+	}
+	u.mu.Lock()
+	u.jobs = append(u.jobs, j)
+	u.mu.Unlock()
+}
+
 // chatState is what the user's chat shows, every message whole.
 func chatState(tg *telegramtest.Server) string {
 	var b strings.Builder
@@ -303,7 +403,7 @@ func checkCrashOutcomes(t *testing.T, u *crashUser) {
 	t.Helper()
 	os := u.outcomes()
 	for i, o := range os {
-		w := u.words[i]
+		w := u.name(i)
 		switch {
 		case o.answers > 1:
 			t.Errorf("%q was answered %d times:%s", w, o.answers, u.describe(os))
@@ -320,10 +420,11 @@ func checkCrashOutcomes(t *testing.T, u *crashUser) {
 
 // newCrashUser returns the user of a crash run: three messages sent at
 // once (one runs, two wait behind it, the last a voice note) with /help
-// among them, and a fourth message once an answer shows.
+// among them, a scheduled prompt fired while the first one runs (it
+// waits behind them), and a fourth message once an answer shows.
 func newCrashUser(t *testing.T) *crashUser {
 	tg := telegramtest.New(t)
-	u := &crashUser{tg: tg, later: []string{"crash m4"}}
+	u := &crashUser{tg: tg, later: []string{"crash m4"}, job: &crashJob{label: "⏰ Job crash", text: "crash p1"}}
 	for _, text := range []string{"crash m1", "/help", "crash m2"} {
 		m := tg.SendText(userID, userID, text)
 		if text == "/help" {

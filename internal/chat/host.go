@@ -288,23 +288,30 @@ func (h *Host) Run(ctx context.Context) error {
 }
 
 // shutdown tells the chats with a running turn that the bot is restarting,
-// cancels every turn and waits for the workers.
+// cancels every turn and waits for the workers. Only a turn whose answer
+// has not begun to go out is told it was interrupted: one marked answering
+// sends its answer (a delivery the shutdown cuts is reported after the
+// restart as maybe cut short), and a running command is replayed.
 func (h *Host) shutdown() {
 	h.mu.Lock()
 	h.closing = true
-	var running []*chatWorker
+	type cut struct {
+		t    target
+		text string
+	}
+	var running []cut
 	for _, w := range h.chats {
 		w.close()
-		if w.busy() {
-			running = append(running, w)
+		if it := w.interrupt(); it != nil {
+			running = append(running, cut{w.target, restartingText(it)})
 		}
 	}
 	h.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	var wg sync.WaitGroup
-	for _, w := range running {
+	for _, c := range running {
 		wg.Go(func() {
-			h.sendText(ctx, w.target, "⚠️ The bot is restarting; this turn was interrupted. Once it is back, it tells you each interrupted message, and /retry runs them all again, in order.", 0)
+			h.sendText(ctx, c.t, c.text, 0)
 		})
 	}
 	wg.Wait()
@@ -318,6 +325,14 @@ func (h *Host) shutdown() {
 		h.logger.Warn("shutdown: turns still running after the grace period")
 	}
 	h.waitNotices(2 * time.Second)
+}
+
+// restartingText is the shutdown's notice of the running turn it.
+func restartingText(it *workItem) string {
+	if it.kind == itemPrompt {
+		return "⚠️ The bot is restarting; the scheduled job “" + it.label + "” was interrupted. Once it is back, it tells you, and /retry runs it again."
+	}
+	return "⚠️ The bot is restarting; this turn was interrupted. Once it is back, it tells you each interrupted message, and /retry runs them all again, in order."
 }
 
 // target is a chat's scope: "<chatID>" or "<chatID>:<threadID>" for a forum
@@ -373,20 +388,44 @@ func targetOf(m *models.Message) target {
 // message; the answer is sent marked with label. It is the scheduler's way
 // into a chat. It fails, queueing nothing, when the chat's queue is full or
 // a prompt with the same label is still waiting in it.
+//
+// The prompt is journaled (fsync'd) before Prompt returns nil, as a
+// message is before its update is acknowledged: a kill or a restart
+// before its answer went out leaves it pending, and the restarted bot
+// tells the chat that the scheduled job was interrupted, and /retry runs
+// it again. When the journal cannot be written (a full disk) it fails
+// with the cause, queueing nothing. While the host shuts down the prompt
+// is journaled only, to be reported after the restart.
 func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	t, err := parseTarget(scope)
 	if err != nil {
 		return err
 	}
-	w, err := h.worker(t)
-	if err != nil {
-		return err
-	}
 	// The label is a job's name read back from jobs.json, state the agent
 	// can write: redacted here, before rendering escapes it (an "&" in a
-	// secret becomes "&amp;") past the sender's own pass.
+	// secret becomes "&amp;") past the sender's own pass. The prompt goes
+	// to the journal as it is: the agent cannot read the agent dir, and
+	// /retry sends it to the model, past the egress redaction as any turn.
 	label = h.cfg.Redactor.Redact(label)
-	if _, _, err := w.enqueue(&workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}); err != nil {
+	scope = t.String()
+	w, err := h.worker(t)
+	if err != nil {
+		// Shutting down: the chat is told after the restart.
+		if _, jerr := h.journal.writePrompt(scope, label, prompt); jerr != nil {
+			h.journaled(jerr)
+			return fmt.Errorf("chat: prompt %q for %s not journaled: %w", label, scope, jerr)
+		}
+		h.journaled(nil)
+		return nil
+	}
+	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
+	journal := func() error {
+		id, err := h.journal.writePrompt(scope, label, prompt)
+		h.journaled(err)
+		it.journalID = id
+		return err
+	}
+	if _, _, err := w.enqueueWith(it, journal); err != nil {
 		return fmt.Errorf("chat: prompt %q for %s not queued: %w", label, scope, err)
 	}
 	return nil

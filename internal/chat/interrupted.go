@@ -23,11 +23,17 @@ func (h *Host) reportInterrupted() {
 		if err != nil {
 			continue
 		}
-		h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
+		text := "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again."
+		if e.isPrompt() {
+			h.logger.Info("reporting a scheduled prompt interrupted by a restart", "scope", e.Scope, "label", e.Label)
+			text = interruptedPromptText(e.Label)
+		} else {
+			h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.ID)
+		}
 		// Not needed any more once /retry took the message: it runs, and a
 		// report after its answer would say it was lost.
 		needed := func() bool { return h.journal.unreportedInterrupted(e.Scope, e.ID) }
-		h.report(t, "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again.", entryMessageID(e), needed, func() {
+		h.report(t, text, entryMessageID(e), needed, func() {
 			h.journaled(h.journal.markReported(e.Scope, e.ID))
 		})
 	}
@@ -36,11 +42,23 @@ func (h *Host) reportInterrupted() {
 		if err != nil {
 			continue
 		}
-		h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.ID)
-		h.report(t, "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again.", entryMessageID(e), nil, func() {
+		text := "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again."
+		if e.isPrompt() {
+			h.logger.Info("reporting a scheduled prompt's answer a restart may have cut short", "scope", e.Scope, "label", e.Label)
+			text = "⚠️ A restart came while the answer of the scheduled job “" + e.Label + "” was being sent; it may not have arrived whole."
+		} else {
+			h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.ID)
+		}
+		h.report(t, text, entryMessageID(e), nil, func() {
 			h.journaled(h.journal.markCutReported(e.ID))
 		})
 	}
+}
+
+// interruptedPromptText is the report of the scheduled prompt label that a
+// crash or a restart interrupted: it has no message to reply to.
+func interruptedPromptText(label string) string {
+	return "⚠️ The scheduled job “" + label + "” was interrupted by a restart; say /retry to run it again."
 }
 
 // reportPauseMax bounds the pause between two tries of a report.
@@ -89,8 +107,12 @@ func (h *Host) reportTry(t target, text string, replyTo int, needed func() bool,
 }
 
 // entryMessageID returns the id of the chat message e's update carries (0
-// when it cannot be read), for a notice to reply to.
+// when it cannot be read, or e is a scheduled prompt's), for a notice to
+// reply to.
 func entryMessageID(e journalEntry) int {
+	if e.Update == nil {
+		return 0
+	}
 	var u models.Update
 	if json.Unmarshal(e.Update, &u) != nil {
 		return 0

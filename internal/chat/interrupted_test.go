@@ -166,11 +166,12 @@ func TestUnsentReportIsSentAfterTheNextStart(t *testing.T) {
 	}
 }
 
-// A turn whose model answer is complete when the shutdown cuts it (the
-// answer came in just as SIGTERM did) sends that answer, so it is
-// journaled as answered like any other: reported as interrupted after the
-// restart, /retry would answer it a second time.
-func TestAnswerCompleteAtShutdownIsNotReportedAsInterrupted(t *testing.T) {
+// A turn whose model answer comes in whole only after the shutdown told
+// the chat that the turn was interrupted (the answer came in just as
+// SIGTERM did) is not sent by the dying bot: the chat was promised a
+// report and /retry, and gets them, and /retry answers it once. Sent, the
+// chat would be told both that it was interrupted and its answer.
+func TestAnswerCompleteAfterTheRestartNoticeIsRetriedOnce(t *testing.T) {
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
 	var h1 *harness
@@ -185,27 +186,25 @@ func TestAnswerCompleteAtShutdownIsNotReportedAsInterrupted(t *testing.T) {
 	tg.SendText(userID, userID, "answer me as the bot stops")
 	<-started
 	h1.stop()
-	// The answer goes out within the shutdown's grace for it, or (on a
-	// slow machine) it is cut, and the restart says so; either way the
-	// message is not pending.
-	if n := countVisible(tg.Messages(userID), "the whole answer"); n > 1 {
-		t.Fatalf("the complete answer was sent %d times at the shutdown, want 1: %s", n, describe(tg.Messages(userID)))
+	msgs := tg.Messages(userID)
+	if n := countVisible(msgs, "this turn was interrupted"); n != 1 {
+		t.Errorf("the chat got %d restarting notices, want 1: %s", n, describe(msgs))
 	}
-	if got := pendingEntries(t, agentDir); len(got) != 0 {
-		t.Errorf("the answered message is left pending, to be reported as interrupted after the restart: %d entries", len(got))
+	if n := countVisible(msgs, "the whole answer"); n != 0 {
+		t.Errorf("the answer went out after the chat was told its turn was interrupted: %s", describe(msgs))
+	}
+	if got := pendingEntries(t, agentDir); len(got) != 1 {
+		t.Errorf("%d pending entries, want the interrupted message's", len(got))
 	}
 	again := agenttest.NewFauxProvider()
 	again.Handle(ranUserText)
 	h2 := newHarness(t, harnessConfig{provider: again, tg: tg, agentDir: agentDir, workspace: ws})
+	h2.waitText(userID, "This message was interrupted by a restart")
 	tg.SendText(userID, userID, "/retry")
-	msgs := h2.waitMessages(userID, "the answer to /retry", func(ms []telegramtest.Message) bool {
-		return countVisible(ms, "Nothing to retry")+countVisible(ms, "🔁 Running") > 0
-	})
-	if n := countVisible(msgs, "This message was interrupted by a restart"); n != 0 {
-		t.Errorf("the answered message was reported as interrupted after the restart: %s", describe(msgs))
-	}
-	if n := countVisible(msgs, "Nothing to retry"); n != 1 {
-		t.Errorf("/retry would answer the answered message again: %s", describe(msgs))
+	h2.waitText(userID, "ran: answer me as the bot stops")
+	h2.stop()
+	if n := countVisible(tg.Messages(userID), "ran: answer me as the bot stops"); n != 1 {
+		t.Errorf("the message was answered %d times, want once: %s", n, describe(tg.Messages(userID)))
 	}
 }
 

@@ -32,8 +32,18 @@ type workItem struct {
 	in      *inbound
 	label   string
 	content []agent.Content
-	// journalID is the inbound journal entry the item finishes (0: none).
+	// journalID is the inbound journal entry the item finishes (0: none);
+	// a scheduled prompt's is negative (see journal.writePrompt).
 	journalID int64
+	// retried reports a scheduled prompt that /retry runs again: the
+	// user asked for it, so a waiting prompt of the same job does not
+	// refuse it.
+	retried bool
+	// restartTold reports that the shutdown told the chat this turn was
+	// interrupted; markAnswered then refuses to mark it answered, so that
+	// the chat is never told both. Guarded by the worker's mu, as
+	// answering is while the shutdown may read it.
+	restartTold bool
 	// answering reports that the entry was journaled as answered before
 	// the answer was sent, and delivered that the delivery then ended
 	// (see markAnswered); both belong to the worker running the item.
@@ -137,18 +147,33 @@ var errPromptWaiting = errors.New("chat: a prompt of this job is already waiting
 // refuses it (errQueueFull) when maxQueued items wait already, and a
 // scheduled prompt (errPromptWaiting) while one with the same label waits.
 func (w *chatWorker) enqueue(it *workItem) (waits bool, queued int, err error) {
+	return w.enqueueWith(it, nil)
+}
+
+// enqueueWith is enqueue that runs before, when set, once the queue's
+// limits took it and before it is queued, with the worker locked: its
+// error refuses it. A scheduled prompt is journaled there, so that no
+// moment exists where the journal holds a prompt the queue refused, or the
+// queue runs one the journal does not hold.
+func (w *chatWorker) enqueueWith(it *workItem, before func() error) (waits bool, queued int, err error) {
 	w.mu.Lock()
 	queued = len(w.queue)
 	if queued >= maxQueued {
 		w.mu.Unlock()
 		return false, queued, errQueueFull
 	}
-	if it.kind == itemPrompt {
+	if it.kind == itemPrompt && !it.retried {
 		for _, q := range w.queue {
 			if q.kind == itemPrompt && q.label == it.label {
 				w.mu.Unlock()
 				return false, queued, errPromptWaiting
 			}
+		}
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			w.mu.Unlock()
+			return false, queued, err
 		}
 	}
 	waits = w.running != nil || queued > 0
@@ -172,6 +197,30 @@ func (w *chatWorker) busy() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.running != nil
+}
+
+// interrupt returns the running item when it is a turn (a message or a
+// scheduled prompt) whose answer has not begun to go out, and records
+// that the chat is told it was interrupted (see markAnswered); nil
+// otherwise: nothing runs, a command runs (the journal replays it), or
+// the turn's answer is going or went out.
+func (w *chatWorker) interrupt() *workItem {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	it := w.running
+	if it == nil || (it.kind != itemMessage && it.kind != itemPrompt) || it.answering {
+		return nil
+	}
+	it.restartTold = true
+	return it
+}
+
+// toldRestart reports whether the shutdown told the chat that it was
+// interrupted.
+func (w *chatWorker) toldRestart(it *workItem) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return it.restartTold
 }
 
 // snapshot returns the running item and the number of queued ones.
@@ -303,7 +352,9 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 	// A turn cut short by a shutdown stays pending: it is reported after the
 	// restart, and /retry replays it. An answered one is done once its
 	// delivery ended, even in a shutdown.
-	if !it.reporting && (it.answering && it.delivered || !it.answering && h.turnCtx.Err() == nil) {
+	// A turn the shutdown told the chat was interrupted stays pending too,
+	// whatever ended it: the restart reports it, as the chat was told.
+	if !it.reporting && (it.answering && it.delivered || !it.answering && h.turnCtx.Err() == nil && !w.toldRestart(it)) {
 		h.journalDone(it.journalID)
 	}
 }

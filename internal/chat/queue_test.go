@@ -217,10 +217,19 @@ func TestRefusedMessageIsReportedWhenTheBusyAnswerFails(t *testing.T) {
 	faux := agenttest.NewFauxProvider()
 	faux.Handle(ranUserText)
 	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
-	report := h2.waitText(userID, "interrupted by a restart")
+	report := h2.waitText(userID, "This message was interrupted by a restart")
 	if report.ReplyTo != refused.ID {
 		t.Errorf("the report replies to %d, want the refused message %d", report.ReplyTo, refused.ID)
 	}
+	// The prompts that filled the queue were interrupted too, and came
+	// first: /retry runs as many as the queue takes, the message last.
+	h2.waitMessages(userID, "a report of each prompt", func(ms []telegramtest.Message) bool {
+		return countVisible(ms, "” was interrupted by a restart") == maxQueued+1
+	})
+	tg.SendText(userID, userID, "/retry")
+	h2.waitMessages(userID, "the oldest prompts run again", func(ms []telegramtest.Message) bool {
+		return countVisible(ms, "ran: running")+countVisible(ms, "ran: filler") == maxQueued
+	})
 	tg.SendText(userID, userID, "/retry")
 	h2.waitText(userID, "ran: one too many")
 }
@@ -240,7 +249,8 @@ func TestBusyAnswerIsSentOnceTelegramTakesIt(t *testing.T) {
 	if busy.ReplyTo != refused.ID {
 		t.Errorf("the busy answer replies to %d, want %d", busy.ReplyTo, refused.ID)
 	}
-	waitFor(t, "the refused message to be done", func() bool { return len(pendingEntries(t, h.agentDir)) == 0 })
+	// The prompts that fill the queue stay pending while they wait.
+	waitFor(t, "the refused message to be done", func() bool { return len(pendingMessages(t, h.agentDir)) == 0 })
 }
 
 // fillQueue starts a scheduled prompt's turn, which blocked holds, and

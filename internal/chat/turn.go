@@ -32,10 +32,12 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 			msg = it.label + ": not run. " + msg
 		}
 		h.logger.Info("turn refused: the chat is over its daily usage limit", "scope", t.String(), "limit", h.limit.String())
-		h.markAnswered(it)
+		if errors.Is(h.markAnswered(w, it), errRestartTold) {
+			return
+		}
 		err := h.sendText(ctx, t, msg, replyTo)
 		it.delivered = err == nil || ctx.Err() == nil
-		h.undelivered(ctx, t, it, err, msg, replyTo)
+		h.undelivered(ctx, w, it, err, msg, replyTo)
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
@@ -47,7 +49,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		if content, err = h.buildContent(ctx, t, it.in); err != nil {
 			if ctx.Err() == nil {
 				text := "⚠️ " + chatText(err)
-				h.undelivered(ctx, t, it, h.sendText(ctx, t, text, replyTo), text, replyTo)
+				h.undelivered(ctx, w, it, h.sendText(ctx, t, text, replyTo), text, replyTo)
 			}
 			return
 		}
@@ -55,7 +57,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	sess, err := h.session(ctx, t)
 	if err != nil {
 		text, serr := h.tellSessionError(ctx, t, err, replyTo)
-		h.undelivered(ctx, t, it, serr, text, replyTo)
+		h.undelivered(ctx, w, it, serr, text, replyTo)
 		return
 	}
 	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
@@ -94,7 +96,11 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	// answer, so it is answered.
 	final := res.Text
 	if !shuttingDown || err == nil {
-		if merr := h.markAnswered(it); merr != nil && err == nil {
+		if merr := h.markAnswered(w, it); errors.Is(merr, errRestartTold) {
+			// The chat was told this turn was interrupted: it ends as a
+			// turn the shutdown cut, and the restart reports it.
+			final, err, shuttingDown = "", context.Canceled, true
+		} else if merr != nil && err == nil {
 			// The answer goes out only once the journal holds its mark:
 			// sent with the mark unwritten (a full disk), a kill before
 			// the disk is freed would leave the message pending, and the
@@ -109,12 +115,18 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	// told after the restart; one Telegram did not take otherwise is told
 	// now.
 	it.delivered = fctx.Err() == nil
-	h.undelivered(ctx, t, it, ferr, undeliveredText, replyTo)
+	h.undelivered(ctx, w, it, ferr, undeliveredText, replyTo)
 }
 
 // undeliveredText tells the chat that Telegram did not take (all of) the
 // answer to its message.
 const undeliveredText = "⚠️ Telegram did not take the answer to this message, so it could not all be sent; send the message again if it did not arrive whole."
+
+// undeliveredPromptText tells the chat that Telegram did not take (all of)
+// the answer of the scheduled prompt label.
+func undeliveredPromptText(label string) string {
+	return "⚠️ Telegram did not take the answer of the scheduled job “" + label + "”, so it could not all be sent."
+}
 
 // undelivered handles the outcome of it (its answer, or the error that
 // ended the turn) that Telegram did not take when sent: err is that
@@ -126,9 +138,13 @@ const undeliveredText = "⚠️ Telegram did not take the answer to this message
 // chatWorker.run): marked done at once, a message whose outcome never
 // reached the chat would be lost without a word. A refusal for good (the
 // user blocked the bot, a chat the bot cannot post to) is not retried.
-func (h *Host) undelivered(ctx context.Context, t target, it *workItem, err error, text string, replyTo int) {
-	if err == nil || it.journalID == 0 || ctx.Err() != nil || h.turnCtx.Err() != nil {
+func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err error, text string, replyTo int) {
+	if err == nil || it.journalID == 0 || ctx.Err() != nil || h.turnCtx.Err() != nil || w.toldRestart(it) {
 		return
+	}
+	t := w.target
+	if it.kind == itemPrompt && text == undeliveredText {
+		text = undeliveredPromptText(it.label)
 	}
 	if c := botapi.ClassOf(err); c != botapi.Transient && c != botapi.RateLimited && !errors.Is(err, context.DeadlineExceeded) {
 		return
@@ -156,15 +172,31 @@ func (h *Host) undelivered(ctx context.Context, t target, it *workItem, err erro
 // It returns the error of journaling the mark: the journal keeps a mark it
 // could not write, and writes it once it can, but until then a kill would
 // lose it, so an answer must not go out on it.
-func (h *Host) markAnswered(it *workItem) error {
-	if it.journalID == 0 || it.answering {
+//
+// It returns errRestartTold, marking nothing, when the shutdown told the
+// chat already that the turn was interrupted (see chatWorker.interrupt):
+// the decision and the mark are taken under the worker's lock, so the
+// chat is told one or the other, never both.
+func (h *Host) markAnswered(w *chatWorker, it *workItem) error {
+	w.mu.Lock()
+	if it.restartTold {
+		w.mu.Unlock()
+		return errRestartTold
+	}
+	already := it.answering
+	it.answering = true
+	w.mu.Unlock()
+	if it.journalID == 0 || already {
 		return nil
 	}
 	err := h.journal.answering(it.journalID)
 	h.journaled(err)
-	it.answering = true
 	return err
 }
+
+// errRestartTold is markAnswered's refusal of a turn the shutdown told the
+// chat was interrupted.
+var errRestartTold = errors.New("chat: the chat was told this turn was interrupted by the restart")
 
 // turnError words a failed turn for the chat by its cause, without the
 // raw error of a known cause (the log has it).
