@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // alertTailLines is how many lines of stderr a failure alert quotes.
@@ -35,6 +36,29 @@ func recoveryNotice(job Job, failures int) string {
 func unfiredAlert(job Job, err error) string {
 	return fmt.Sprintf("⚠️ Job %s (%s) is due but did not run: the jobs file could not record that it fired (%s), "+
 		"and a one-shot job must never run twice. It runs once the file can be written; cancel it if it should not.", job.Name, job.ID, saveCause(err))
+}
+
+// unpromptedAlert is the chat's message about a one-shot job that fired
+// but whose prompt the chat did not take (err says why): it does not run
+// again, so the chat is told what it was.
+func unpromptedAlert(job Job, err error) string {
+	return fmt.Sprintf("⚠️ Job %s (%s) was due but could not run: the chat did not take its prompt (%s). "+
+		"It was a one-shot job, so it does not run again; schedule it again if it still matters. It said: %s",
+		job.Name, job.ID, saveCause(err), shortPrompt(job.Prompt))
+}
+
+// shortPrompt is a job's prompt as an alert quotes it: its first 200
+// bytes (cut at a rune), on one line.
+func shortPrompt(p string) string {
+	p = strings.Join(strings.Fields(p), " ")
+	if len(p) <= 200 {
+		return p
+	}
+	cut := 200
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	return p[:cut] + "…"
 }
 
 // silentWord is what a watcher prints to stay quiet.

@@ -8,7 +8,10 @@ import "context"
 type Chats interface {
 	// Prompt queues a turn in the target chat's session, behind a running
 	// turn, like a user message; the answer is sent to the chat marked as
-	// coming from the job (label, e.g. "⏰ Job morning-summary").
+	// coming from the job (label, e.g. "⏰ Job morning-summary"). A nil
+	// error means the chat holds the prompt durably (a restart reports it);
+	// an error, that the chat did not take it (a full queue, a journal that
+	// cannot be written).
 	Prompt(ctx context.Context, target, label, prompt string) error
 	// Notify sends text to the target chat without a model call.
 	Notify(ctx context.Context, target, text string) error

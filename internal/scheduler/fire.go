@@ -172,6 +172,7 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 		if err := s.chats.Prompt(ctx, job.Target, job.label(late), lateNote+job.Prompt); err != nil {
 			o.text = s.redactor().Redact("prompting the chat failed: " + err.Error())
 			log.Warn("scheduler: job ran", "outcome", o.text)
+			s.tellUnprompted(ctx, job, err)
 		} else {
 			log.Info("scheduler: job ran", "outcome", o.text)
 		}
@@ -221,6 +222,21 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 	prompt := watcherPrompt(job, res.stdout, res.cut, s.cfg.outputLimit, lateNote)
 	if err := s.chats.Prompt(ctx, job.Target, job.label(late), prompt); err != nil {
 		log.Warn("scheduler: prompting the chat", "err", err)
+		s.tellUnprompted(ctx, job, err)
+	}
+}
+
+// tellUnprompted tells the chat of a one-shot job whose prompt the chat
+// did not take (err: its queue was full, or its journal could not be
+// written): the job left the file as it fired and never runs again, so
+// without a word it would be lost silently. A recurring job is not told
+// each time: its next run comes, and its outcome records the failure.
+func (s *Scheduler) tellUnprompted(ctx context.Context, job Job, err error) {
+	if !job.OneShot() {
+		return
+	}
+	if nerr := s.chats.Notify(ctx, job.Target, s.redactor().Redact(unpromptedAlert(job, err))); nerr != nil {
+		s.log().Warn("scheduler: sending the unprompted one-shot alert", "job", job.ID, "target", job.Target, "err", nerr)
 	}
 }
 

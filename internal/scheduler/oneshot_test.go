@@ -3,9 +3,11 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -239,6 +241,52 @@ func TestCancelWhileAOneShotIsBeingFired(t *testing.T) {
 			}
 			if runs != tt.wantRuns {
 				t.Errorf("the job ran %d time(s), want %d", runs, tt.wantRuns)
+			}
+		})
+	}
+}
+
+// TestOneShotWhosePromptTheChatRefusedIsTold checks that a one-shot job
+// whose prompt the chat does not take (its journal cannot be written, its
+// queue is full) is not lost without a word: it left the file as it fired
+// and never runs again, so its chat is told, with what it said; a
+// recurring job, whose next run comes, is not told each time.
+func TestOneShotWhosePromptTheChatRefusedIsTold(t *testing.T) {
+	for _, tc := range []struct {
+		name, sched string
+		err         error
+		told        []string
+	}{
+		{name: "one-shot, full disk", sched: "2030-06-01 13:00", err: fmt.Errorf("chat: journal: %w", syscall.ENOSPC),
+			told: []string{"was due but could not run", "the bot's disk is full or cannot be written", "does not run again", "It said: call mum"}},
+		{name: "one-shot, full queue", sched: "2030-06-01 13:00", err: errors.New("chat: the chat's queue is full"),
+			told: []string{"was due but could not run", "the chat's queue is full", "It said: call mum"}},
+		{name: "recurring", sched: "0 * * * *", err: fmt.Errorf("chat: journal: %w", syscall.ENOSPC)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, setup{})
+			e.chats.onPrompt = func(context.Context, string, string, string) error { return tc.err }
+			j := e.schedule(t, "chat-a", tc.sched, "call mum", "")
+			e.runNow(t, j.ID)
+			var notices []string
+			for _, m := range e.chats.sent() {
+				if m.Kind == "notify" {
+					notices = append(notices, m.Text)
+				}
+			}
+			if tc.told == nil {
+				if len(notices) != 0 {
+					t.Errorf("a recurring job's refused prompt told the chat: %q", notices)
+				}
+				return
+			}
+			if len(notices) != 1 {
+				t.Fatalf("%d notices, want 1: %q", len(notices), notices)
+			}
+			for _, want := range append(tc.told, "Job call-mum ("+j.ID+")") {
+				if !strings.Contains(notices[0], want) {
+					t.Errorf("notice %q lacks %q", notices[0], want)
+				}
 			}
 		})
 	}
