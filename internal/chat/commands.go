@@ -148,8 +148,8 @@ func commands() []command {
 			help: "set this chat's time zone, e.g. /tz Europe/Berlin", run: (*Host).tzCommand},
 		{name: "jobs", menu: "scheduled jobs, with cancel buttons",
 			help: "scheduled jobs, with cancel buttons", run: (*Host).jobsCommand},
-		{name: "retry", menu: "run again every message a restart interrupted",
-			help: "run again every message a restart interrupted", run: (*Host).retryCommand},
+		{name: "retry", menu: "run again every message or scheduled job a restart interrupted",
+			help: "run again every message or scheduled job a restart interrupted", run: (*Host).retryCommand},
 		{name: "approvals", menu: "what is always allowed here, with revoke buttons",
 			help: "the approval rules always allowed in this chat, with revoke buttons", run: (*Host).approvalsCommand},
 	}
