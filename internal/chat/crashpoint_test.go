@@ -239,6 +239,8 @@ type generation struct {
 	// failSends is how many of its first sendMessage requests Telegram
 	// answers 502.
 	failSends int
+	// killAfterJob kills it once the user's scheduled prompt was taken.
+	killAfterJob bool
 }
 
 func (g generation) String() string {
@@ -301,6 +303,13 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 			if job != nil && lastUserText(req) == "crash m1" {
 				u.fire(t, host.Load(), *job, g.next, dead)
 				job = nil
+				if g.killAfterJob {
+					mu.Lock()
+					if !isClosed(dead) {
+						kill()
+					}
+					mu.Unlock()
+				}
 			}
 			return ranUserText(ctx, req, onText)
 		})
@@ -490,6 +499,36 @@ func atEveryKillPoint(t *testing.T, name, what string, kill func(g *generation, 
 			t.Errorf("the run still goes on (%s) after %d kill points", what, maxKillPoints)
 		})
 	}
+}
+
+// TestCrashAtEveryJournalWriteAfterAPromptWasCut kills the bot once the
+// scheduled prompt was taken, behind the queued messages (so the next
+// start reports the messages and the job, and the user retries them all),
+// then kills the restarted bot at each of its journal writes in turn, and
+// starts it once more: the job, as each message, is answered once, or
+// reported and answered once.
+func TestCrashAtEveryJournalWriteAfterAPromptWasCut(t *testing.T) {
+	for n := 1; n <= maxKillPoints; n++ {
+		last := false
+		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
+			u := newCrashUser(t)
+			first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
+			killed := crashRun(t, u, []generation{
+				{agentDir: first, next: second, killAfterJob: true},
+				{agentDir: second, next: third, killAt: n},
+				{agentDir: third},
+			})
+			if !killed[0] || len(u.takenJobs()) != 1 {
+				t.Fatalf("the first start was not killed after it took the job")
+			}
+			last = !killed[1]
+		})
+		if last {
+			t.Logf("%d kill points, the last one past the run's writes", n)
+			return
+		}
+	}
+	t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
 }
 
 // TestCrashAtEveryJournalWriteAfterACrash kills the bot once its first
