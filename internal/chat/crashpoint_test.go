@@ -301,6 +301,11 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 		}
 		faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 			if job != nil && lastUserText(req) == "crash m1" {
+				// The harness holds the host a moment after it starts (a
+				// turn's goroutine: no t.Fatal here).
+				for deadline := time.Now().Add(15 * time.Second); host.Load() == nil && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
 				u.fire(t, host.Load(), *job, g.next, dead)
 				job = nil
 				if g.killAfterJob {
@@ -360,15 +365,15 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 	return killed
 }
 
-// fire fires the scheduled prompt j into the host h, as its scheduler
-// would (h is nil until the harness holds it: wait for it), and keeps it
+// fire fires the scheduled prompt j into the host h (nil: the harness
+// never held it), as its scheduler would, and keeps it
 // among the jobs to check when the bot took it: Prompt returned nil, and
 // a kill that came meanwhile (dead) left it in the journal copied to next.
 // One that a kill cut off before it was journaled was never taken: the
 // dead process never told its scheduler it was.
 func (u *crashUser) fire(t *testing.T, h *Host, j crashJob, next string, dead chan struct{}) {
 	if h == nil {
-		t.Errorf("the first turn ran before the harness held its host")
+		t.Errorf("the harness never held its host")
 		return
 	}
 	if err := h.Prompt(context.Background(), target{chatID: userID}.String(), j.label, j.text); err != nil {
