@@ -196,7 +196,10 @@ func openJournal(dir string, logger *slog.Logger, opts ...journalOption) (*journ
 			order = append(order, e.ID)
 			prev.seq = int64(len(order))
 		}
-		if e.Update == nil && e.Prompt == "" {
+		// A line with neither an update nor a scope only changes the
+		// state: what the entry is comes from its first line. (A
+		// prompt's text may be empty, and omitted from its line.)
+		if e.Update == nil && e.Scope == "" {
 			e.Update, e.Scope, e.Label, e.Prompt = prev.Update, prev.Scope, prev.Label, prev.Prompt
 		}
 		if e.At == 0 {

@@ -406,3 +406,30 @@ func TestJournalKeepsPromptsApartFromUpdates(t *testing.T) {
 		}
 	}
 }
+
+// A scheduled prompt's entry whose text is empty (omitted from its line)
+// keeps its scope and label across a restart, and comes back interrupted.
+func TestJournalPromptWithEmptyTextKeepsItsScope(t *testing.T) {
+	dir := t.TempDir()
+	j, err := openJournal(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := j.writePrompt("1001", "⏰ Job", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.answering(id); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	j2, err := openJournal(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.close()
+	got := j2.cutShort()
+	if len(got) != 1 || got[0].ID != id || got[0].Scope != "1001" || got[0].Label != "⏰ Job" {
+		t.Errorf("after the restart the prompt cut short is %+v, want id %d in scope 1001 labelled ⏰ Job", got, id)
+	}
+}
