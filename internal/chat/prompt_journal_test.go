@@ -407,6 +407,59 @@ func TestJournalKeepsPromptsApartFromUpdates(t *testing.T) {
 	}
 }
 
+// A turn the user stopped that is still ending when the bot stops gets no
+// restart notice, and is not reported after the restart: /stop answered
+// it, and told it was interrupted it would stay pending, to be reported
+// and run again by /retry though the user stopped it.
+func TestStoppedTurnIsNotInterruptedByARestart(t *testing.T) {
+	tg := telegramtest.New(t)
+	agentDir, ws := t.TempDir(), t.TempDir()
+	release := make(chan struct{})
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, _ agent.Request, _ func(string)) (agent.Response, error) {
+		<-ctx.Done()
+		// The stopped turn ends only once the shutdown is under way.
+		<-release
+		return agent.Response{}, ctx.Err()
+	})
+	h1 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws})
+	tg.SendText(userID, userID, "a long job")
+	waitFor(t, "the turn to reach the model", func() bool { return len(faux.Requests()) == 1 })
+	tg.SendText(userID, userID, "/stop")
+	waitFor(t, "the turn to be stopped", func() bool {
+		w := h1.host.existingWorker(target{chatID: userID})
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.stopped
+	})
+	go func() {
+		// The shutdown decides whom to tell under the host's lock, with
+		// closing set: once closing is seen, the decision was made.
+		defer close(release)
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			h1.host.mu.Lock()
+			closing := h1.host.closing
+			h1.host.mu.Unlock()
+			if closing {
+				return
+			}
+		}
+	}()
+	h1.stop()
+	if msgs := tg.Messages(userID); countVisible(msgs, "restarting") != 0 {
+		t.Errorf("the stopped turn was told the restart interrupted it: %s", describe(msgs))
+	}
+
+	again := agenttest.NewFauxProvider()
+	again.Handle(ranUserText)
+	h2 := newHarness(t, harnessConfig{provider: again, tg: tg, agentDir: agentDir, workspace: ws})
+	if _, left := h2.host.journal.takeInterrupted(itoa64(userID), 0); left != 0 {
+		t.Errorf("the stopped turn is interrupted in the journal after the restart (%d entries)", left)
+	}
+	tg.SendText(userID, userID, "/retry")
+	h2.waitText(userID, "Nothing to retry")
+}
+
 // A scheduled prompt's entry whose text is empty (omitted from its line)
 // keeps its scope and label across a restart, and comes back interrupted.
 func TestJournalPromptWithEmptyTextKeepsItsScope(t *testing.T) {

@@ -202,13 +202,16 @@ func (w *chatWorker) busy() bool {
 // interrupt returns the running item when it is a turn (a message or a
 // scheduled prompt) whose answer has not begun to go out, and records
 // that the chat is told it was interrupted (see markAnswered); nil
-// otherwise: nothing runs, a command runs (the journal replays it), or
-// the turn's answer is going or went out.
+// otherwise: nothing runs, a command runs (the journal replays it), the
+// turn's answer is going or went out, or the user stopped the turn (/stop
+// answered it: told it was interrupted as well, a turn that ends before
+// the shutdown cancels it would stay pending, and be reported and run
+// again by /retry though the user stopped it).
 func (w *chatWorker) interrupt() *workItem {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	it := w.running
-	if it == nil || (it.kind != itemMessage && it.kind != itemPrompt) || it.answering {
+	if it == nil || (it.kind != itemMessage && it.kind != itemPrompt) || it.answering || w.stopped {
 		return nil
 	}
 	it.restartTold = true

@@ -93,9 +93,10 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	shuttingDown := h.turnCtx.Err() != nil
 	// A turn the shutdown cut stays pending for /retry; one whose answer
 	// came whole (just before the shutdown, or as it began) sends that
-	// answer, so it is answered.
+	// answer, so it is answered, and so is one the user stopped (/stop
+	// answered it), whether it ended before the shutdown or with it.
 	final := res.Text
-	if !shuttingDown || err == nil {
+	if !shuttingDown || err == nil || stopped {
 		if merr := h.markAnswered(w, it); errors.Is(merr, errRestartTold) {
 			// The chat was told this turn was interrupted: it ends as a
 			// turn the shutdown cut, and the restart reports it.
