@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // alertTailLines is how many lines of stderr a failure alert quotes.
@@ -40,15 +42,19 @@ func unfiredAlert(job Job, err error) string {
 
 // unpromptedAlert is the chat's message about a one-shot job that fired
 // but whose prompt the chat did not take (err says why): it does not run
-// again, so the chat is told what it was.
-func unpromptedAlert(job Job, err error) string {
+// again, so the chat is told what it was. The prompt is quoted redacted
+// by red before it is cut, never cut first: a cut can end inside the
+// encoded form of a secret (its base64, its hex), and the part left is one
+// the redactor no longer recognises. The caller still redacts the whole
+// alert, for the name and the error.
+func unpromptedAlert(job Job, err error, red *redactor.Redactor) string {
 	return fmt.Sprintf("⚠️ Job %s (%s) was due but could not run: the chat did not take its prompt (%s). "+
 		"It was a one-shot job, so it does not run again; schedule it again if it still matters. It said: %s",
-		job.Name, job.ID, saveCause(err), shortPrompt(job.Prompt))
+		job.Name, job.ID, saveCause(err), shortPrompt(red.Redact(job.Prompt)))
 }
 
 // shortPrompt is a job's prompt as an alert quotes it: its first 200
-// bytes (cut at a rune), on one line.
+// bytes (cut at a rune), on one line. p must be redacted already.
 func shortPrompt(p string) string {
 	p = strings.Join(strings.Fields(p), " ")
 	if len(p) <= 200 {

@@ -235,7 +235,8 @@ func (s *Scheduler) tellUnprompted(ctx context.Context, job Job, err error) {
 	if !job.OneShot() {
 		return
 	}
-	if nerr := s.chats.Notify(ctx, job.Target, s.redactor().Redact(unpromptedAlert(job, err))); nerr != nil {
+	red := s.redactor()
+	if nerr := s.chats.Notify(ctx, job.Target, red.Redact(unpromptedAlert(job, err, red))); nerr != nil {
 		s.log().Warn("scheduler: sending the unprompted one-shot alert", "job", job.ID, "target", job.Target, "err", nerr)
 	}
 }

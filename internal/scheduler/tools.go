@@ -173,6 +173,10 @@ func (t listTool) Execute(_ context.Context, call *agent.Call) (agent.Result, er
 		return agent.Result{Content: []agent.Content{agent.Text("This chat has no scheduled jobs.")}, Details: map[string]any{"jobs": []any{}}}, nil
 	}
 	loc := t.s.location(target, nil)
+	// The prompt and the script are redacted whole before oneLine cuts
+	// them: a cut inside a secret's encoded form leaves a part the
+	// redactor of the result no longer recognises.
+	red := t.s.redactor()
 	var b strings.Builder
 	fmt.Fprintf(&b, "This chat has %d scheduled job(s):", len(jobs))
 	details := make([]any, 0, len(jobs))
@@ -182,9 +186,9 @@ func (t listTool) Execute(_ context.Context, call *agent.Call) (agent.Result, er
 		if !j.LastRun.IsZero() {
 			fmt.Fprintf(&b, ", last run %s: %s", formatTime(j.LastRun, loc), j.LastOutcome)
 		}
-		fmt.Fprintf(&b, "\n  prompt: %s", oneLine(j.Prompt, 200))
+		fmt.Fprintf(&b, "\n  prompt: %s", oneLine(red.Redact(j.Prompt), 200))
 		if j.Script != "" {
-			fmt.Fprintf(&b, "\n  script: %s", oneLine(j.Script, 200))
+			fmt.Fprintf(&b, "\n  script: %s", oneLine(red.Redact(j.Script), 200))
 		}
 		details = append(details, jobDetails(j, next, loc))
 	}
