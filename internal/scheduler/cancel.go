@@ -23,9 +23,14 @@ var (
 type firedShot struct {
 	target  string
 	running bool
-	// settled is closed once the save that removes the job from the file
-	// has ended, whatever came of it.
+	// settled is closed once the save that marks the job as firing in
+	// the file has ended, whatever came of it.
 	settled chan struct{}
+	// job is the job as the file keeps it while inFile: with Fired set.
+	job Job
+	// inFile reports that the file keeps the job as firing: its run has
+	// not handed its prompt to the chat, nor ended without one.
+	inFile bool
 }
 
 // Cancel removes the target chat's job id, stopping its run if one is
@@ -38,8 +43,7 @@ func (s *Scheduler) Cancel(target, id string) error {
 	e, ok := s.jobs[id]
 	f, fired := s.fired[id]
 	if ok && fired {
-		// A one-shot job being fired: its removal from the file is being
-		// saved. Wait for that save to end, then answer from what came of
+		// A one-shot job being fired: its firing state is being saved. Wait for that save to end, then answer from what came of
 		// it (the job runs, or it stays scheduled and can be cancelled).
 		s.mu.Unlock()
 		<-f.settled

@@ -53,10 +53,11 @@ func (s *Scheduler) fireDue(ctx context.Context) time.Duration {
 
 // fire starts one run of the job seen, unless it changed meanwhile or its
 // previous run is still going (that run is then skipped), and reports
-// whether it started one. A one-shot job is removed from the file before
-// it runs, so that it runs at most once, even across a restart: when that
-// save fails, the job stays, does not run, and the chat is told once; a
-// later pass tries again.
+// whether it started one. A one-shot job is marked as firing in the file
+// before it runs, so that it runs at most once, even across a restart (a
+// restart finds it firing and tells the chat instead of running it): when
+// that save fails, the job stays as it was, does not run, and the chat is
+// told once; a later pass tries again.
 func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 	s.mu.Lock()
 	e, ok := s.jobs[seen.job.ID]
@@ -78,11 +79,13 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 	}
 	late := job.OneShot() && (job.At.Before(s.startedAt) || now.Sub(job.At) > lateAfter)
 	if job.OneShot() {
-		// Marked as fired (so save leaves it out of the file) but kept in
-		// the list until the file no longer holds it: List never sees the
-		// job vanish and come back when the save fails.
+		// Marked as fired (so save writes it as firing) but kept in the
+		// list until the file holds it so: List never sees the job vanish
+		// and come back when the save fails.
 		settled := make(chan struct{})
-		s.fired[job.ID] = firedShot{target: job.Target, running: true, settled: settled}
+		shot := job
+		shot.Fired = now
+		s.fired[job.ID] = firedShot{target: job.Target, running: true, settled: settled, job: shot, inFile: true}
 		s.mu.Unlock()
 		if err := s.save(); err != nil {
 			s.keepUnfired(ctx, e, err)
@@ -103,9 +106,9 @@ func (s *Scheduler) fire(ctx context.Context, seen entry, now time.Time) bool {
 	return true
 }
 
-// keepUnfired keeps a one-shot job whose removal from the file failed with
-// err scheduled, so that it does not run now and would not run twice after
-// a restart, and tells its chat once.
+// keepUnfired keeps a one-shot job whose firing state the file could not
+// take (err) scheduled, so that it does not run now and would not run
+// twice after a restart, and tells its chat once.
 func (s *Scheduler) keepUnfired(ctx context.Context, e *entry, err error) {
 	job := e.job
 	s.mu.Lock()
@@ -139,19 +142,39 @@ type outcome struct {
 
 // run runs one firing of job: a prompt job prompts the chat; a watcher runs
 // its script and prompts the chat with the output, if any.
+//
+// A one-shot job leaves the file (settles) once the chat took its prompt,
+// which the chat's journal holds from then on, or once its run ended
+// without one and the chat was told what it needed to be (no output, a
+// failure alert, an unprompted alert). A run that the shutdown cut short
+// before the chat took its prompt leaves the job firing in the file: the
+// restarted scheduler tells the chat (see reportInterrupted), one
+// mechanism for a shutdown and a crash alike, rather than a notice raced
+// against the exit.
 func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bool) {
 	defer s.wg.Done()
+	settled := false
 	defer func() {
 		s.mu.Lock()
 		if stop, ok := s.runs[job.ID]; ok {
 			stop()
 			delete(s.runs, job.ID)
 		}
-		if f, ok := s.fired[job.ID]; ok {
+		f, ok := s.fired[job.ID]
+		settle := ok && settled && f.inFile
+		if ok {
 			f.running = false
+			f.inFile = f.inFile && !settled
 			s.fired[job.ID] = f
 		}
 		s.mu.Unlock()
+		if settle {
+			if err := s.save(); err != nil {
+				// The file keeps the job as firing until a later save
+				// succeeds: a restart before that reports it.
+				s.saveEpisode().Failed(err, "job", job.ID, "target", job.Target, "not_recorded", "that a one-shot job ran")
+			}
+		}
 	}()
 	// The log names the job, never its prompt or its script's output.
 	log := s.log().With("job", job.ID, "name", job.Name, "target", job.Target, "kind", job.Kind())
@@ -172,8 +195,9 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 		if err := s.chats.Prompt(ctx, job.Target, job.label(late), lateNote+job.Prompt); err != nil {
 			o.text = s.redactor().Redact("prompting the chat failed: " + err.Error())
 			log.Warn("scheduler: job ran", "outcome", o.text)
-			s.tellUnprompted(ctx, job, err)
+			settled = s.tellUnprompted(ctx, job, err)
 		} else {
+			settled = true
 			log.Info("scheduler: job ran", "outcome", o.text)
 		}
 		s.record(job, firedAt, o)
@@ -203,6 +227,9 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 	log.Debug("scheduler: watcher output (redacted)", "stdout", res.stdout, "stderr_tail", res.stderrTail)
 
 	failures := s.record(job, firedAt, o)
+	// A cancelled run (the shutdown: a fired one-shot job cannot be
+	// cancelled) stays firing; one with nothing to say settles.
+	settled = !o.prompt && !res.cancelled
 	switch {
 	case o.failed && failures == 1:
 		// The reason may quote a hook's error or panic: the whole alert
@@ -210,6 +237,7 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 		alert := s.redactor().Redact(failureAlert(job, res.failure, res.stderrTail))
 		if err := s.chats.Notify(ctx, job.Target, alert); err != nil {
 			log.Warn("scheduler: sending the failure alert", "err", err)
+			settled = ctx.Err() == nil
 		}
 	case o.succeeded && failures < 0:
 		if err := s.chats.Notify(ctx, job.Target, recoveryNotice(job, -failures)); err != nil {
@@ -222,23 +250,36 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 	prompt := watcherPrompt(job, res.stdout, res.cut, s.cfg.outputLimit, lateNote)
 	if err := s.chats.Prompt(ctx, job.Target, job.label(late), prompt); err != nil {
 		log.Warn("scheduler: prompting the chat", "err", err)
-		s.tellUnprompted(ctx, job, err)
+		settled = s.tellUnprompted(ctx, job, err)
+		return
 	}
+	settled = true
 }
 
 // tellUnprompted tells the chat of a one-shot job whose prompt the chat
 // did not take (err: its queue was full, or its journal could not be
-// written): the job left the file as it fired and never runs again, so
-// without a word it would be lost silently. A recurring job is not told
+// written): the job fired and never runs again, so without a word it
+// would be lost silently. A recurring job is not told
 // each time: its next run comes, and its outcome records the failure.
-func (s *Scheduler) tellUnprompted(ctx context.Context, job Job, err error) {
+//
+// It reports whether the one-shot job may leave the file: not when the
+// shutdown refused the prompt (ctx is done), which the restarted
+// scheduler reports instead; else once the chat was told, or the telling
+// failed for another reason than the shutdown (logged: a restart reporting
+// the job as cut short would say what did not happen).
+func (s *Scheduler) tellUnprompted(ctx context.Context, job Job, err error) bool {
 	if !job.OneShot() {
-		return
+		return true
+	}
+	if ctx.Err() != nil {
+		return false
 	}
 	red := s.redactor()
 	if nerr := s.chats.Notify(ctx, job.Target, red.Redact(unpromptedAlert(job, err, red))); nerr != nil {
 		s.log().Warn("scheduler: sending the unprompted one-shot alert", "job", job.ID, "target", job.Target, "err", nerr)
+		return ctx.Err() == nil
 	}
+	return true
 }
 
 // record keeps a run's time and outcome with its job (when the job is

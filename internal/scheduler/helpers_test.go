@@ -264,6 +264,9 @@ type setup struct {
 	hooks []spawnpolicy.Hook
 	faux  []agenttest.FauxResponse
 	dir   string // the agent dir; a fresh one when empty
+	// file, when set, returns the jobs.json to start on, written before
+	// the scheduler is built; it may plant e's secrets in it.
+	file func(e *env) string
 	// sandboxed starts scripts through the agent sandbox's launcher (this
 	// test binary), with the workspace as its view's.
 	sandboxed bool
@@ -299,6 +302,11 @@ func newEnv(t *testing.T, su setup) *env {
 	policy, err := spawnpolicy.New(popts, slog.New(slog.DiscardHandler), func() map[string]string { return environ })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if su.file != nil {
+		if err := os.WriteFile(filepath.Join(e.dir, "jobs.json"), []byte(su.file(e)), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	opts := append([]Option{WithWorkspace(e.workspace), WithLogger(slog.New(slog.DiscardHandler))}, su.opts...)
 	e.s, err = New(filepath.Join(e.dir, "jobs.json"), e.chats, opts...)

@@ -39,6 +39,14 @@ type Job struct {
 	// alerted when it becomes 1 and told of the recovery when a run
 	// succeeds again.
 	Failures int `json:"failures,omitempty"`
+	// Fired, on a one-shot job, is when it fired: the file keeps the job
+	// with it from just before its run starts until the chat took its
+	// prompt (the chat's journal holds it from then on) or the run ended
+	// without one. A job found with it at start-up was cut short by a
+	// crash or a restart before its prompt reached the chat: it does not
+	// run, its chat is told, and it leaves the file. Files written before
+	// the field existed have no job with it.
+	Fired time.Time `json:"fired,omitzero"`
 }
 
 // OneShot reports whether the job runs once, at At.

@@ -173,7 +173,7 @@ func errString(err error) string {
 var errFiredOnce = errors.New("already running or finished")
 
 // TestCancelWhileAOneShotIsBeingFired cancels a one-shot job while the save
-// that removes it from the file is in flight: Cancel waits for that save,
+// that marks it as firing in the file is in flight: Cancel waits for that save,
 // then answers from what came of it. When the save succeeds the job runs
 // and Cancel says so; when it fails the job stays scheduled, so Cancel
 // cancels it, and it never runs.

@@ -41,13 +41,16 @@ type Scheduler struct {
 	// latest state.
 	saveMu sync.Mutex
 
-	mu     sync.Mutex
-	jobs   map[string]*entry
-	runs   map[string]context.CancelFunc
-	fired  map[string]firedShot
-	procs  agent.ProcessPreparer
-	red    *redactor.Redactor
-	logger *slog.Logger
+	mu    sync.Mutex
+	jobs  map[string]*entry
+	runs  map[string]context.CancelFunc
+	fired map[string]firedShot
+	// interrupted holds the one-shot jobs found firing at start-up, until
+	// their chat was told; the file keeps them until then.
+	interrupted map[string]Job
+	procs       agent.ProcessPreparer
+	red         *redactor.Redactor
+	logger      *slog.Logger
 	// saves is the episode of the jobs file's failed saves, logged by
 	// logger.
 	saves     *storagefail.Episode
@@ -115,9 +118,22 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 		runs:   make(map[string]context.CancelFunc),
 		fired:  make(map[string]firedShot),
 		logger: cmp.Or(cfg.logger, slog.New(slog.DiscardHandler)),
+
+		interrupted: make(map[string]Job),
 	}
 	s.saves = newSaveEpisode(s.logger)
 	for _, j := range jobs {
+		if !j.Fired.IsZero() {
+			if j.OneShot() {
+				// Cut short before its prompt reached the chat: Start
+				// tells the chat; it never runs again.
+				s.interrupted[j.ID] = j
+				continue
+			}
+			// Only a one-shot job fires that way; on a recurring job
+			// (a hand-edited or forged file) the mark means nothing.
+			j.Fired = time.Time{}
+		}
 		sched, err := storedSchedule(j)
 		if err != nil {
 			return nil, fmt.Errorf("scheduler: %s: job %q: %w", path, j.ID, err)
@@ -184,7 +200,9 @@ func (s *Scheduler) log() *slog.Logger {
 
 // Start begins firing jobs, until Stop or until ctx is done. A one-shot job
 // whose time passed while the bot was down runs once, at once, marked late;
-// recurring jobs do not back-fill. The agent must have activated the
+// recurring jobs do not back-fill. A one-shot job that a crash or a restart
+// cut short after it fired, before the chat took its prompt, does not run
+// again: its chat is told (see reportInterrupted). The agent must have activated the
 // scheduler first, so that watcher scripts go through its spawn policy.
 func (s *Scheduler) Start(ctx context.Context) error {
 	s.mu.Lock()
@@ -207,6 +225,10 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.cancel = cancel
 	s.wg.Add(1)
 	go s.loop(runCtx)
+	if len(s.interrupted) > 0 {
+		s.wg.Add(1)
+		go s.reportInterrupted(runCtx)
+	}
 	return nil
 }
 
@@ -380,6 +402,14 @@ func (s *Scheduler) save() error {
 			jobs = append(jobs, e.job)
 		}
 	}
+	for _, f := range s.fired {
+		if f.inFile {
+			jobs = append(jobs, f.job)
+		}
+	}
+	for _, j := range s.interrupted {
+		jobs = append(jobs, j)
+	}
 	s.mu.Unlock()
 	slices.SortFunc(jobs, func(a, b Job) int {
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
@@ -409,9 +439,11 @@ func (s *Scheduler) location(target string, cache map[string]*time.Location) *ti
 	return loc
 }
 
-// hasFired reports whether id is a one-shot job that fired in this process
-// (s.mu held): a new job must not take its id, which save leaves out.
+// hasFired reports whether id is a one-shot job that fired, in this
+// process or before a restart cut it short (s.mu held): a new job must not
+// take its id.
 func (s *Scheduler) hasFired(id string) bool {
 	_, ok := s.fired[id]
-	return ok
+	_, cut := s.interrupted[id]
+	return ok || cut
 }

@@ -1,0 +1,249 @@
+package scheduler
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// saves makes every save of e's scheduler also send the jobs written on
+// the returned channel, so that a test waits for a save instead of
+// sleeping.
+func (e *env) saves(t *testing.T) <-chan []Job {
+	t.Helper()
+	ch := make(chan []Job, 16)
+	e.s.cfg.saveFile = func(path string, jobs []Job) error {
+		err := saveJobs(path, jobs)
+		if err == nil {
+			select {
+			case ch <- append([]Job(nil), jobs...):
+			default:
+			}
+		}
+		return err
+	}
+	return ch
+}
+
+// waitSave waits for a save that ok accepts.
+func waitSave(t *testing.T, ch <-chan []Job, what string, ok func([]Job) bool) {
+	t.Helper()
+	deadline := time.After(hangGuard)
+	for {
+		select {
+		case jobs := <-ch:
+			if ok(jobs) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("waited %s for a save %s", hangGuard, what)
+		}
+	}
+}
+
+// count returns how many of msgs are of kind.
+func count(msgs []sent, kind string) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// TestOneShotCutShortByARestart fires a one-shot job and lets the bot die
+// at a point of its run: the first scheduler is dropped without Stop (a
+// crash) or stopped (a graceful shutdown), and a second one starts on the
+// same jobs.json. A job whose prompt the chat had not taken is reported to
+// its chat once, and never runs again, not after a second restart either;
+// a job whose prompt the chat took, or whose run ended with nothing to
+// say, is not reported by the scheduler (the chat's journal owns a taken
+// prompt).
+func TestOneShotCutShortByARestart(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script string
+		// refuse makes the chat hold the prompt until the run is
+		// cancelled, then refuse it: the crash comes before it is taken.
+		refuse bool
+		// graceful stops the first scheduler instead of dropping it.
+		graceful   bool
+		wantReport bool
+	}{
+		{name: "prompt job, crash after the firing save", refuse: true, wantReport: true},
+		{name: "watcher, crash while its script runs", script: "sleep 30 3>held; echo found", wantReport: true},
+		{name: "watcher, shutdown while its script runs", script: "sleep 30 3>held; echo found", graceful: true, wantReport: true},
+		{name: "prompt job, crash after the chat took the prompt"},
+		{name: "watcher, crash after it took the output", script: "echo found"},
+		{name: "watcher, crash after a silent run", script: "echo '[SILENT]'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+			e := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
+			if tc.refuse {
+				e.chats.onPrompt = func(ctx context.Context, _, _, _ string) error {
+					<-ctx.Done()
+					return ctx.Err()
+				}
+			}
+			var opened <-chan struct{}
+			if strings.Contains(tc.script, "held") {
+				opened, _ = e.fifo(t, "held")
+			}
+			j := e.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", tc.script) // 11:00 UTC
+			saved := e.saves(t)
+			if err := e.s.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if ps := e.passAt(t, clock, j.At); ps.fired != 1 {
+				t.Fatalf("the pass at the job's time fired %d job(s), want 1", ps.fired)
+			}
+			path := filepath.Join(e.dir, "jobs.json")
+			switch {
+			case opened != nil:
+				within(t, opened, "the watcher's script to start")
+			case tc.refuse:
+				e.chats.waitFor(t, 1) // Prompt was called and has not returned
+			default:
+				waitSave(t, saved, "without the job, once its run ended", func(jobs []Job) bool { return len(jobs) == 0 })
+			}
+			if tc.wantReport {
+				stored, err := loadJobs(path)
+				if err != nil || len(stored) != 1 || stored[0].Fired.IsZero() {
+					t.Fatalf("at the crash point the file holds %+v (err %v), want the job marked as firing", stored, err)
+				}
+			}
+			if tc.graceful {
+				e.stop(t)
+				if msgs := e.chats.sent(); len(msgs) != 0 {
+					t.Errorf("the shutdown sent the chat %d message(s), want none: the restart reports the job", len(msgs))
+				}
+			}
+
+			// The restart, while the first scheduler is dropped as it is.
+			later := j.At.Add(10 * time.Minute)
+			clock.Set(later)
+			again := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
+			if err := again.s.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if ps := again.waitPass(t, later); ps.fired != 0 {
+				t.Errorf("after the restart the one-shot job fired again")
+			}
+			if tc.wantReport {
+				again.chats.waitFor(t, 1)
+			}
+			again.stop(t) // the report, and the save after it, are done
+			msgs := again.chats.sent()
+			if n := count(msgs, "prompt"); n != 0 {
+				t.Errorf("after the restart the job ran %d time(s), want never", n)
+			}
+			want := 0
+			if tc.wantReport {
+				want = 1
+			}
+			if n := count(msgs, "notify"); n != want {
+				t.Fatalf("after the restart the chat got %d notice(s), want %d: %+v", n, want, msgs)
+			}
+			if tc.wantReport {
+				m := msgs[0]
+				for _, s := range []string{"one-shot job “call-mum” (" + j.ID + ")", "was due at Mon 2026-06-01 13:00 CEST", "interrupted by a restart", "not run again", "Schedule it again"} {
+					if !strings.Contains(m.Text, s) {
+						t.Errorf("the report %q lacks %q", m.Text, s)
+					}
+				}
+				if m.Target != "chat-a" {
+					t.Errorf("the report went to %q, want chat-a", m.Target)
+				}
+			}
+			if stored, err := loadJobs(path); err != nil || len(stored) != 0 {
+				t.Errorf("after the restart the file holds %d job(s) (err %v), want none", len(stored), err)
+			}
+
+			third := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
+			if err := third.s.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			third.passAt(t, clock, later.Add(time.Minute))
+			third.stop(t)
+			if msgs := third.chats.sent(); len(msgs) != 0 {
+				t.Errorf("a second restart sent the chat %d message(s), want none", len(msgs))
+			}
+		})
+	}
+}
+
+// TestForgedFiringJobs starts on a jobs.json the agent could have written:
+// firing one-shot jobs for two chats (one named after a host secret, more
+// than a chat may have), a recurring job marked firing, and a job of a
+// file written before the mark existed. Each chat gets one redacted
+// notice, listing at most its job limit; nothing runs; the recurring job
+// and the old job stay scheduled as they were.
+func TestForgedFiringJobs(t *testing.T) {
+	dir := t.TempDir()
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+	file := func(e *env) string {
+		return strings.ReplaceAll(`{"version": 1, "jobs": [
+  {"id": "f0000001", "name": "one", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "f0000002", "name": "two SECRET", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "f0000003", "name": "three", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "f0000004", "name": "four", "target": "chat-b", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "r0000001", "name": "hourly", "target": "chat-a", "schedule": "0 * * * *", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "o0000001", "name": "old", "target": "chat-b", "schedule": "2026-06-02 09:00", "at": "2026-06-02T13:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z"}
+]}`, "SECRET", e.secret)
+	}
+	e := newEnv(t, setup{dir: dir, file: file, opts: []Option{WithClock(clock.Now), WithMaxJobs(2)}})
+	if err := e.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.chats.waitFor(t, 2)
+	e.passAt(t, clock, clock.Now().Add(time.Minute))
+	e.stop(t)
+	msgs := e.chats.sent()
+	if n := count(msgs, "prompt"); n != 0 {
+		t.Errorf("forged firing jobs made %d prompt(s), want none", n)
+	}
+	notices := map[string][]string{}
+	for _, m := range msgs {
+		if m.Kind == "notify" {
+			notices[m.Target] = append(notices[m.Target], m.Text)
+		}
+	}
+	if len(notices["chat-a"]) != 1 || len(notices["chat-b"]) != 1 || len(msgs) != 2 {
+		// The texts are not printed: one may quote the planted secret.
+		t.Fatalf("got %d message(s) (%d prompt(s), %d notice(s) for chat-a, %d for chat-b), want one notice for each chat",
+			len(msgs), count(msgs, "prompt"), len(notices["chat-a"]), len(notices["chat-b"]))
+	}
+	a := notices["chat-a"][0]
+	if strings.Contains(a, e.secret) {
+		t.Fatalf("the notice (%d bytes) holds the secret (%d bytes) a job's name held", len(a), len(e.secret))
+	}
+	for _, want := range []string{"3 one-shot jobs were interrupted", "“one” (f0000001)", "(f0000002)", "- and 1 more"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("chat-a's notice %q lacks %q", a, want)
+		}
+	}
+	if strings.Contains(a, "f0000003") || strings.Contains(a, "hourly") {
+		t.Errorf("chat-a's notice %q lists more than its limit, or the recurring job", a)
+	}
+	if !strings.Contains(notices["chat-b"][0], "“four” (f0000004)") {
+		t.Errorf("chat-b's notice %q lacks its job", notices["chat-b"][0])
+	}
+	stored, err := loadJobs(filepath.Join(dir, "jobs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, j := range stored {
+		ids = append(ids, j.ID)
+		if !j.Fired.IsZero() {
+			t.Errorf("job %s is still marked firing in the file", j.ID)
+		}
+	}
+	if strings.Join(ids, " ") != "o0000001 r0000001" {
+		t.Errorf("the file holds jobs %q, want the recurring and the old one", ids)
+	}
+}
