@@ -29,13 +29,15 @@ type sent struct {
 
 // fakeChats records what the scheduler sends, and answers TimeZone from a
 // map. onPrompt, when set, runs for every Prompt (the end-to-end test
-// forwards it to a session).
+// forwards it to a session); onNotify, when set, answers every Notify, and
+// a notice it refuses is recorded as kind "refused".
 type fakeChats struct {
 	mu       sync.Mutex
 	zones    map[string]string
 	msgs     []sent
 	changed  chan struct{}
 	onPrompt func(ctx context.Context, target, label, prompt string) error
+	onNotify func(target string) error
 }
 
 func newFakeChats(zones map[string]string) *fakeChats {
@@ -61,6 +63,12 @@ func (f *fakeChats) Prompt(ctx context.Context, target, label, prompt string) er
 }
 
 func (f *fakeChats) Notify(_ context.Context, target, text string) error {
+	if f.onNotify != nil {
+		if err := f.onNotify(target); err != nil {
+			f.add(sent{Kind: "refused", Target: target, Text: text})
+			return err
+		}
+	}
 	f.add(sent{Kind: "notify", Target: target, Text: text})
 	return nil
 }

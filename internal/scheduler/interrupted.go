@@ -14,8 +14,8 @@ import (
 // one-shot jobs a restart cut short: the first, which doubles up to the
 // last.
 const (
-	reportPause    = 5 * time.Second
-	reportPauseMax = 10 * time.Minute
+	defaultReportPause = 5 * time.Second
+	reportPauseMax     = 10 * time.Minute
 )
 
 // reportInterrupted tells each chat, in one notice, of its one-shot jobs
@@ -60,7 +60,7 @@ func (s *Scheduler) reportInterrupted(ctx context.Context) {
 	}
 	// Each round tries every chat not told yet, so that one that cannot
 	// be reached holds up none of the others.
-	pending, pause := targets, reportPause
+	pending, pause := targets, s.cfg.reportPause
 	for round := 1; ; round++ {
 		var failed []string
 		for _, target := range pending {

@@ -2,10 +2,14 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // saves makes every save of e's scheduler also send the jobs written on
@@ -246,4 +250,82 @@ func TestForgedFiringJobs(t *testing.T) {
 	if strings.Join(ids, " ") != "o0000001 r0000001" {
 		t.Errorf("the file holds jobs %q, want the recurring and the old one", ids)
 	}
+}
+
+// TestInterruptedReportIsTriedAgain lets the chat refuse the start-up
+// report of a one-shot job a restart cut short: the report is tried again
+// while the scheduler runs, a chat that refuses it holds up no other, and
+// a report still refused at shutdown is made after the next start-up; each
+// chat is told once.
+func TestInterruptedReportIsTriedAgain(t *testing.T) {
+	file := func(*env) string {
+		return `{"version": 1, "jobs": [
+  {"id": "a0000001", "name": "call-mum", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "b0000001", "name": "water-plants", "target": "chat-b", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"}
+]}`
+	}
+	refuseChatA := func(n int) func(string) error {
+		var mu sync.Mutex
+		return func(target string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if target != "chat-a" || n == 0 {
+				return nil
+			}
+			n--
+			return errors.New("telegram: 502 Bad Gateway")
+		}
+	}
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+	path := func(e *env) string { return filepath.Join(e.dir, "jobs.json") }
+
+	t.Run("told once Telegram takes it", func(t *testing.T) {
+		e := newEnv(t, setup{file: file, opts: []Option{WithClock(clock.Now)}})
+		e.s.cfg.reportPause = time.Millisecond
+		e.chats.onNotify = refuseChatA(2)
+		if err := e.s.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		e.chats.waitFor(t, 4) // two refused, then one notice for each chat
+		e.stop(t)
+		var got []string
+		for _, m := range e.chats.sent() {
+			got = append(got, m.Kind+" "+m.Target)
+		}
+		want := []string{"refused chat-a", "notify chat-b", "refused chat-a", "notify chat-a"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("what the chats were sent (-want +got):\n%s", diff)
+		}
+		if stored, err := loadJobs(path(e)); err != nil || len(stored) != 0 {
+			t.Errorf("the file holds %d job(s) (err %v), want none", len(stored), err)
+		}
+	})
+
+	t.Run("refused until shutdown, told after the restart", func(t *testing.T) {
+		e := newEnv(t, setup{file: file, opts: []Option{WithClock(clock.Now)}})
+		e.s.cfg.reportPause = time.Hour // the shutdown ends the pause
+		e.chats.onNotify = refuseChatA(-1)
+		if err := e.s.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		e.chats.waitFor(t, 2)
+		e.stop(t)
+		stored, err := loadJobs(path(e))
+		if err != nil || len(stored) != 1 || stored[0].ID != "a0000001" || stored[0].Fired.IsZero() {
+			t.Fatalf("after the shutdown the file holds %+v (err %v), want chat-a's job, still firing", stored, err)
+		}
+		again := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
+		if err := again.s.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		again.chats.waitFor(t, 1)
+		again.stop(t)
+		msgs := again.chats.sent()
+		if len(msgs) != 1 || msgs[0].Kind != "notify" || msgs[0].Target != "chat-a" || !strings.Contains(msgs[0].Text, "“call-mum” (a0000001)") {
+			t.Errorf("after the restart the chats were sent %+v, want chat-a's one report", msgs)
+		}
+		if stored, err := loadJobs(path(e)); err != nil || len(stored) != 0 {
+			t.Errorf("the file holds %d job(s) (err %v), want none", len(stored), err)
+		}
+	})
 }

@@ -34,6 +34,10 @@ type config struct {
 	// saveFile writes the jobs file (saveJobs); tests replace it to make a
 	// save fail.
 	saveFile func(path string, jobs []Job) error
+	// reportPause is the first pause between the rounds of tries of the
+	// start-up reports of one-shot jobs a restart cut short
+	// (defaultReportPause); tests shorten it.
+	reportPause time.Duration
 	// onPass, when set, is called after every pass of the firing loop
 	// with the time the pass read from the clock and how many runs it
 	// started, so that tests wait for a pass instead of sleeping.

@@ -94,6 +94,7 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 		maxJobs:       DefaultMaxJobs,
 		minInterval:   DefaultMinInterval,
 		saveFile:      saveJobs,
+		reportPause:   defaultReportPause,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
