@@ -259,8 +259,8 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 // tellUnprompted tells the chat of a one-shot job whose prompt the chat
 // did not take (err: its queue was full, or its journal could not be
 // written): the job fired and never runs again, so without a word it
-// would be lost silently. A recurring job is not told
-// each time: its next run comes, and its outcome records the failure.
+// would be lost silently. A recurring job is not told each time: its next
+// run comes, and its outcome records the failure.
 //
 // It reports whether the one-shot job may leave the file: not when the
 // shutdown refused the prompt (ctx is done), which the restarted

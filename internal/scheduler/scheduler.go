@@ -111,15 +111,14 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{
-		path:   path,
-		chats:  chats,
-		cfg:    cfg,
-		wake:   make(chan struct{}, 1),
-		jobs:   make(map[string]*entry, len(jobs)),
-		runs:   make(map[string]context.CancelFunc),
-		fired:  make(map[string]firedShot),
-		logger: cmp.Or(cfg.logger, slog.New(slog.DiscardHandler)),
-
+		path:        path,
+		chats:       chats,
+		cfg:         cfg,
+		wake:        make(chan struct{}, 1),
+		jobs:        make(map[string]*entry, len(jobs)),
+		runs:        make(map[string]context.CancelFunc),
+		fired:       make(map[string]firedShot),
+		logger:      cmp.Or(cfg.logger, slog.New(slog.DiscardHandler)),
 		interrupted: make(map[string]Job),
 	}
 	s.saves = newSaveEpisode(s.logger)
@@ -203,8 +202,9 @@ func (s *Scheduler) log() *slog.Logger {
 // whose time passed while the bot was down runs once, at once, marked late;
 // recurring jobs do not back-fill. A one-shot job that a crash or a restart
 // cut short after it fired, before the chat took its prompt, does not run
-// again: its chat is told (see reportInterrupted). The agent must have activated the
-// scheduler first, so that watcher scripts go through its spawn policy.
+// again: its chat is told (see reportInterrupted). The agent must have
+// activated the scheduler first, so that watcher scripts go through its
+// spawn policy.
 func (s *Scheduler) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
