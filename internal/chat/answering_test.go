@@ -17,13 +17,31 @@ import (
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
 
-// TestAnswerWithheldWhileItsMarkCannotBeJournaled fills the disk between
-// a turn's transcript and the journal's "answering" mark, and kills the
-// bot before the disk is freed: the journal on disk still says the
-// message is pending, so the restart reports it as interrupted. Its
-// answer must not have gone out before the kill (the chat is told the
-// turn could not be saved instead), or /retry would answer it twice.
+// TestAnswerWithheldWhileItsMarkCannotBeJournaled fills the disk before
+// the journal's "answering" mark of a turn, and kills the bot before the
+// disk is freed: the journal on disk still says the message is pending,
+// so the restart reports it as interrupted. Its answer must not have gone
+// out before the kill (the chat is told the turn could not be saved
+// instead), or /retry would answer it twice. The disk fills either
+// between the turn's transcript and the mark, or as the model's answer
+// has streamed, so that the transcript cannot be written either and the
+// turn fails with its whole answer streamed (found by the soak with seed
+// 2026120121: the answer went out with the error appended).
 func TestAnswerWithheldWhileItsMarkCannotBeJournaled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// inModel fills the disk in the model's answer, after it
+		// streamed: before the transcript is written.
+		inModel bool
+	}{
+		{"after the transcript", false},
+		{"before the transcript", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { answerWithheldWhileItsMarkCannotBeJournaled(t, tc.inModel) })
+	}
+}
+
+func answerWithheldWhileItsMarkCannotBeJournaled(t *testing.T, inModel bool) {
 	// The message's pending line is to end 5 bytes short of the journal's
 	// first page, so that the mark (a line of some 30 bytes) needs a new
 	// page, which the full disk refuses.
@@ -33,23 +51,31 @@ func TestAnswerWithheldWhileItsMarkCannotBeJournaled(t *testing.T) {
 	d := tmpfstest.Mount(t, 1<<20)
 	tg := telegramtest.New(t)
 	var answered, filled atomic.Bool
+	fill := func() {
+		if info, err := os.Stat(filepath.Join(d.Dir, JournalFile)); err != nil {
+			t.Errorf("the journal before the mark: %v", err)
+		} else if info.Size() != int64(page-5) {
+			t.Errorf("the journal before the mark has %d bytes, want %d", info.Size(), page-5)
+		}
+		if err := d.Top(); err != nil {
+			t.Errorf("filling the disk: %v", err)
+		}
+	}
 	faux := agenttest.NewFauxProvider()
 	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		answered.Store(true)
-		return ranUserText(ctx, req, onText)
+		res, err := ranUserText(ctx, req, onText)
+		if inModel && filled.CompareAndSwap(false, true) {
+			onText(res.Text)
+			fill()
+		}
+		return res, err
 	})
 	// The first journal write after the model answered is the mark; the
 	// transcript was written before it.
 	hook := func(written bool) {
-		if !written && answered.Load() && filled.CompareAndSwap(false, true) {
-			if info, err := os.Stat(filepath.Join(d.Dir, JournalFile)); err != nil {
-				t.Errorf("the journal before the mark: %v", err)
-			} else if info.Size() != int64(page-5) {
-				t.Errorf("the journal before the mark has %d bytes, want %d", info.Size(), page-5)
-			}
-			if err := d.Top(); err != nil {
-				t.Errorf("filling the disk: %v", err)
-			}
+		if !inModel && !written && answered.Load() && filled.CompareAndSwap(false, true) {
+			fill()
 		}
 	}
 	ks := &killSwitch{next: &http.Transport{}}
@@ -60,7 +86,7 @@ func TestAnswerWithheldWhileItsMarkCannotBeJournaled(t *testing.T) {
 	m := tg.SendText(userID, userID, text)
 	answer := "ran: " + text
 	outcome := func(b telegramtest.Message) bool {
-		return b.Visible == answer || b.ReplyTo == m.ID && strings.HasPrefix(b.Visible, "⚠️")
+		return strings.HasPrefix(b.Visible, answer) || b.ReplyTo == m.ID && strings.HasPrefix(b.Visible, "⚠️")
 	}
 	waitChat(t, tg, "the first outcome", func(msgs []telegramtest.Message) bool {
 		return countWhere(msgs, outcome) > 0

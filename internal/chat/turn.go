@@ -101,14 +101,17 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 			// The chat was told this turn was interrupted: it ends as a
 			// turn the shutdown cut, and the restart reports it.
 			final, err, shuttingDown = "", context.Canceled, true
-		} else if merr != nil && err == nil {
+		} else if merr != nil {
 			// The answer goes out only once the journal holds its mark:
 			// sent with the mark unwritten (a full disk), a kill before
 			// the disk is freed would leave the message pending, and the
 			// restart would report it as interrupted, and /retry answer
 			// it a second time. The chat is told the turn could not be
-			// saved instead (the streamed preview is replaced).
-			final = turnError(merr)
+			// saved instead (the streamed preview is replaced). That
+			// holds for a turn that failed as well: its outcome would
+			// carry the text streamed so far (a whole answer, when only
+			// its transcript could not be written).
+			final, err = turnError(merr), nil
 		}
 	}
 	ferr := out.finish(fctx, final, err, stopped, shuttingDown)
