@@ -513,27 +513,8 @@ func atEveryKillPoint(t *testing.T, name, what string, kill func(g *generation, 
 // starts it once more: the job, as each message, is answered once, or
 // reported and answered once.
 func TestCrashAtEveryJournalWriteAfterAPromptWasCut(t *testing.T) {
-	for n := 1; n <= maxKillPoints; n++ {
-		last := false
-		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
-			u := newCrashUser(t)
-			first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
-			killed := crashRun(t, u, []generation{
-				{agentDir: first, next: second, killAfterJob: true},
-				{agentDir: second, next: third, killAt: n},
-				{agentDir: third},
-			})
-			if !killed[0] || len(u.takenJobs()) != 1 {
-				t.Fatalf("the first start was not killed after it took the job")
-			}
-			last = !killed[1]
-		})
-		if last {
-			t.Logf("%d kill points, the last one past the run's writes", n)
-			return
-		}
-	}
-	t.Errorf("the run still writes its journal after %d hook calls", maxKillPoints)
+	atEveryKillPointAfter(t, generation{killAfterJob: true}, 0, "after it took the job",
+		func(u *crashUser) bool { return len(u.takenJobs()) == 1 })
 }
 
 // TestCrashAtEveryJournalWriteAfterACrash kills the bot once its first
@@ -551,18 +532,29 @@ func TestCrashAtEveryJournalWriteAfterACrash(t *testing.T) {
 func atEveryKillPointAfterACrash(t *testing.T, failSends int) {
 	// Calls 1 and 2 are the start-up's compaction, 3 and 4 the batch.
 	const afterTheBatch = 4
+	atEveryKillPointAfter(t, generation{killAt: afterTheBatch}, failSends, "after its batch",
+		func(*crashUser) bool { return true })
+}
+
+// atEveryKillPointAfter starts the bot as first says (its directories
+// filled in), which must kill it (what says where, and killedRight checks
+// it), then kills the restarted bot (whose first failSends sends Telegram
+// fails) at each of its journal writes in turn, and starts it once more.
+func atEveryKillPointAfter(t *testing.T, first generation, failSends int, what string, killedRight func(*crashUser) bool) {
 	for n := 1; n <= maxKillPoints; n++ {
 		last := false
 		t.Run(fmt.Sprintf("kill at call %d", n), func(t *testing.T) {
 			u := newCrashUser(t)
-			first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
+			g := first
+			second, third := t.TempDir(), t.TempDir()
+			g.agentDir, g.next = t.TempDir(), second
 			killed := crashRun(t, u, []generation{
-				{agentDir: first, next: second, killAt: afterTheBatch},
+				g,
 				{agentDir: second, next: third, killAt: n, failSends: failSends},
 				{agentDir: third},
 			})
-			if !killed[0] {
-				t.Fatalf("the first start was not killed after its batch")
+			if !killed[0] || !killedRight(u) {
+				t.Fatalf("the first start was not killed %s", what)
 			}
 			last = !killed[1]
 		})
