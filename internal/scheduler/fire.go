@@ -240,7 +240,9 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 			settled = ctx.Err() == nil
 		}
 	case o.succeeded && failures < 0:
-		if err := s.chats.Notify(ctx, job.Target, recoveryNotice(job, -failures)); err != nil {
+		// Redacted whole like every text sent to the chat: the name and
+		// the id come from a file the agent can write.
+		if err := s.chats.Notify(ctx, job.Target, s.redactor().Redact(recoveryNotice(job, -failures))); err != nil {
 			log.Warn("scheduler: sending the recovery notice", "err", err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // The pauses between the rounds of tries of the start-up reports of the
@@ -56,7 +58,8 @@ func (s *Scheduler) reportInterrupted(ctx context.Context) {
 			s.log().Info("scheduler: a restart cut a one-shot job short before its prompt reached the chat; it does not run again, the chat is told",
 				"job", j.ID, "name", j.Name, "target", target, "due", j.At, "fired", j.Fired)
 		}
-		texts[target] = s.redactor().Redact(interruptedNotice(jobs, s.location(target, zones), s.cfg.maxJobs))
+		red := s.redactor()
+		texts[target] = red.Redact(interruptedNotice(jobs, s.location(target, zones), s.cfg.maxJobs, red))
 	}
 	// Each round tries every chat not told yet, so that one that cannot
 	// be reached holds up none of the others.
@@ -109,12 +112,16 @@ func (s *Scheduler) reported(jobs []Job) {
 
 // interruptedNotice is a chat's notice of its one-shot jobs a restart cut
 // short (jobs, in order), their times shown in loc, at most limit listed.
-func interruptedNotice(jobs []Job, loc *time.Location, limit int) string {
+// Each name and id is redacted by red whole before it is cut, never cut
+// first: the file is the agent's to write, and a cut inside the encoded
+// form of a secret leaves a part the redactor no longer recognises. The
+// caller still redacts the whole notice.
+func interruptedNotice(jobs []Job, loc *time.Location, limit int, red *redactor.Redactor) string {
 	const advice = "It is not run again by itself: the chat never had its prompt. Schedule it again if it still matters."
 	if len(jobs) == 1 {
 		j := jobs[0]
 		return fmt.Sprintf("⚠️ The one-shot job “%s” (%s) was due at %s and was interrupted by a restart of the bot before it could run. %s",
-			oneLine(j.Name, maxNameLen), oneLine(j.ID, 16), formatTime(j.At, loc), advice)
+			oneLine(red.Redact(j.Name), maxNameLen), oneLine(red.Redact(j.ID), 16), formatTime(j.At, loc), advice)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "⚠️ %d one-shot jobs were interrupted by a restart of the bot before they could run. "+
@@ -124,7 +131,7 @@ func interruptedNotice(jobs []Job, loc *time.Location, limit int) string {
 			fmt.Fprintf(&b, "\n- and %d more", len(jobs)-limit)
 			break
 		}
-		fmt.Fprintf(&b, "\n- “%s” (%s), due at %s", oneLine(j.Name, maxNameLen), oneLine(j.ID, 16), formatTime(j.At, loc))
+		fmt.Fprintf(&b, "\n- “%s” (%s), due at %s", oneLine(red.Redact(j.Name), maxNameLen), oneLine(red.Redact(j.ID), 16), formatTime(j.At, loc))
 	}
 	return b.String()
 }

@@ -57,3 +57,55 @@ func TestQuotedPromptIsRedactedBeforeItIsCut(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedNoticeRedactsBeforeItCuts forges jobs.json with a firing
+// one-shot job whose name, or id, holds the base64 form of a host secret
+// where the notice's cut of that field falls inside it: the start-up
+// notice must quote no piece of it, which it would when it cut the field
+// first and redacted the cut notice.
+func TestInterruptedNoticeRedactsBeforeItCuts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// job returns the forged job's id and name, given the encoded
+		// secret.
+		job func(encoded string) (id, name string)
+	}{
+		{name: "name", job: func(encoded string) (string, string) {
+			return "f0000001", strings.Repeat("w", 30) + encoded
+		}},
+		{name: "id", job: func(encoded string) (string, string) {
+			return "f00" + encoded, "call-mum"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var encoded string
+			file := func(e *env) string {
+				encoded = base64.StdEncoding.EncodeToString([]byte(e.secret))
+				id, name := tc.job(encoded)
+				return `{"version": 1, "jobs": [{"id": "` + id + `", "name": "` + name + `", "target": "chat-a", ` +
+					`"schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", ` +
+					`"created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"}]}`
+			}
+			e := newEnv(t, setup{file: file})
+			if got := e.s.redactor().Redact("ww" + encoded); strings.Contains(got, encoded[:12]) {
+				t.Fatalf("the redactor does not catch the base64 form (%d bytes) whole; the test proves nothing", len(encoded))
+			}
+			if err := e.s.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			msgs := e.chats.waitFor(t, 1)
+			e.stop(t)
+			if len(msgs) != 1 || msgs[0].Kind != "notify" {
+				t.Fatalf("the chats got %d message(s) (%d notice(s)), want one notice", len(msgs), count(msgs, "notify"))
+			}
+			notice := msgs[0].Text
+			const piece = 8
+			for i := 0; i+piece <= len(encoded); i++ {
+				if strings.Contains(notice, encoded[i:i+piece]) {
+					t.Fatalf("the notice (%d bytes) holds %d bytes of the secret's base64 form (%d bytes) from offset %d",
+						len(notice), piece, len(encoded), i)
+				}
+			}
+		})
+	}
+}
