@@ -140,6 +140,7 @@ var errDoctorSends = errors.New("the doctor does not send messages")
 
 func (readOnlyChats) Prompt(context.Context, string, string, string) error { return errDoctorSends }
 func (readOnlyChats) Notify(context.Context, string, string) error         { return errDoctorSends }
+func (readOnlyChats) Refused(error) bool                                   { return false }
 func (readOnlyChats) TimeZone(string) string                               { return "" }
 
 // truncate shortens s to at most n runes, marking the cut.

@@ -17,6 +17,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
 	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/chat"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/openai"
@@ -311,11 +312,14 @@ func (c *chatsProxy) set(h *chat.Host) {
 	c.host = h
 }
 
+// errNoHost is chatsProxy's error before the host exists.
+var errNoHost = errors.New("the chat host is not running yet")
+
 func (c *chatsProxy) get() (*chat.Host, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.host == nil {
-		return nil, errors.New("the chat host is not running yet")
+		return nil, errNoHost
 	}
 	return c.host, nil
 }
@@ -334,6 +338,21 @@ func (c *chatsProxy) Notify(ctx context.Context, target, text string) error {
 		return err
 	}
 	return h.Notify(ctx, target, text)
+}
+
+// Refused reports whether err, from Notify, is a refusal for good: a Bot
+// API answer of the Permanent (400, 404) or Forbidden (403) class, or an
+// error without one, which the host returns before any call for a target
+// that is no chat. A 429, a 5xx, no answer, the shutdown and a host not
+// running yet pass. The class is read here, from botapi's error, so that
+// the scheduler, which never imports chat, needs no change in it.
+func (c *chatsProxy) Refused(err error) bool {
+	var e *botapi.Error
+	if errors.As(err, &e) {
+		class := e.Class()
+		return class == botapi.Permanent || class == botapi.Forbidden
+	}
+	return err != nil && !errors.Is(err, errNoHost) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 func (c *chatsProxy) TimeZone(target string) string {

@@ -15,6 +15,11 @@ type Chats interface {
 	Prompt(ctx context.Context, target, label, prompt string) error
 	// Notify sends text to the target chat without a model call.
 	Notify(ctx context.Context, target, text string) error
+	// Refused reports whether err, returned by Notify, is a refusal for
+	// good: the user blocked the bot, the chat is gone, the target is no
+	// chat; sending again cannot help. A passing failure (Telegram down
+	// or asking to wait, no answer, the shutdown) is no refusal.
+	Refused(err error) bool
 	// TimeZone returns the target chat's IANA zone (/tz, else
 	// DEFAULT_TIMEZONE), "" for the host's own.
 	TimeZone(target string) string

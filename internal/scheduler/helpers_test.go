@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -72,6 +73,12 @@ func (f *fakeChats) Notify(_ context.Context, target, text string) error {
 	f.add(sent{Kind: "notify", Target: target, Text: text})
 	return nil
 }
+
+// errRefusedForGood is what an onNotify returns for a refusal for good
+// (Telegram's 403, a target that is no chat); any other error passes.
+var errRefusedForGood = errors.New("telegram sendMessage: 403 Forbidden: bot was blocked by the user")
+
+func (f *fakeChats) Refused(err error) bool { return errors.Is(err, errRefusedForGood) }
 
 func (f *fakeChats) TimeZone(target string) string {
 	f.mu.Lock()

@@ -16,6 +16,11 @@ const (
 	// DefaultMinInterval is the shortest interval a recurring schedule may
 	// have: once a minute, as often as a 5-field cron expression can fire.
 	DefaultMinInterval = time.Minute
+	// defaultMaxReported is how many one-shot jobs a restart cut short
+	// one start-up tells their chats of: as many as one chat may have
+	// jobs. The file is the agent's to write, and each notice is a send
+	// of the bot's.
+	defaultMaxReported = DefaultMaxJobs
 	// defaultKillGrace is how long a timed-out script's group has between
 	// SIGTERM and SIGKILL.
 	defaultKillGrace = 5 * time.Second
@@ -38,6 +43,9 @@ type config struct {
 	// start-up reports of one-shot jobs a restart cut short
 	// (defaultReportPause); tests shorten it.
 	reportPause time.Duration
+	// maxReported bounds the one-shot jobs a restart cut short that one
+	// start-up tells (defaultMaxReported); tests lower it.
+	maxReported int
 	// onPass, when set, is called after every pass of the firing loop
 	// with the time the pass read from the clock and how many runs it
 	// started, so that tests wait for a pass instead of sleeping.

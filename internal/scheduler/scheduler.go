@@ -95,6 +95,7 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 		minInterval:   DefaultMinInterval,
 		saveFile:      saveJobs,
 		reportPause:   defaultReportPause,
+		maxReported:   defaultMaxReported,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
