@@ -103,8 +103,11 @@ func mcpOrigin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// doctorJobs lists the scheduled jobs in jobs.json; a file that does not
-// parse is a problem, since it stops start-up.
+// doctorJobs lists the scheduled jobs in jobs.json, then the one-shot
+// jobs a restart cut short that the next start tells their chat of; a
+// file that does not parse is a problem, since it stops start-up. The
+// file is the agent's to write: each name is redacted whole before it is
+// cut.
 func doctorJobs(r *report, cfg Config) {
 	r.line("\nScheduled jobs")
 	path := filepath.Join(cfg.AgentDir, "jobs.json")
@@ -113,10 +116,24 @@ func doctorJobs(r *report, cfg Config) {
 		r.problem("%v", err)
 		return
 	}
-	jobs := sched.All()
-	if len(jobs) == 0 {
+	var jobs, cut []scheduler.Job
+	for _, j := range sched.All() {
+		if j.CutShort() {
+			cut = append(cut, j)
+		} else {
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) == 0 && len(cut) == 0 {
 		r.line("  none (%s)", path)
 		return
+	}
+	red := redactor.New(cfg.Policy.SecretValues)
+	name := func(j scheduler.Job) string {
+		if j.Name == "" {
+			return truncate(red.Redact(j.ID), 40)
+		}
+		return truncate(red.Redact(j.Name), 40)
 	}
 	r.line("  %d job(s) in %s:", len(jobs), path)
 	for _, j := range jobs {
@@ -124,11 +141,13 @@ func doctorJobs(r *report, cfg Config) {
 		if outcome == "" {
 			outcome = "not run yet"
 		}
-		name := j.Name
-		if name == "" {
-			name = j.ID
+		r.line("    %s  %-8s chat %s  %q  (%s)", j.ID, j.Kind(), j.Target, name(j), outcome)
+	}
+	if len(cut) > 0 {
+		r.line("  %d one-shot job(s) a restart cut short, to be told to their chat at the next start:", len(cut))
+		for _, j := range cut {
+			r.line("    %s  %-8s chat %s  %q  (due %s)", j.ID, j.Kind(), j.Target, name(j), j.At.UTC().Format(time.RFC3339))
 		}
-		r.line("    %s  %-8s chat %s  %q  (%s)", j.ID, j.Kind(), j.Target, truncate(name, 40), outcome)
 	}
 }
 

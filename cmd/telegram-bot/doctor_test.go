@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -327,6 +328,44 @@ func TestDoctorRemoteMCP(t *testing.T) {
 	defer mu.Unlock()
 	if len(auth) == 0 || auth[0] != "Bearer "+token {
 		t.Errorf("the server got no Authorization header with the token (%d request(s); value not printed)", len(auth))
+	}
+	assertNoSecrets(t, out)
+}
+
+// TestDoctorShowsCutShortJobs puts in jobs.json, beside a scheduled job,
+// two one-shot jobs a restart cut short (marked fired), one named after
+// the base64 form of a configured secret where the doctor's cut of a name
+// falls inside it: the doctor counts and lists them apart, as jobs the
+// next start tells their chat of, and prints no piece of the secret.
+func TestDoctorShowsCutShortJobs(t *testing.T) {
+	agentDir := t.TempDir()
+	encoded := base64.StdEncoding.EncodeToString([]byte(testOpenAI))
+	jobsJSON := `{"version": 1, "jobs": [
+  {"id": "0000beef", "name": "morning summary", "target": "42", "schedule": "0 9 * * *", "prompt": "summarise", "created": "2026-11-01T09:00:00Z"},
+  {"id": "0000c001", "name": "call mum", "target": "42", "schedule": "2026-11-30 09:00", "at": "2026-11-30T08:00:00Z", "prompt": "p", "created": "2026-11-01T09:00:00Z", "fired": "2026-11-30T08:00:00Z"},
+  {"id": "0000c002", "name": "` + strings.Repeat("w", 30) + encoded + `", "target": "43", "schedule": "2026-11-30 10:00", "at": "2026-11-30T09:00:00Z", "prompt": "p", "created": "2026-11-01T09:00:00Z", "fired": "2026-11-30T09:00:00Z"}
+]}`
+	if err := os.WriteFile(filepath.Join(agentDir, "jobs.json"), []byte(jobsJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := goodEnv()
+	e.AgentDir = agentDir
+	e.WorkspaceDir = t.TempDir()
+	out, _ := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
+	for _, want := range []string{
+		"1 job(s) in", "0000beef", "morning summary",
+		"2 one-shot job(s) a restart cut short, to be told to their chat at the next start:",
+		"0000c001  prompt   chat 42  \"call mum\"  (due 2026-11-30T08:00:00Z)", "0000c002",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q; output:\n%s", want, out)
+		}
+	}
+	const piece = 8
+	for i := 0; i+piece <= len(encoded); i++ {
+		if strings.Contains(out, encoded[i:i+piece]) {
+			t.Fatalf("the doctor's output holds %d bytes of a secret's base64 form (%d bytes) from offset %d", piece, len(encoded), i)
+		}
 	}
 	assertNoSecrets(t, out)
 }

@@ -398,7 +398,11 @@ type jobBoard struct{ s *scheduler.Scheduler }
 func (b jobBoard) ListJobs(target string) []chat.JobView {
 	var out []chat.JobView
 	for _, j := range b.s.List(target) {
-		out = append(out, chat.JobView{ID: j.ID, Name: j.Name, Schedule: j.Schedule, Next: b.s.Next(j)})
+		name := j.Name
+		if j.CutShort() {
+			name += " (a restart cut it short: it does not run again)"
+		}
+		out = append(out, chat.JobView{ID: j.ID, Name: name, Schedule: j.Schedule, Next: b.s.Next(j)})
 	}
 	return out
 }

@@ -37,9 +37,21 @@ type firedShot struct {
 // going. A job of another chat is not found, like one that does not exist.
 // A one-shot job that already fired is no longer scheduled: Cancel then
 // returns an error matching ErrAlreadyRunning while its run goes on, and
-// ErrAlreadyFinished after it.
+// ErrAlreadyFinished after it. A one-shot job a restart cut short, whose
+// chat is not told yet, leaves the file untold.
 func (s *Scheduler) Cancel(target, id string) error {
 	s.mu.Lock()
+	if j, ok := s.interrupted[id]; ok && j.Target == target {
+		delete(s.interrupted, id)
+		s.mu.Unlock()
+		if err := s.save(); err != nil {
+			s.mu.Lock()
+			s.interrupted[id] = j
+			s.mu.Unlock()
+			return err
+		}
+		return nil
+	}
 	e, ok := s.jobs[id]
 	f, fired := s.fired[id]
 	if ok && fired {

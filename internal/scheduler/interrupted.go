@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +37,8 @@ const (
 // chat: see [Chats]); a notice that fails for a passing reason is tried
 // again for as long as the scheduler runs (a restart, which would report
 // the job anew, may never come), and after the next start-up. A job
-// cancelled meanwhile is not told.
+// cancelled before its notice is tried is not told (one cancelled while
+// its notice is on its way may still be).
 //
 // The jobs file is state the agent can write, so the jobs are untrusted:
 // at most cfg.maxReported are told per start-up (the rest leave the file,
@@ -46,9 +46,7 @@ const (
 // notice is redacted whole.
 func (s *Scheduler) reportInterrupted(ctx context.Context) {
 	defer s.wg.Done()
-	s.mu.Lock()
-	jobs := slices.Collect(maps.Values(s.interrupted))
-	s.mu.Unlock()
+	jobs := s.cutShort()
 	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Or(a.At.Compare(b.At), strings.Compare(a.ID, b.ID)) })
 	if over := len(jobs) - s.cfg.maxReported; over > 0 {
 		s.log().Warn("scheduler: more one-shot jobs were found cut short by a restart than one start-up tells; the rest leave the file untold",

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // saves makes every save of e's scheduler also send the jobs written on
@@ -360,5 +363,72 @@ func TestInterruptedNoticeRefusedForGood(t *testing.T) {
 	}
 	if stored, err := loadJobs(filepath.Join(e.dir, "jobs.json")); err != nil || len(stored) != 0 {
 		t.Errorf("the file holds %d job(s) (err %v), want none", len(stored), err)
+	}
+}
+
+// TestCutShortJobsAreVisible starts on a jobs.json holding a one-shot job
+// a restart cut short (named after a host secret, as a forged file may
+// have it): until its chat is told, List, All and list_jobs show it as
+// such, redacted, with no next run, and cancel_job removes it, after which
+// the start-up tells nobody.
+func TestCutShortJobsAreVisible(t *testing.T) {
+	file := func(e *env) string {
+		return `{"version": 1, "jobs": [
+  {"id": "a0000001", "name": "call ` + e.secret + `", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "a0000002", "name": "hourly", "target": "chat-a", "schedule": "0 * * * *", "prompt": "p", "created": "2026-05-01T00:00:00Z"}
+]}`
+	}
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+	e := newEnv(t, setup{file: file, opts: []Option{WithClock(clock.Now)}})
+	ids := func(jobs []Job) []string {
+		var out []string
+		for _, j := range jobs {
+			out = append(out, fmt.Sprintf("%s cut=%v", j.ID, j.CutShort()))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		got  []Job
+		want []string
+	}{
+		{"List of its chat", e.s.List("chat-a"), []string{"a0000002 cut=false", "a0000001 cut=true"}},
+		{"List of another chat", e.s.List("chat-b"), nil},
+		{"All", e.s.All(), []string{"a0000002 cut=false", "a0000001 cut=true"}},
+	} {
+		if diff := cmp.Diff(tc.want, ids(tc.got)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if next := e.s.Next(e.job(t, "a0000001")); !next.IsZero() {
+		t.Errorf("the cut-short job's next run is %v, want none", next)
+	}
+	listed := agent.TextOf(e.callTool(t, "list_jobs", "chat-a", `{}`).Content)
+	if strings.Contains(listed, e.secret) {
+		t.Fatalf("list_jobs (%d bytes) holds the secret (%d bytes) the job's name held", len(listed), len(e.secret))
+	}
+	for _, want := range []string{"2 scheduled job(s)", "a0000001 \"call [REDACTED", "was due at Mon 2026-06-01 09:00 CEST: a restart of the bot came as it fired", "does not run again"} {
+		if !strings.Contains(listed, want) {
+			t.Errorf("list_jobs %q lacks %q", listed, want)
+		}
+	}
+
+	if err := e.s.Cancel("chat-b", "a0000001"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("another chat's Cancel of the cut-short job = %v, want ErrNotFound", err)
+	}
+	if res := e.callTool(t, "cancel_job", "chat-a", `{"id": "a0000001"}`); res.IsError || !strings.Contains(agent.TextOf(res.Content), "Cancelled job a0000001") {
+		t.Fatalf("cancel_job of the cut-short job = %q (error %v), want it cancelled", agent.TextOf(res.Content), res.IsError)
+	}
+	stored, err := loadJobs(filepath.Join(e.dir, "jobs.json"))
+	if err != nil || len(stored) != 1 || stored[0].ID != "a0000002" {
+		t.Fatalf("after the cancel the file holds %d job(s) (err %v), want only the hourly one", len(stored), err)
+	}
+	if err := e.s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.passAt(t, clock, clock.Now().Add(time.Second))
+	e.stop(t)
+	if msgs := e.chats.sent(); len(msgs) != 0 {
+		t.Errorf("after the cancel the start-up sent %d message(s), want none", len(msgs))
 	}
 }

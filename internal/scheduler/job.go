@@ -52,6 +52,12 @@ type Job struct {
 // OneShot reports whether the job runs once, at At.
 func (j Job) OneShot() bool { return !j.At.IsZero() }
 
+// CutShort reports whether the job is a one-shot job a restart cut short
+// as it fired (Fired is set): it never runs again, and waits only for its
+// chat to be told so at start-up. List and All show such a job; Cancel
+// removes it untold.
+func (j Job) CutShort() bool { return !j.Fired.IsZero() }
+
 // Watcher reports whether the job runs a script.
 func (j Job) Watcher() bool { return j.Script != "" }
 

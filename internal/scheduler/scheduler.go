@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -268,13 +269,15 @@ func (s *Scheduler) poke() {
 	}
 }
 
-// List returns the target chat's jobs, sorted by next run.
+// List returns the target chat's jobs, sorted by next run, then the
+// one-shot jobs a restart cut short whose chat is not told yet
+// ([Job.CutShort], no next run).
 func (s *Scheduler) List(target string) []Job {
 	return s.sorted(func(j Job) bool { return j.Target == target })
 }
 
 // All returns every chat's jobs, sorted by target, then next run (for the
-// doctor command).
+// doctor command), the ones a restart cut short included.
 func (s *Scheduler) All() []Job {
 	return s.sorted(func(Job) bool { return true })
 }
@@ -292,6 +295,11 @@ func (s *Scheduler) sorted(keep func(Job) bool) []Job {
 	for _, e := range s.snapshot() {
 		if keep(e.job) {
 			items = append(items, item{e.job, e.sched.next(cmpOrTime(e.anchor, now), s.location(e.job.Target, zones))})
+		}
+	}
+	for _, j := range s.cutShort() {
+		if keep(j) {
+			items = append(items, item{job: j}) // no next run: it never runs
 		}
 	}
 	slices.SortFunc(items, func(a, b item) int {
@@ -330,8 +338,11 @@ func cmpOrTime(t, def time.Time) time.Time {
 }
 
 // Next returns the job's next run, in its target chat's zone; zero when it
-// will not run again.
+// will not run again (a job a restart cut short never does).
 func (s *Scheduler) Next(job Job) time.Time {
+	if job.CutShort() {
+		return time.Time{}
+	}
 	s.mu.Lock()
 	e, ok := s.jobs[job.ID]
 	var cp entry
@@ -391,6 +402,14 @@ func (s *Scheduler) snapshot() []entry {
 		out = append(out, *e)
 	}
 	return out
+}
+
+// cutShort returns the one-shot jobs a restart cut short whose chat is
+// not told yet.
+func (s *Scheduler) cutShort() []Job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Values(s.interrupted))
 }
 
 // save writes every job to the file.

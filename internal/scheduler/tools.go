@@ -147,6 +147,10 @@ func jobDetails(j Job, next time.Time, loc *time.Location) map[string]any {
 		d["last_run"] = j.LastRun.In(loc).Format(time.RFC3339)
 		d["last_outcome"] = j.LastOutcome
 	}
+	if j.CutShort() {
+		d["cut_short_by_restart"] = true
+		d["fired"] = j.Fired.In(loc).Format(time.RFC3339)
+	}
 	return d
 }
 
@@ -182,7 +186,15 @@ func (t listTool) Execute(_ context.Context, call *agent.Call) (agent.Result, er
 	details := make([]any, 0, len(jobs))
 	for _, j := range jobs {
 		next := t.s.Next(j)
-		fmt.Fprintf(&b, "\n- %s %q (%s), schedule %s, next run %s", j.ID, j.Name, j.Kind(), j.Schedule, formatNext(next, loc))
+		if j.CutShort() {
+			// Redacted whole like the prompt: the file is the agent's to
+			// write, and this job came from it, not from schedule_job.
+			fmt.Fprintf(&b, "\n- %s %q (%s, one-shot), was due at %s: a restart of the bot came as it fired, so it may not have run; "+
+				"it does not run again, and the chat is told so (cancel_job removes it untold)",
+				red.Redact(j.ID), red.Redact(j.Name), j.Kind(), formatTime(j.At, loc))
+		} else {
+			fmt.Fprintf(&b, "\n- %s %q (%s), schedule %s, next run %s", j.ID, j.Name, j.Kind(), j.Schedule, formatNext(next, loc))
+		}
 		if !j.LastRun.IsZero() {
 			fmt.Fprintf(&b, ", last run %s: %s", formatTime(j.LastRun, loc), j.LastOutcome)
 		}
