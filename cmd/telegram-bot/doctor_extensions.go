@@ -107,7 +107,7 @@ func mcpOrigin(raw string) string {
 // jobs a restart cut short that the next start tells their chat of; a
 // file that does not parse is a problem, since it stops start-up. The
 // file is the agent's to write: each name is redacted whole before it is
-// cut.
+// cut, and each line whole (an id, a target, an outcome).
 func doctorJobs(r *report, cfg Config) {
 	r.line("\nScheduled jobs")
 	path := filepath.Join(cfg.AgentDir, "jobs.json")
@@ -141,12 +141,12 @@ func doctorJobs(r *report, cfg Config) {
 		if outcome == "" {
 			outcome = "not run yet"
 		}
-		r.line("    %s  %-8s chat %s  %q  (%s)", j.ID, j.Kind(), j.Target, name(j), outcome)
+		r.line("%s", red.Redact(fmt.Sprintf("    %s  %-8s chat %s  %q  (%s)", j.ID, j.Kind(), j.Target, name(j), outcome)))
 	}
 	if len(cut) > 0 {
 		r.line("  %d one-shot job(s) a restart cut short, to be told to their chat at the next start:", len(cut))
 		for _, j := range cut {
-			r.line("    %s  %-8s chat %s  %q  (due %s)", j.ID, j.Kind(), j.Target, name(j), j.At.UTC().Format(time.RFC3339))
+			r.line("%s", red.Redact(fmt.Sprintf("    %s  %-8s chat %s  %q  (due %s)", j.ID, j.Kind(), j.Target, name(j), j.At.UTC().Format(time.RFC3339))))
 		}
 	}
 }

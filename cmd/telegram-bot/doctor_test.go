@@ -335,13 +335,15 @@ func TestDoctorRemoteMCP(t *testing.T) {
 // TestDoctorShowsCutShortJobs puts in jobs.json, beside a scheduled job,
 // two one-shot jobs a restart cut short (marked fired), one named after
 // the base64 form of a configured secret where the doctor's cut of a name
-// falls inside it: the doctor counts and lists them apart, as jobs the
-// next start tells their chat of, and prints no piece of the secret.
+// falls inside it, and a scheduled job whose id, target and outcome are
+// secrets: the doctor counts and lists the cut-short jobs apart, as jobs
+// the next start tells their chat of, and prints no piece of a secret.
 func TestDoctorShowsCutShortJobs(t *testing.T) {
 	agentDir := t.TempDir()
 	encoded := base64.StdEncoding.EncodeToString([]byte(testOpenAI))
 	jobsJSON := `{"version": 1, "jobs": [
   {"id": "0000beef", "name": "morning summary", "target": "42", "schedule": "0 9 * * *", "prompt": "summarise", "created": "2026-11-01T09:00:00Z"},
+  {"id": "` + testOpenAI + `", "name": "forged", "target": "` + testBotToken + `", "schedule": "0 9 * * *", "prompt": "p", "created": "2026-11-01T09:00:00Z", "last_outcome": "` + testOpenAI + `"},
   {"id": "0000c001", "name": "call mum", "target": "42", "schedule": "2026-11-30 09:00", "at": "2026-11-30T08:00:00Z", "prompt": "p", "created": "2026-11-01T09:00:00Z", "fired": "2026-11-30T08:00:00Z"},
   {"id": "0000c002", "name": "` + strings.Repeat("w", 30) + encoded + `", "target": "43", "schedule": "2026-11-30 10:00", "at": "2026-11-30T09:00:00Z", "prompt": "p", "created": "2026-11-01T09:00:00Z", "fired": "2026-11-30T09:00:00Z"}
 ]}`
@@ -353,7 +355,7 @@ func TestDoctorShowsCutShortJobs(t *testing.T) {
 	e.WorkspaceDir = t.TempDir()
 	out, _ := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	for _, want := range []string{
-		"1 job(s) in", "0000beef", "morning summary",
+		"2 job(s) in", "0000beef", "morning summary", "\"forged\"",
 		"2 one-shot job(s) a restart cut short, to be told to their chat at the next start:",
 		"0000c001  prompt   chat 42  \"call mum\"  (due 2026-11-30T08:00:00Z)", "0000c002",
 	} {
