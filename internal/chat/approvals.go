@@ -251,7 +251,7 @@ func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup
 	for _, id := range rules {
 		r := approvals.Describe(id)
 		fmt.Fprintf(&b, "• %s\n", r.Description)
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + shorten(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + h.shortened(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
 	}
 	return strings.TrimSpace(b.String()), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }

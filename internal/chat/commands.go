@@ -391,7 +391,7 @@ func (h *Host) setTimeZone(ctx context.Context, t target, arg string) string {
 		return "This chat's time zone is " + zone + ". Set it with /tz <IANA zone>, for example /tz Europe/Berlin or /tz America/New_York."
 	}
 	if _, err := time.LoadLocation(arg); err != nil || arg == "Local" || strings.EqualFold(arg, "local") {
-		return fmt.Sprintf("%q is not an IANA time zone. Use a name such as Europe/Berlin, America/New_York, Asia/Tokyo or UTC.", shorten(arg, 60))
+		return fmt.Sprintf("%q is not an IANA time zone. Use a name such as Europe/Berlin, America/New_York, Asia/Tokyo or UTC.", h.shortened(arg, 60))
 	}
 	if err := h.settings.update(scope, func(c *chatSettings) { c.TimeZone = arg }); err != nil {
 		h.logger.Error("tz", "err", err)

@@ -51,7 +51,7 @@ func (h *Host) jobsMessage(t target) (string, *models.InlineKeyboardMarkup) {
 	var b strings.Builder
 	for _, j := range jobs {
 		b.WriteString(jobLine(j, loc, time.Now()) + "\n")
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + shorten(jobName(j), 30), CallbackData: callbackCancelJob + ":" + j.ID}})
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + h.shortened(jobName(j), 30), CallbackData: callbackCancelJob + ":" + j.ID}})
 	}
 	return strings.TrimRight(b.String(), "\n"), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }

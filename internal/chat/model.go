@@ -65,7 +65,7 @@ func (h *Host) setModel(ctx context.Context, t target, arg string) string {
 	}
 	name, ok := h.lookupModel(arg)
 	if !ok {
-		return fmt.Sprintf("%q is not one of the models this bot may use. Choose one of:\n%s", shorten(arg, 60), h.modelList(current))
+		return fmt.Sprintf("%q is not one of the models this bot may use. Choose one of:\n%s", h.shortened(arg, 60), h.modelList(current))
 	}
 	scope := t.String()
 	if err := h.settings.update(scope, func(c *chatSettings) { c.Model = name }); err != nil {

@@ -334,6 +334,14 @@ func shorten(s string, n int) string {
 	return s
 }
 
+// shortened is shorten of s redacted whole first, for a text the agent or
+// a user could write (a job's name, an approval rule, a command's
+// argument): a cut can leave a part of a secret's encoded form, which the
+// sender's redaction of the message no longer recognises as one.
+func (h *Host) shortened(s string, n int) string {
+	return shorten(h.cfg.Redactor.Redact(s), n)
+}
+
 // tail returns the last lines of s, at most n runes.
 func tail(s string, lines, n int) string {
 	s = strings.TrimRight(s, "\n")
