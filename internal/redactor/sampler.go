@@ -75,6 +75,16 @@ func newSampler(patterns []string) *sampler {
 		}
 	}
 	slices.SortFunc(all, func(a, b keyed) int { return cmp.Compare(a.k, b.k) })
+	distinct := 0
+	for i := range all {
+		if i == 0 || all[i].k != all[i-1].k {
+			distinct++
+		}
+	}
+	// Sized exactly: at 1000 secrets the key index is the largest thing
+	// New builds, and growing it by appending would allocate it twice.
+	m.keys = make([]uint64, 0, distinct)
+	m.runs = make([]int32, 0, distinct+1)
 	m.entry = make([]sampleEntry, len(all))
 	for i, a := range all {
 		m.entry[i] = a.e
