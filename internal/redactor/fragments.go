@@ -77,11 +77,41 @@ func jwtSignature(secret string) int {
 	return len(parts[0]) + 1 + len(parts[1]) + 1
 }
 
+// encodedPiece returns the length and the spacing of the pieces of a
+// secret whose base64 and base32 forms are encoded patterns, for fragments
+// of k bytes. A run of the characters of a secret's base64 form (6 bits a
+// character) or base32 form (5 bits) that each encode bits of the secret
+// alone starts at bit b·a and covers b·L bits; the form of the piece at
+// stream byte j (its characters that encode the piece's bits alone) lies
+// inside it when b·(a-1) < 8j and 8j+8·size < b·(a+L+1). The pieces start
+// every step bytes, so the run holds one whenever that open interval,
+// b·L+2b-8·size bits long, is longer than 8·step bits, and misses them all
+// at worst when it is not: the longest run that can pass holds
+// (8·size+8·step-2b)/b characters, rounded down. For fragments of 12 bytes,
+// pieces of 10 bytes every 3 bytes give 15 base64 and 18 base32
+// characters (90 bits: at most 11 whole bytes, as the raw fragments show),
+// the same bound as the forms of every fragment (12 bytes every byte) with
+// a third of the patterns. Shorter fragments (secrets shorter than
+// 2·fragmentLength) are their own pieces, every byte: their forms would
+// otherwise be shorter than MinimumSecretLength.
+func encodedPiece(k int) (size, step int) {
+	if k >= fragmentLength {
+		return k - 2, 3
+	}
+	return k, 1
+}
+
 // fragments returns every run of k consecutive bytes of secret
 // (and of its \n and \r\n variants when it spans lines) that has at least
 // half its bytes outside the secret's public parts (see public). Any longer
 // run of the secret is a union of these, so it is redacted whole.
 func fragments(secret string, k int) []string {
+	return pieces(secret, k, 1)
+}
+
+// pieces returns the runs of fragments that start every step bytes from
+// the beginning of secret or of its variant.
+func pieces(secret string, k, step int) []string {
 	values := []string{secret}
 	if strings.ContainsAny(secret, "\r\n") {
 		lf := strings.ReplaceAll(secret, "\r\n", "\n")
@@ -98,7 +128,7 @@ func fragments(secret string, k int) []string {
 				secretBytes[i+1]++
 			}
 		}
-		for i := 0; i+k <= len(v); i++ {
+		for i := 0; i+k <= len(v); i += step {
 			if secretBytes[i+k]-secretBytes[i] >= (k+1)/2 {
 				out = append(out, v[i:i+k])
 			}

@@ -24,8 +24,9 @@ type patternSet struct {
 // patterns returns every string the redactor looks for, each list sorted
 // and without duplicates: for each secret of at least MinimumSecretLength
 // bytes, its line-ending variants and long-enough lines, their raw derived
-// forms (percent, JSON, UTF-16) and encoded forms (base64, base32, hex), and
-// the secret's fragments raw and in hex, fragLen(len(secret)) bytes long
+// forms (percent, JSON, UTF-16) and encoded forms (base64, base32, hex),
+// the secret's fragments, fragLen(len(secret)) bytes long, raw and in hex,
+// and the base64 and base32 forms of its pieces (see encodedPiece)
 // (none when fragLen is nil); every pattern at least MinimumSecretLength
 // long.
 func patterns(secrets []string, fragLen func(int) int) patternSet {
@@ -61,6 +62,15 @@ func patterns(secrets []string, fragLen func(int) int) patternSet {
 			h := hex.EncodeToString([]byte(frag))
 			add(enc, h)
 			add(enc, strings.ToUpper(h))
+		}
+		// A cut of a secret's base64 or base32 form shows, once it holds
+		// about a fragment's worth, the form of one of these pieces at
+		// the alignment it was written at (see New).
+		size, step := encodedPiece(fragLen(len(secret)))
+		for _, piece := range pieces(secret, size, step) {
+			for _, form := range radixForms(piece) {
+				add(enc, form)
+			}
 		}
 	}
 	return patternSet{raw: sortedKeys(raw), encoded: sortedKeys(enc), frags: sortedKeys(frags)}
@@ -123,13 +133,19 @@ func utf16Forms(value string) []string {
 // base64 (standard and URL-safe alphabets, each byte alignment), base32
 // (RFC 4648, each alignment) and hex (lower and upper case).
 func encodedForms(value string) []string {
+	forms := radixForms(value)
+	h := hex.EncodeToString([]byte(value))
+	return append(forms, h, strings.ToUpper(h))
+}
+
+// radixForms returns the base64 (standard and URL-safe alphabets) and
+// base32 (RFC 4648) forms of value at each alignment (see alignedForms).
+func radixForms(value string) []string {
 	forms := make([]string, 0, 13)
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
 		forms = append(forms, alignedForms(value, 6, 3, enc.EncodeToString)...)
 	}
-	forms = append(forms, alignedForms(value, 5, 5, base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString)...)
-	h := hex.EncodeToString([]byte(value))
-	return append(forms, h, strings.ToUpper(h))
+	return append(forms, alignedForms(value, 5, 5, base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString)...)
 }
 
 // alignedForms returns, for each of the offsets (modulo period bytes) at

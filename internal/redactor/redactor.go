@@ -27,8 +27,22 @@ type Redactor struct {
 //     inside the layouts of xxd, od and hexdump -C (see encChannel): its
 //     base64 forms (standard and URL-safe alphabets, at every byte alignment
 //     inside a longer encoded stream), its base32 forms (RFC 4648, every
-//     alignment), its hex forms (lower and upper case), and the hex of every
-//     fragment.
+//     alignment), its hex forms (lower and upper case), the hex of every
+//     fragment, and the base64 and base32 forms of its pieces (see
+//     encodedPiece) at every alignment.
+//
+// So a cut, a tail or a column of text shows no more than fragmentLen-1
+// consecutive bytes of a secret raw, and of its base64 form (either
+// alphabet, padded or not, wrapped or not) no more than 15 consecutive
+// characters that encode bits of the secret alone, 18 of its base32 form
+// and 24 of its hex form: 90, 90 and 96 bits, at most 11 whole bytes, for
+// secrets of 2·fragmentLength bytes or more (for shorter ones, with
+// fragments of k bytes: 4(k+1)/3 - 2, 8(k+1)/5 - 2 rounded down, and 2k).
+// A character at either end that mixes in bits of what surrounds the
+// secret may show besides. Pieces that are mostly a public beginning (see
+// publicLen) are no patterns, as fragments are not, so the bounds hold for
+// the rest of the secret. Base32 is matched in upper case only, as RFC
+// 4648 writes it.
 func New(secrets []string) *Redactor {
 	return build(patterns(secrets, fragmentLen))
 }
