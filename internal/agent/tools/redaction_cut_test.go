@@ -57,10 +57,17 @@ func lastBytes(s string, n int) string {
 
 // snapshotOfEnd reports whether text is the tail (of limit bytes) of all
 // of output but the redactor's hold-back, as a progress snapshot taken once
-// the command printed everything is.
+// the command printed everything is. The session redacts the snapshot
+// again (RedactPartial), which may hold back a trailing run of the tail
+// too: a text of "xxx" ends in a run that begins the base64 or base32 form
+// of a piece of the secret.
 func snapshotOfEnd(text, output string, limit int) bool {
 	for h := range holdBackBound + 1 {
-		if h <= len(output) && text == lastBytes(output[:len(output)-h], limit) {
+		if h > len(output) {
+			break
+		}
+		tail := lastBytes(output[:len(output)-h], limit)
+		if strings.HasPrefix(tail, text) && len(tail)-len(text) <= holdBackBound {
 			return true
 		}
 	}
