@@ -251,18 +251,20 @@ func TestForgedFiringJobs(t *testing.T) {
 	}
 }
 
+// twoCutShortJobs is a jobs.json with one one-shot job a restart cut
+// short in each of chat-a and chat-b.
+const twoCutShortJobs = `{"version": 1, "jobs": [
+  {"id": "a0000001", "name": "call-mum", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
+  {"id": "b0000001", "name": "water-plants", "target": "chat-b", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"}
+]}`
+
 // TestInterruptedReportIsTriedAgain lets the chat refuse the start-up
 // report of a one-shot job a restart cut short: the report is tried again
 // while the scheduler runs, a chat that refuses it holds up no other, and
 // a report still refused at shutdown is made after the next start-up; each
 // chat is told once.
 func TestInterruptedReportIsTriedAgain(t *testing.T) {
-	file := func(*env) string {
-		return `{"version": 1, "jobs": [
-  {"id": "a0000001", "name": "call-mum", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
-  {"id": "b0000001", "name": "water-plants", "target": "chat-b", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"}
-]}`
-	}
+	file := func(*env) string { return twoCutShortJobs }
 	refuseChatA := func(n int) func(string) error {
 		var mu sync.Mutex
 		return func(target string) error {
@@ -334,12 +336,7 @@ func TestInterruptedReportIsTriedAgain(t *testing.T) {
 // chat): it is tried once, never again, and its job leaves the file as
 // chat-b's told one does, so no restart tries it again either.
 func TestInterruptedNoticeRefusedForGood(t *testing.T) {
-	file := func(*env) string {
-		return `{"version": 1, "jobs": [
-  {"id": "a0000001", "name": "call-mum", "target": "chat-a", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"},
-  {"id": "b0000001", "name": "water-plants", "target": "chat-b", "schedule": "2026-06-01 09:00", "at": "2026-06-01T07:00:00Z", "prompt": "p", "created": "2026-05-01T00:00:00Z", "fired": "2026-06-01T07:00:00Z"}
-]}`
-	}
+	file := func(*env) string { return twoCutShortJobs }
 	e := newEnv(t, setup{file: file})
 	e.s.cfg.reportPause = time.Millisecond
 	e.chats.onNotify = func(target string) error {
