@@ -611,10 +611,7 @@ func TestCommandBeforeAJournaledMessageSurvivesAKill(t *testing.T) {
 func TestQueuedNewRunsAfterARestart(t *testing.T) {
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
-	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
-	tg.SendText(userID, userID, "hold the chat")
-	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	h1 := heldChat(t, harnessConfig{tg: tg, agentDir: agentDir, workspace: ws})
 	tg.SendText(userID, userID, "/new")
 	h1.waitText(userID, "A new session will start after the current turn")
 	h1.stop()

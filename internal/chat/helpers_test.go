@@ -218,6 +218,19 @@ func lastToolText(req agent.Request) string {
 	return ""
 }
 
+// heldChat starts a host with cfg whose model answers no turn until it is
+// cancelled, and holds the user's chat with a running turn ("hold the
+// chat"), so that what the test sends next waits behind it.
+func heldChat(t *testing.T, cfg harnessConfig) *harness {
+	t.Helper()
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
+	cfg.provider = blocked
+	h := newHarness(t, cfg)
+	h.tg.SendText(userID, userID, "hold the chat")
+	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	return h
+}
+
 // waitForCancel is a model turn that never answers: it returns once the
 // turn is stopped (a /stop, or the host stopped as a crash would).
 func waitForCancel(ctx context.Context, _ agent.Request, _ func(string)) (agent.Response, error) {

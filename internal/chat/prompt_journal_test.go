@@ -161,10 +161,7 @@ func TestRefusedPromptLeavesNoJournalEntry(t *testing.T) {
 func TestStopMarksDroppedPromptsDone(t *testing.T) {
 	tg := telegramtest.New(t)
 	agentDir, ws := t.TempDir(), t.TempDir()
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
-	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: agentDir, workspace: ws})
-	tg.SendText(userID, userID, "hold the chat")
-	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	h1 := heldChat(t, harnessConfig{tg: tg, agentDir: agentDir, workspace: ws})
 	for _, label := range []string{"⏰ Job a", "⏰ Job b"} {
 		if err := h1.host.Prompt(t.Context(), "1001", label, "dropped"); err != nil {
 			t.Fatal(err)

@@ -50,10 +50,7 @@ func TestUndeliveredOutcomeIsToldOnceTelegramTakesIt(t *testing.T) {
 // other), and those messages are done only then: dropped untold, they
 // would be lost without a word.
 func TestStopAnswerIsSentOnceTelegramTakesIt(t *testing.T) {
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
-	h := newHarness(t, harnessConfig{provider: blocked, opts: []Option{withReportPause(10 * time.Millisecond)}})
-	h.tg.SendText(userID, userID, "hold the chat")
-	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	h := heldChat(t, harnessConfig{opts: []Option{withReportPause(10 * time.Millisecond)}})
 	h.tg.SendText(userID, userID, "queued behind it")
 	h.waitText(userID, "Queued")
 	h.tg.FailNext("sendMessage", 12, 502, "Bad Gateway", 0)
