@@ -408,22 +408,20 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	// /retry sends it to the model, past the egress redaction as any turn.
 	label = h.cfg.Redactor.Redact(label)
 	scope = t.String()
-	w, err := h.worker(t)
-	if err != nil {
-		// Shutting down: the chat is told after the restart.
-		if _, jerr := h.journal.writePrompt(scope, label, prompt); jerr != nil {
-			h.journaled(jerr)
-			return fmt.Errorf("chat: prompt %q for %s not journaled: %w", label, scope, jerr)
-		}
-		h.journaled(nil)
-		return nil
-	}
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
 	journal := func() error {
 		id, err := h.journal.writePrompt(scope, label, prompt)
 		h.journaled(err)
 		it.journalID = id
 		return err
+	}
+	w, err := h.worker(t)
+	if err != nil {
+		// Shutting down: the chat is told after the restart.
+		if err := journal(); err != nil {
+			return fmt.Errorf("chat: prompt %q for %s not journaled: %w", label, scope, err)
+		}
+		return nil
 	}
 	if _, _, err := w.enqueueWith(it, journal); err != nil {
 		return fmt.Errorf("chat: prompt %q for %s not queued: %w", label, scope, err)
