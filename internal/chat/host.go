@@ -23,6 +23,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
@@ -217,7 +218,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		strangers:       make(map[int64]time.Time),
 		strangerReplies: make(map[int64]time.Time),
 		outbox:          make(map[string][]func(context.Context)),
-		pollSleep:       sleep,
+		pollSleep:       backoff.Sleep,
 		reportPause:     3 * time.Second,
 	}
 	h.source = pollSource{h}
