@@ -181,6 +181,8 @@ type Host struct {
 	// reportPause is the first pause before a report that did not go out
 	// is sent again (see report); tests shorten it.
 	reportPause time.Duration
+	// statusLines, when set, adds lines to /status (WithStatusLines).
+	statusLines func() []string
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
