@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,10 +68,10 @@ type Config struct {
 	WorkspaceDir    string
 	DefaultTimeZone string
 	MCPConfig       string
-	// MCPConfigDefault reports that MCP_CONFIG was not set and MCPConfig is
-	// the default file in the agent dir.
-	MCPConfigDefault bool
-	BashTimeoutMax   time.Duration
+	// MCPTimeout bounds an MCP server's first discovery attempt
+	// (MCP_DISCOVERY_TIMEOUT).
+	MCPTimeout     time.Duration
+	BashTimeoutMax time.Duration
 	// Approvals is APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES.
 	Approvals approvalSettings
 	// StrangerReply is STRANGER_REPLY: tell users who are not allowed their
@@ -176,10 +177,13 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		errs = append(errs, err)
 	}
 	c.Policy.Hooks = append(c.Policy.Hooks, agentHome(c.WorkspaceDir, environ["HOME"]))
+	// No default path: every place the bot's user owns (AGENT_DIR) is one
+	// whose file would be refused, so MCP_CONFIG names one or there is none.
 	c.MCPConfig = strings.TrimSpace(e.MCPConfig)
-	if c.MCPConfig == "" && c.AgentDir != "" {
-		c.MCPConfig = filepath.Join(c.AgentDir, "mcp.json")
-		c.MCPConfigDefault = true
+	if d, err := time.ParseDuration(cmp.Or(strings.TrimSpace(e.MCPTimeout), "30s")); err != nil || d <= 0 {
+		problem("MCP_DISCOVERY_TIMEOUT must be a positive duration such as 30s or 2m")
+	} else {
+		c.MCPTimeout = d
 	}
 	if c.Sandbox, err = parseSandbox(e, c.AgentDir, c.WorkspaceDir); err != nil {
 		errs = append(errs, err)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -20,30 +19,35 @@ import (
 // sandbox off the agent can write it, as it can the rest of the agent dir.
 func mcpServerHome(cfg Config) string { return filepath.Join(cfg.AgentDir, "mcp-home") }
 
+// mcpConfigAdvice says where an MCP configuration is accepted.
+const mcpConfigAdvice = "put the JSON itself in MCP_CONFIG, or a root-owned file such as /etc/telegram-bot/mcp.json (0644, in root-owned directories) and MCP_CONFIG=/etc/telegram-bot/mcp.json"
+
 // loadMCP loads the MCP configuration as run and the doctor both do, and
 // completes its secrets:
 //
-//   - A default file (MCP_CONFIG unset, mcp.json in the agent dir) that the
-//     bot's user could modify is ignored with a warning instead of stopping
-//     start-up: the agent can write there, and must not be able to keep the
-//     bot from starting by doing so. When there is no such file there is
-//     nothing to refuse and no warning, even though the agent dir (or a
-//     directory above it) belongs to the bot's user, as it does in a local
-//     run. A file MCP_CONFIG names explicitly is the operator's choice, and
-//     its refusal stops start-up.
+//   - Without MCP_CONFIG there are no servers: no default path exists,
+//     since any place the bot's user owns (the agent dir) holds a file that
+//     would be refused. An mcp.json left in the agent dir (the old default)
+//     is named in a warning, never read. A file MCP_CONFIG names that the
+//     bot's user could modify is refused, and the refusal stops start-up
+//     (the doctor counts it a problem).
 //   - Every value a server's env sets under a name the spawn policy would
 //     deny (GITHUB_TOKEN, an API key) counts as a secret, whether it was
 //     written in the configuration or expanded from ${VAR}: the agent can
 //     read it from that server's /proc entries, so it is redacted everywhere.
 func loadMCP(cfg Config, lookup func(string) (string, bool)) (mcp.Config, error) {
-	if cfg.MCPConfigDefault && !strings.HasPrefix(strings.TrimSpace(cfg.MCPConfig), "{") {
-		if _, err := os.Lstat(cfg.MCPConfig); errors.Is(err, fs.ErrNotExist) {
-			return mcp.Config{}, nil
+	if cfg.MCPConfig == "" {
+		var out mcp.Config
+		if old := filepath.Join(cfg.AgentDir, "mcp.json"); cfg.AgentDir != "" {
+			if _, err := os.Lstat(old); !errors.Is(err, fs.ErrNotExist) {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s is never read: MCP_CONFIG is not set, and a file the bot's user can modify would be refused; %s", old, mcpConfigAdvice))
+			}
 		}
+		return out, nil
 	}
 	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
-	if errors.Is(err, mcp.ErrUntrusted) && cfg.MCPConfigDefault {
-		return mcp.Config{Warnings: []string{fmt.Sprintf("ignoring the MCP servers in %s: %v", cfg.MCPConfig, err)}}, nil
+	if errors.Is(err, mcp.ErrUntrusted) {
+		return mcp.Config{}, fmt.Errorf("%w; %s", err, mcpConfigAdvice)
 	}
 	if err != nil {
 		return mcp.Config{}, err
