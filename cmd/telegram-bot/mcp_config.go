@@ -46,9 +46,6 @@ func loadMCP(cfg Config, lookup func(string) (string, bool)) (mcp.Config, error)
 		return out, nil
 	}
 	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
-	if errors.Is(err, mcp.ErrUntrusted) {
-		return mcp.Config{}, fmt.Errorf("%w; %s", err, mcpConfigAdvice)
-	}
 	if err != nil {
 		return mcp.Config{}, err
 	}
