@@ -60,6 +60,10 @@ type Config struct {
 	// PROCESS_ENV_ALLOW lets through: they reach agent processes, and their
 	// values are among the secrets, redacted everywhere.
 	Passed []string
+	// SecretSources names, for each of SecretValues, the variables it came
+	// from (its keys are secrets: never print them), so that a refusal
+	// can say which secret a value is.
+	SecretSources map[string][]string
 	// Warnings are problems that do not stop the bot (a secret too short to
 	// be redacted, for one); run logs them and the doctor prints them.
 	Warnings []string
@@ -162,7 +166,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	}
 
 	ps, err := policyOptions(e, c, environ)
-	c.Policy, c.SecretNames, c.Passed = ps.opts, ps.names, ps.passed
+	c.Policy, c.SecretNames, c.Passed, c.SecretSources = ps.opts, ps.names, ps.passed, ps.sources
 	c.Warnings = append(c.Warnings, ps.warnings...)
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
@@ -232,6 +236,8 @@ type policySettings struct {
 	// that do not stop the bot, and passed the variables Allow lets through
 	// with their values redacted.
 	names, warnings, passed []string
+	// sources names, per secret value, the variables it came from.
+	sources map[string][]string
 }
 
 // policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
@@ -362,7 +368,7 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
 		return policySettings{opts: opts, names: names, warnings: warnings}, errors.Join(errs...)
 	}
-	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ)}, errors.Join(errs...)
+	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ), sources: sources}, errors.Join(errs...)
 }
 
 // secretCarriers returns, sorted, the names among hostVars that are set in

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
@@ -31,6 +32,10 @@ const mcpConfigAdvice = "put the JSON itself in MCP_CONFIG, or a root-owned file
 //     is named in a warning, never read. A file MCP_CONFIG names that the
 //     bot's user could modify is refused, and the refusal stops start-up
 //     (the doctor counts it a problem).
+//   - A ${VAR} naming a variable PROCESS_ENV_ALLOW lets through to agent
+//     processes (GH_TOKEN) is expanded to what agent processes get of it
+//     (agentLookup), and is no host secret (hostSecrets): passing it to a
+//     server hands over nothing the agent's processes lack.
 //   - Every value a server's env sets under a name the spawn policy would
 //     deny (GITHUB_TOKEN, an API key) counts as a secret, whether it was
 //     written in the configuration or expanded from ${VAR}: the agent can
@@ -45,7 +50,11 @@ func loadMCP(cfg Config, lookup func(string) (string, bool)) (mcp.Config, error)
 		}
 		return out, nil
 	}
-	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
+	view, err := agentLookup(cfg, lookup)
+	if err != nil {
+		return mcp.Config{}, err
+	}
+	mcpCfg, err := mcp.LoadHostSecrets(cfg.MCPConfig, view, hostSecrets(cfg))
 	if err != nil {
 		return mcp.Config{}, err
 	}
@@ -76,6 +85,64 @@ func deniedEnvValues(opts spawnpolicy.Options, cfg mcp.Config) []string {
 				out = append(out, v)
 			}
 		}
+	}
+	return out
+}
+
+// agentLookup returns the lookup ${VAR} expansion uses: a variable
+// PROCESS_ENV_ALLOW lets through to agent processes (cfg.Passed) has the
+// value the spawn policy gives them, asked of the policy itself, so that a
+// server is handed what an agent process would be (a stand-in, once one
+// replaces the real value); every other variable is the bot's own, which
+// the loader checks against the host's secrets.
+func agentLookup(cfg Config, lookup func(string) (string, bool)) (func(string) (string, bool), error) {
+	if len(cfg.Passed) == 0 {
+		return lookup, nil
+	}
+	env := make(map[string]string, len(cfg.Passed))
+	for _, name := range cfg.Passed {
+		if v, ok := lookup(name); ok {
+			env[name] = v
+		}
+	}
+	opts := cfg.Policy
+	opts.HardenHostProcess = false
+	opts.Hooks = nil
+	p, err := spawnpolicy.New(opts, slog.New(slog.DiscardHandler), func() map[string]string { return env })
+	if err != nil {
+		return nil, fmt.Errorf("mcp: the agent processes' view of PROCESS_ENV_ALLOW: %w", err)
+	}
+	pc, err := p.Prepare(spawnpolicy.Request{Purpose: spawnpolicy.MCPServer, Command: "mcp-config", Cwd: string(filepath.Separator)})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: the agent processes' view of PROCESS_ENV_ALLOW: %w", err)
+	}
+	return func(name string) (string, bool) {
+		if slices.Contains(cfg.Passed, name) {
+			v, ok := pc.Env[name]
+			return v, ok
+		}
+		return lookup(name)
+	}, nil
+}
+
+// hostSecrets returns the secrets a ${VAR} may not hand to a server, each
+// with the variables it came from: every secret value but those that came
+// only from variables PROCESS_ENV_ALLOW lets through (agent processes get
+// those anyway; they stay secrets for the redactor).
+func hostSecrets(cfg Config) []mcp.HostSecret {
+	out := make([]mcp.HostSecret, 0, len(cfg.Policy.SecretValues))
+	for _, v := range cfg.Policy.SecretValues {
+		var own []string
+		sources := cfg.SecretSources[v]
+		for _, name := range sources {
+			if !slices.Contains(cfg.Passed, name) {
+				own = append(own, name)
+			}
+		}
+		if len(sources) > 0 && len(own) == 0 {
+			continue
+		}
+		out = append(out, mcp.HostSecret{Value: v, Source: strings.Join(own, ", ")})
 	}
 	return out
 }

@@ -167,3 +167,47 @@ func TestLoadMCPRemoteHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadMCPExpandsAllowedVariables: a variable PROCESS_ENV_ALLOW lets
+// through to agent processes (GH_TOKEN, which a deny glob matches) may be
+// handed to a server with ${GH_TOKEN}, as the agent processes get it, and
+// its value stays a secret; the host's own secrets are refused, and the
+// refusal names which one (never the value).
+func TestLoadMCPExpandsAllowedVariables(t *testing.T) {
+	const ghToken = "ghp_allowed_for_the_mcp_server_0031"
+	environ := map[string]string{"PATH": "/usr/bin:/bin", "GH_TOKEN": ghToken, "TELEGRAM_BOT_TOKEN": testBotToken, "OPENAI_API_KEY": testOpenAI}
+	lookup := func(name string) (string, bool) { v, ok := environ[name]; return v, ok }
+	e := goodEnv()
+	e.ProcessEnvAllow = "GH_TOKEN"
+	cfg, err := e.Parse(environ)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if !slices.Contains(cfg.Passed, "GH_TOKEN") {
+		t.Fatalf("GH_TOKEN is not among the variables PROCESS_ENV_ALLOW lets through: %v", cfg.Passed)
+	}
+	cfg.MCPConfig = `{"mcpServers":{"github":{"command":"gh-mcp","env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"${GH_TOKEN}"}}}}`
+	got, err := loadMCP(cfg, lookup)
+	if err != nil {
+		t.Fatalf("loadMCP refused ${GH_TOKEN}, which agent processes get: %v", err)
+	}
+	if len(got.Servers) != 1 || got.Servers[0].Env["GITHUB_PERSONAL_ACCESS_TOKEN"] != ghToken {
+		t.Error("the server's env does not hold GH_TOKEN's value (not printed)")
+	}
+	if !slices.Contains(got.Secrets, ghToken) {
+		t.Error("GH_TOKEN's value, handed to a server, is not among the secrets to redact")
+	}
+	for _, tt := range []struct{ ref, want string }{
+		{"TELEGRAM_BOT_TOKEN", "the value of TELEGRAM_BOT_TOKEN"},
+		{"OPENAI_API_KEY", "the value of OPENAI_API_KEY"},
+	} {
+		cfg.MCPConfig = `{"mcpServers":{"x":{"command":"x","env":{"K":"${` + tt.ref + `}"}}}}`
+		_, err := loadMCP(cfg, lookup)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("${%s}: loadMCP = %v, want a refusal naming %q", tt.ref, err, tt.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), testBotToken) || strings.Contains(err.Error(), testOpenAI)) {
+			t.Errorf("${%s}: the refusal holds a secret value", tt.ref)
+		}
+	}
+}
