@@ -42,6 +42,7 @@ func runFakeServer(args []string) int {
 	barrierCount := fs.Int("barrier-count", 0, "how many servers meet in -barrier")
 	failCount := fs.String("fail-count", "", "file counting the starts; the first -fail-times starts fail as broken")
 	failTimes := fs.Int("fail-times", 0, "how many starts fail (see -fail-count)")
+	failAfter := fs.Int("fail-after", 0, "with -fail-count: every start after this many fails")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -62,7 +63,7 @@ func runFakeServer(args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if n < *failTimes {
+		if n < *failTimes || *failAfter > 0 && n >= *failAfter {
 			fmt.Fprintf(os.Stderr, "npm error code E503\nnpm error fetching the package failed, start %d\n", n+1)
 			return 1
 		}

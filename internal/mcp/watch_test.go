@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -184,3 +185,27 @@ func TestSummary(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// A session's stdio server that cannot be started (it died, and its
+// restart fails) is not started again before its back-off has passed: a
+// call meanwhile fails at once, saying when it is tried again.
+func TestSessionServerRestartBacksOff(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "starts")
+	sc := fakeServer(t, "once", "-fail-count", count, "-fail-after", "1")
+	h := newHarness(t, Config{Servers: []ServerConfig{sc}}, WithReconnectBackoff(time.Hour, time.Hour))
+	if !hasTool(h.agent, "mcp__once__echo") {
+		t.Fatal("discovery, the one start that works, did not register the tools")
+	}
+	s := h.session(t, "s")
+	first := h.call(t, s, "mcp__once__echo", `{"text":"x"}`)
+	if text := agent.TextOf(first.Content); !first.IsError || !strings.Contains(text, "npm error code E503") || !strings.Contains(text, "tried again at a call made after 1h0m0s") {
+		t.Errorf("the failed start gave %v: %s", first.IsError, text)
+	}
+	second := h.call(t, s, "mcp__once__echo", `{"text":"y"}`)
+	if text := agent.TextOf(second.Content); !second.IsError || !strings.Contains(text, "it is tried again at a call made after") {
+		t.Errorf("the call within the back-off gave %v: %s", second.IsError, text)
+	}
+	if b, err := os.ReadFile(count); err != nil || len(b) != 2 {
+		t.Errorf("the server was started %d time(s) (%v), want 2: discovery and the one failed restart", len(b), err)
+	}
+}
