@@ -43,7 +43,7 @@ const mcpConfigAdvice = "put the JSON itself in MCP_CONFIG, or a root-owned file
 func loadMCP(cfg Config, lookup func(string) (string, bool)) (mcp.Config, error) {
 	if cfg.MCPConfig == "" {
 		var out mcp.Config
-		if old := filepath.Join(cfg.AgentDir, "mcp.json"); cfg.AgentDir != "" {
+		if old := filepath.Join(cfg.AgentDir, mcp.DefaultFile); cfg.AgentDir != "" {
 			if _, err := os.Lstat(old); !errors.Is(err, fs.ErrNotExist) {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("%s is never read: MCP_CONFIG is not set, and a file the bot's user can modify would be refused; %s", old, mcpConfigAdvice))
 			}

@@ -22,8 +22,10 @@ import (
 // file the bot's own user could modify or replace.
 var ErrUntrusted = errors.New("refusing an MCP configuration file")
 
-// DefaultFile is the name of the configuration file in the agent dir when
-// MCP_CONFIG names none.
+// DefaultFile is the name of the configuration file that once lived in the
+// agent dir by default. Nothing reads it there any more (the bot's user
+// owns that directory, so the file was always refused); the bot warns of
+// one it finds.
 const DefaultFile = "mcp.json"
 
 // InlineSource is how errors and warnings name a configuration given inline:
@@ -196,10 +198,6 @@ func load(source string, lookup func(string) (string, bool), secrets []HostSecre
 	cfg.Warnings = append(warnings, cfg.Warnings...)
 	return cfg, nil
 }
-
-// DefaultPath returns where the configuration lives when MCP_CONFIG is empty:
-// DefaultFile in the agent dir.
-func DefaultPath(agentDir string) string { return filepath.Join(agentDir, DefaultFile) }
 
 // parseConfig decodes and expands a configuration's content; source names
 // it in warnings.

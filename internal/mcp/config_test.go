@@ -245,12 +245,6 @@ func TestLoadEmptySource(t *testing.T) {
 	}
 }
 
-func TestDefaultPath(t *testing.T) {
-	if got, want := DefaultPath("/agent"), filepath.Join("/agent", "mcp.json"); got != want {
-		t.Errorf("DefaultPath = %q, want %q", got, want)
-	}
-}
-
 // asHostSecrets turns values into HostSecrets without sources.
 func asHostSecrets(values []string) []HostSecret {
 	out := make([]HostSecret, len(values))

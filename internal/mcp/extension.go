@@ -11,11 +11,12 @@
 // background from activation on, so that the bot answers at once: a
 // server that fails is tried again with a growing back-off until it
 // answers, and its tools join every session from its next turn on
-// ([agent.API.AddTool]). A session starts its own server process at the first call of one of
-// its tools, through the session's PrepareProcess, and keeps it until the
-// session closes, the server idles out or the agent shuts down. A
-// Streamable HTTP server is no process: discovery and each session open a
-// client session with it instead, sending the configured headers.
+// ([agent.API.AddTool]). A session starts its own server process at the
+// first call of one of its tools, through the session's PrepareProcess,
+// and keeps it until the session closes, the server idles out or the
+// agent shuts down. A Streamable HTTP server is no process: discovery and
+// each session open a client session with it instead, sending the
+// configured headers.
 package mcp
 
 import (
@@ -92,9 +93,9 @@ type Extension struct {
 
 	mu       sync.Mutex
 	statuses []ServerStatus
-	// named are the tools of the servers discovered so far and used the
+	// named are the tools of the servers discovered so far, and used the
 	// names they were registered under: a server that answers later gets
-	// names that do not clash with these.
+	// names that clash with none of these.
 	named []remoteTool
 	used  map[string]bool
 	// conns holds each session's connections, by session id then server
