@@ -475,6 +475,23 @@ func absDir(name, dir string) (string, error) {
 	return abs, nil
 }
 
+// switchableModels are the models /model offers a chat: OPENAI_MODELS
+// (with OPENAI_MODEL), then the fallback models not among them, which the
+// operator allowed to answer already. None when OPENAI_MODELS is unset:
+// switching is then not configured.
+func (c Config) switchableModels() []string {
+	if len(c.Models) == 0 {
+		return nil
+	}
+	out := slices.Clone(c.Models)
+	for _, m := range c.FallbackModels {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // splitList splits a comma-separated list, trimming blanks and dropping
 // empty entries.
 func splitList(s string) []string {

@@ -253,7 +253,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		View:              box.view,
 		DefaultTimeZone:   cfg.DefaultTimeZone,
 		Model:             cfg.Model,
-		Models:            cfg.Models,
+		Models:            cfg.switchableModels(),
 		SilentToStrangers: !cfg.StrangerReply,
 	}, opts...)
 	if err != nil {

@@ -24,10 +24,12 @@ type toolStatus struct {
 	turnID string
 	th     *throttle
 
-	mu    sync.Mutex
-	calls []*toolLine
-	msgID int
-	shown string
+	// pushMu is held by a push from reading msgID to recording it.
+	pushMu sync.Mutex
+	mu     sync.Mutex
+	calls  []*toolLine
+	msgID  int
+	shown  string
 	// notBefore holds running updates back after a 429 until its
 	// retry_after.
 	notBefore time.Time
@@ -184,9 +186,31 @@ func (s *toolStatus) pushRunning(ctx context.Context) {
 	s.h.logSkipped("tool status", s.t, err)
 }
 
+// show sends the running status now when it was not shown yet, under the
+// retry policy (a retry_after is waited out) for at most statusSendTimeout:
+// what follows it in the chat must come after it, which a preview's one
+// try dropped under a 429 would not keep.
+func (s *toolStatus) show(ctx context.Context) {
+	s.mu.Lock()
+	shown := s.msgID != 0
+	s.mu.Unlock()
+	if shown {
+		return
+	}
+	ctx, cancel := statusSendContext(ctx)
+	defer cancel()
+	if err := s.push(ctx, s.h.api, true); err != nil {
+		s.h.logSkipped("tool status", s.t, err)
+	}
+}
+
 // push sends or edits the status message through send; running says
-// whether the Stop button is shown.
+// whether the Stop button is shown. Pushes take turns (pushMu): the
+// throttle's and an approval request's (see show) could otherwise both
+// send a first message.
 func (s *toolStatus) push(ctx context.Context, send *botapi.Client, running bool) error {
+	s.pushMu.Lock()
+	defer s.pushMu.Unlock()
 	text := s.render(!running)
 	markup := noButtons()
 	if running {

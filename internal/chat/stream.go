@@ -201,6 +201,31 @@ func fallbackNote(primary, used string) string {
 	return "ℹ️ " + primary + " is unavailable right now; " + used + " answers instead."
 }
 
+// turnOutputKey is the context key of a turn's output (see
+// withTurnOutput).
+type turnOutputKey struct{}
+
+// withTurnOutput hands the turn's output to what runs on the turn's
+// context, its tool calls' hooks among them: the approval request finds
+// the status line it must come after there (see Host.Ask).
+func withTurnOutput(ctx context.Context, o *turnOutput) context.Context {
+	return context.WithValue(ctx, turnOutputKey{}, o)
+}
+
+// turnOutputOf returns the turn output ctx carries, nil when none.
+func turnOutputOf(ctx context.Context) *turnOutput {
+	o, _ := ctx.Value(turnOutputKey{}).(*turnOutput)
+	return o
+}
+
+// showStatus sends the turn's tool status now when it was not shown yet,
+// so that what follows it in the chat comes after it.
+func (o *turnOutput) showStatus(ctx context.Context) {
+	if st := o.currentStatus(); st != nil {
+		st.show(ctx)
+	}
+}
+
 func (o *turnOutput) currentStatus() *toolStatus {
 	o.mu.Lock()
 	defer o.mu.Unlock()
