@@ -242,7 +242,8 @@ func TestVoiceNoteIsTranscribed(t *testing.T) {
 	h.tg.SendVoice(userID, userID, []byte("OggS fake audio"))
 	h.waitText(userID, "🎤 remind me to water the plants")
 	h.waitText(userID, "noted")
-	if got := lastUserText(faux.Requests()[0]); !strings.Contains(got, "remind me to water the plants") {
+	// The model is told the words were heard, in which language.
+	if got := lastUserText(faux.Requests()[0]); !strings.Contains(got, "[Voice note, transcribed from English]\nremind me to water the plants") {
 		t.Errorf("the agent got %q", got)
 	}
 	tr := oa.TranscriptionRequests()
