@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	usagelog "github.com/volcanic/telegram-agent/internal/usage"
@@ -73,6 +75,9 @@ type Config struct {
 	BashTimeoutMax   time.Duration
 	// Approvals is APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES.
 	Approvals approvalSettings
+	// ToolStatus is TOOL_STATUS: chat.ToolStatusLast, ToolStatusAll or
+	// ToolStatusOff.
+	ToolStatus string
 	// StrangerReply is STRANGER_REPLY: tell users who are not allowed their
 	// id.
 	StrangerReply bool
@@ -194,6 +199,10 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		errs = append(errs, err)
 	}
 	var ok bool
+	c.ToolStatus = cmp.Or(strings.ToLower(strings.TrimSpace(e.ToolStatus)), chat.ToolStatusLast)
+	if !chat.ValidToolStatus(c.ToolStatus) {
+		problem("TOOL_STATUS must be last, all or off")
+	}
 	if c.StrangerReply, ok = parseSwitch(e.StrangerReply); !ok {
 		problem("STRANGER_REPLY must be on or off")
 	}

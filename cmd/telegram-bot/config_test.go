@@ -459,6 +459,7 @@ func TestApplyBlankDefaults(t *testing.T) {
 		AgentSandbox:    "auto",
 		ApprovalMode:    "risky",
 		ApprovalTimeout: "10m",
+		ToolStatus:      "last",
 		StrangerReply:   "on",
 		LogLevel:        "info",
 		LogFormat:       "text",

@@ -255,6 +255,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		Model:             cfg.Model,
 		Models:            cfg.switchableModels(),
 		SilentToStrangers: !cfg.StrangerReply,
+		ToolStatus:        cfg.ToolStatus,
 	}, opts...)
 	if err != nil {
 		logger.Error("chat host", "err", err)

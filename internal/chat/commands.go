@@ -154,6 +154,8 @@ func commands() []command {
 			help: "scheduled jobs, with cancel buttons", run: (*Host).jobsCommand},
 		{name: "retry", menu: "run again every message or scheduled job a restart interrupted",
 			help: "run again every message or scheduled job a restart interrupted", run: (*Host).retryCommand},
+		{name: "verbose", menu: "list every tool call, or fold them (toggle)",
+			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: (*Host).verboseCommand},
 		{name: "approve", menu: "allow the waiting approval request once",
 			help: "allow the oldest waiting approval request once (as its Allow once button)", run: (*Host).approveCommand},
 		{name: "deny", menu: "deny the waiting approval request",

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +23,9 @@ type toolStatus struct {
 	h      *Host
 	t      target
 	turnID string
-	th     *throttle
+	// mode is ToolStatusAll or ToolStatusLast.
+	mode string
+	th   *throttle
 
 	// pushMu is held by a push from reading msgID to recording it.
 	pushMu sync.Mutex
@@ -54,8 +57,8 @@ type toolLine struct {
 	why string
 }
 
-func (h *Host) newToolStatus(ctx context.Context, t target, turnID string) *toolStatus {
-	s := &toolStatus{h: h, t: t, turnID: turnID}
+func (h *Host) newToolStatus(ctx context.Context, t target, turnID, mode string) *toolStatus {
+	s := &toolStatus{h: h, t: t, turnID: turnID, mode: mode}
 	s.th = newThrottle(ctx, h.editInterval, s.pushRunning)
 	return s
 }
@@ -131,12 +134,25 @@ func failureSummary(res *agent.Result) (why, line string) {
 }
 
 // render returns the status text; stopped marks the calls still running as
-// stopped.
+// stopped, and is the final form. In the last mode the final form of a turn
+// whose calls all ended well is one folded line (a failure or a stop stays
+// call by call), and while the turn runs only the latest call is shown,
+// after a count of the ones before it.
 func (s *toolStatus) render(stopped bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	calls := s.calls
 	var b strings.Builder
-	for _, l := range s.calls {
+	if s.mode == ToolStatusLast && len(calls) > 0 {
+		if stopped && allDone(calls) {
+			return preview(foldedStatus(calls))
+		}
+		if n := len(calls) - 1; !stopped && n > 0 {
+			fmt.Fprintf(&b, "(%s before)\n", counted(n, "tool call", "tool calls"))
+			calls = calls[n:]
+		}
+	}
+	for _, l := range calls {
 		icon, note := "⏳", ""
 		switch {
 		case l.state == toolFailed:
@@ -237,6 +253,11 @@ func (s *toolStatus) push(ctx context.Context, send *botapi.Client, running bool
 	s.mu.Lock()
 	s.msgID, s.shown = msgID, text
 	s.mu.Unlock()
+	if running {
+		s.h.statuses.shown(s.t, msgID, text)
+	} else {
+		s.h.statuses.closed(msgID)
+	}
 	return nil
 }
 
@@ -309,6 +330,7 @@ func (s *toolStatus) close(ctx context.Context) {
 		log.Warn("the tool status message was not finalised; its Stop button stays and stops nothing", "remove_err", err)
 		return
 	}
+	s.h.statuses.closed(msgID)
 	log.Warn("the tool status message was not finalised; its Stop button was removed")
 }
 

@@ -93,6 +93,8 @@ type turnOutput struct {
 	label   string
 	replyTo int
 	private bool
+	// statusMode is the chat's tool status mode (see toolStatusMode).
+	statusMode string
 
 	mu     sync.Mutex
 	seg    *segment
@@ -102,7 +104,8 @@ type turnOutput struct {
 }
 
 func (h *Host) newTurnOutput(ctx context.Context, t target, turnID, label string, replyTo int) *turnOutput {
-	return &turnOutput{h: h, ctx: ctx, t: t, turnID: turnID, label: label, replyTo: replyTo, private: t.chatID > 0}
+	return &turnOutput{h: h, ctx: ctx, t: t, turnID: turnID, label: label, replyTo: replyTo, private: t.chatID > 0,
+		statusMode: h.toolStatusMode(t.String())}
 }
 
 // emit receives the session's events; it runs on the turn's goroutine.
@@ -120,15 +123,17 @@ func (o *turnOutput) emit(ev agent.Event) {
 		o.mu.Lock()
 		seg := o.seg
 		o.seg = nil
-		if o.status == nil {
-			o.status = o.h.newToolStatus(o.ctx, o.t, o.turnID)
+		if o.status == nil && o.statusMode != ToolStatusOff {
+			o.status = o.h.newToolStatus(o.ctx, o.t, o.turnID, o.statusMode)
 		}
 		st := o.status
 		o.mu.Unlock()
 		if seg != nil {
 			seg.finish(o.ctx, seg.text())
 		}
-		st.start(ev.ToolCallID, ev.ToolName, ev.Arguments)
+		if st != nil {
+			st.start(ev.ToolCallID, ev.ToolName, ev.Arguments)
+		}
 	case agent.EventCompaction:
 		o.mu.Lock()
 		seg := o.seg
