@@ -390,11 +390,14 @@ func parseTarget(s string) (target, error) {
 	return t, nil
 }
 
-// targetOf returns the target a message belongs to: its forum topic in a
-// forum chat, else the chat.
+// targetOf returns the target a message belongs to: its topic in a forum
+// group or in a private chat with topics (Bot API 9.3: a bot with topic
+// mode on has its private chats in topics), else the chat. In a group that
+// is no forum a message_thread_id names a reply thread, not a topic.
 func targetOf(m *models.Message) target {
 	t := target{chatID: m.Chat.ID}
-	if m.Chat.IsForum && m.IsTopicMessage && m.MessageThreadID != 0 {
+	topics := m.Chat.IsForum || m.Chat.Type == models.ChatTypePrivate
+	if topics && m.IsTopicMessage && m.MessageThreadID != 0 {
 		t.threadID = m.MessageThreadID
 	}
 	return t
