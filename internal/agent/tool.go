@@ -6,11 +6,38 @@ import (
 )
 
 // ToolSpec is what the model sees of a tool: its name, what it does and the
-// JSON Schema of its parameters (an object schema).
+// JSON Schema of its parameters (an object schema); and what the tool
+// declares of its effects, which the model does not see.
 type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Effects is what a call may change, for the extensions that judge
+	// calls before they run.
+	Effects Effects `json:"-"`
+}
+
+// Effects is a tool's declaration of what its calls change, for the
+// extensions that judge a call before it runs (approvals reads it, never
+// a tool's name). The loop does not enforce it: a tool that runs a
+// command or writes a file must say so here, or the call is not judged as
+// one. The zero value declares nothing: a tool that may change something,
+// but neither through a command nor through a path it writes (an MCP
+// server's tool, say).
+type Effects struct {
+	// ReadOnly says a call changes nothing: no file, job or setting, and
+	// nothing reaches the chat.
+	ReadOnly bool
+	// Command names the string argument the tool runs as a bash command
+	// line.
+	Command string
+	// Deferred says the Command argument is not run during the call but
+	// later, with nobody watching (a watcher job's script); an absent or
+	// empty one runs nothing.
+	Deferred bool
+	// WritesPath names the string argument that is the path of a file the
+	// tool writes; a relative path is relative to the workspace.
+	WritesPath string
 }
 
 // Tool is something the model can call. The loop redacts every result,
