@@ -93,7 +93,9 @@ func TestNewToolPanics(t *testing.T) {
 		Command string `json:"command"`
 		Count   int    `json:"count"`
 	}
-	run := func(ctx context.Context, call *agent.Call, args runArgs) (agent.Result, error) { return agent.Result{}, nil }
+	run := func(ctx context.Context, call *agent.Call, args runArgs) (agent.Result, error) {
+		return agent.Result{}, nil
+	}
 	tests := []struct {
 		name string
 		spec agent.ToolSpec
@@ -123,7 +125,9 @@ func TestNewToolPanics(t *testing.T) {
 				t.Errorf("panic %v, want one saying the arguments are not a struct", r)
 			}
 		}()
-		agent.NewTool(agent.ToolSpec{Name: "n"}, func(ctx context.Context, call *agent.Call, args string) (agent.Result, error) { return agent.Result{}, nil })
+		agent.NewTool(agent.ToolSpec{Name: "n"}, func(ctx context.Context, call *agent.Call, args string) (agent.Result, error) {
+			return agent.Result{}, nil
+		})
 	})
 }
 
