@@ -26,4 +26,3 @@ func TestGoldenSchemas(t *testing.T) {
 	}
 	agenttest.CheckGoldenSpecs(t, "testdata/schemas", specs, *update)
 }
-
