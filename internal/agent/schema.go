@@ -23,8 +23,9 @@ type argumentSchema struct {
 
 // parseSchema reads a tool's parameter schema. An empty one accepts any
 // object. A schema jsonschema-go cannot read or resolve (a keyword in a
-// form no draft allows, a remote $ref, a draft it does not validate) is
-// checked only as an object, and note says why. Only a schema that is not
+// form no draft allows, a remote $ref, a draft it does not validate), or
+// must not follow (references in a cycle, see unsafeRefs), is checked only
+// as an object, and note says why. Only a schema that is not
 // JSON, or whose top is neither an object nor a boolean, is an error: no
 // call of the tool could be checked.
 func parseSchema(raw json.RawMessage) (s *argumentSchema, note string, err error) {
@@ -44,6 +45,9 @@ func parseSchema(raw json.RawMessage) (s *argumentSchema, note string, err error
 	case map[string]any, bool:
 	default:
 		return nil, "", fmt.Errorf("the parameter schema is a JSON %s, not an object", typeName(v))
+	}
+	if why := unsafeRefs(v); why != "" {
+		return &argumentSchema{}, "not followed: " + why, nil
 	}
 	var js jsonschema.Schema
 	if err := json.Unmarshal(text, &js); err != nil {

@@ -28,6 +28,11 @@ const mcpLikeSchema = `{
 	"required": ["query"]
 }`
 
+// cyclicSchema refers to itself without consuming the value: jsonschema-go
+// would validate the same value forever and overflow the stack, which no
+// recover catches.
+const cyclicSchema = `{"type":"object","properties":{"q":{"type":"string"}},"allOf":[{"$ref":"#"}]}`
+
 // oddSchema is a schema jsonschema-go cannot read (a type that is not a
 // name): its calls are checked only as objects.
 const oddSchema = `{"type":"object","properties":{"q":{"type":"string"},"odd":{"type":7}},"required":["q"]}`
@@ -63,7 +68,17 @@ func TestParseSchema(t *testing.T) {
 		{name: "draft-04", schema: `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`,
 			wantNote: `$schema "http://json-schema.org/draft-04/schema#" is a draft jsonschema-go does not validate`},
 		{name: "remote $ref", schema: `{"properties":{"a":{"$ref":"https://example.com/a.json"}}}`,
-			wantNote: "not resolved: loading https://example.com/a.json: cannot resolve remote schemas: no loader passed to Schema.Resolve"},
+			wantNote: `not followed: $ref "https://example.com/a.json" is not a JSON pointer into the schema`},
+		{name: "a pointer to nothing", schema: `{"properties":{"a":{"$ref":"#/$defs/none"}}}`,
+			wantNote: `not resolved: JSON Pointer "/$defs/none": no key "none" in map`},
+		{name: "a $ref to itself", schema: `{"$ref":"#"}`, wantNote: `not followed: its references lead back to "#"`},
+		{name: "a $ref cycle through $defs", schema: `{"type":"object","allOf":[{"$ref":"#/$defs/a"}],"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/b"}]},"b":{"$ref":"#/$defs/a"}}}`,
+			wantNote: `not followed: its references lead back to "#/$defs/a"`},
+		{name: "a recursive tree", schema: `{"type":"object","properties":{"child":{"$ref":"#"}}}`, wantNote: `not followed: its references lead back to "#"`},
+		{name: "an escaped pointer", schema: `{"$defs":{"a/b~c":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a~1b~0c"}}}`},
+		{name: "a percent-encoded pointer", schema: `{"$defs":{"a b":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a%20b"}}}`},
+		{name: "an anchor", schema: `{"$defs":{"a":{"$anchor":"x","type":"string"}},"properties":{"x":{"$ref":"#x"}}}`,
+			wantNote: `not followed: $ref "#x" is not a JSON pointer into the schema`},
 		{name: "not JSON", schema: `{"type":`, wantErr: true},
 		{name: "a string", schema: `"object"`, wantErr: true},
 		{name: "a list", schema: `[{"type":"object"}]`, wantErr: true},
@@ -98,6 +113,7 @@ func TestUnsupportedSchemaStarts(t *testing.T) {
 	ext := &funcExtension{name: "mcp", activate: func(ctx context.Context, api *agent.API) error {
 		api.RegisterTool(agenttest.NewTool("mcp__srv__search", mcpLikeSchema, ok))
 		api.RegisterTool(agenttest.NewTool("mcp__srv__odd", oddSchema, ok))
+		api.RegisterTool(agenttest.NewTool("mcp__srv__cyclic", cyclicSchema, ok))
 		api.RegisterTool(agenttest.NewTool("mcp__srv__broken", `"not a schema"`, ok))
 		return nil
 	}}
@@ -119,6 +135,7 @@ func TestUnsupportedSchemaStarts(t *testing.T) {
 		{name: "anyOf followed", args: `{"query":"q","limit":0}`, want: "/properties/limit", wantErr: true},
 		{name: "unreadable schema: an object passes", tool: "mcp__srv__odd", args: `{"odd":1}`, want: "ok:"},
 		{name: "unreadable schema: still an object", tool: "mcp__srv__odd", args: `[1]`, want: "must be a JSON object", wantErr: true},
+		{name: "cyclic schema: the bot survives the call", tool: "mcp__srv__cyclic", args: `{"q":"x"}`, want: "ok:"},
 		{name: "unusable tool left out", tool: "mcp__srv__broken", args: `{}`, want: `Tool "mcp__srv__broken" not found`, wantErr: true},
 	}
 	for _, tt := range tests {
@@ -133,7 +150,7 @@ func TestUnsupportedSchemaStarts(t *testing.T) {
 			for _, spec := range a.Tools() {
 				names = append(names, spec.Name)
 			}
-			if diff := cmp.Diff([]string{"mcp__srv__search", "mcp__srv__odd"}, names); diff != "" {
+			if diff := cmp.Diff([]string{"mcp__srv__search", "mcp__srv__odd", "mcp__srv__cyclic"}, names); diff != "" {
 				t.Errorf("tools offered (-want +got):\n%s", diff)
 			}
 			s := openSession(t, a, agent.SessionOptions{})
@@ -152,6 +169,7 @@ func TestUnsupportedSchemaStarts(t *testing.T) {
 	for _, want := range []string{
 		`msg="agent: tool schema not checked; calls are checked only as JSON objects" tool=mcp__srv__odd origin=mcp why="not a schema jsonschema-go reads`,
 		`msg="agent: tool left out: its parameter schema is unusable" tool=mcp__srv__broken`,
+		`tool=mcp__srv__cyclic origin=mcp why="not followed: its references lead back to \"#\""`,
 	} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log does not contain %q:\n%s", want, logs.String())
