@@ -109,11 +109,23 @@ func (s *argumentSchema) parseArguments(args string) (json.RawMessage, error) {
 		return nil, errors.New("the arguments must be a JSON object")
 	}
 	if s.resolved != nil {
-		if err := s.resolved.Validate(v); err != nil {
+		if err := s.validate(v); err != nil {
 			return nil, errors.New(strings.TrimPrefix(err.Error(), "validating root: "))
 		}
 	}
 	return json.RawMessage(text), nil
+}
+
+// validate checks v against the resolved schema. A panic in jsonschema-go,
+// on a server's schema it was never tried with, refuses the call instead
+// of ending the turn's goroutine, and the bot with it.
+func (s *argumentSchema) validate(v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the tool's schema could not be checked (%v)", r)
+		}
+	}()
+	return s.resolved.Validate(v)
 }
 
 // typeName names v's JSON type for an error message.
