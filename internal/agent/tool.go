@@ -64,7 +64,8 @@ type Call struct {
 	// ID is the model's id for the call.
 	ID string
 	// Arguments is the JSON object the model sent, validated against the
-	// tool's schema.
+	// tool's schema (only as an object when the schema is one the loop
+	// cannot check: an MCP server's, logged at registration).
 	Arguments json.RawMessage
 	// Context is the session the call runs in: scope, zone, workspace, and the
 	// only sanctioned way to start a process.
