@@ -68,13 +68,16 @@ func TestDocsEnvironmentTable(t *testing.T) {
 }
 
 // TestDocsGoNames checks that every Go name the contributor and extension
-// guides put in a code span (agent.Foo, spawnpolicy.Request.Env,
-// ToolContext.Exec, PrepareProcess) exists in the code.
+// guides and the architecture put in a code span (agent.Foo,
+// spawnpolicy.Request.Env, ToolContext.Exec, PrepareProcess) exists in the
+// code. A section of the architecture whose heading names the branch it
+// describes ("(part of the architecture; branch `x`)") is left out until
+// that branch is merged and the marker removed.
 func TestDocsGoNames(t *testing.T) {
 	pkgs, all := goNames(t)
 	ident := regexp.MustCompile(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(\(\))?$`)
-	for _, file := range []string{filepath.Join(root, "AGENTS.md"), "extensions.md"} {
-		for _, span := range codeSpans(readFile(t, file)) {
+	for _, file := range []string{filepath.Join(root, "AGENTS.md"), "extensions.md", "architecture.md"} {
+		for _, span := range codeSpans(withoutBranchSections(readFile(t, file))) {
 			if !ident.MatchString(span) {
 				continue
 			}
@@ -425,4 +428,26 @@ func TestDocsQuotedCode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withoutBranchSections returns doc without the sections whose heading
+// marks them as describing a branch not yet merged.
+func withoutBranchSections(doc string) string {
+	var b strings.Builder
+	skip := 0
+	for _, line := range strings.Split(doc, "\n") {
+		if n := headingLevel(line); n > 0 {
+			switch {
+			case strings.Contains(line, "(part of the architecture; branch"):
+				skip = n
+			case skip > 0 && n <= skip:
+				skip = 0
+			}
+		}
+		if skip == 0 {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
