@@ -68,7 +68,8 @@ func TestDocsEnvironmentTable(t *testing.T) {
 }
 
 // TestDocsGoNames checks that every Go name the contributor and extension
-// guides and the architecture put in a code span (agent.Foo,
+// guides, the architecture and the performance page (its tests and
+// benchmarks) put in a code span (agent.Foo,
 // spawnpolicy.Request.Env, ToolContext.Exec, PrepareProcess) exists in the
 // code. A section of the architecture whose heading names the branch it
 // describes ("(part of the architecture; branch `x`)") is left out until
@@ -76,7 +77,7 @@ func TestDocsEnvironmentTable(t *testing.T) {
 func TestDocsGoNames(t *testing.T) {
 	pkgs, all := goNames(t)
 	ident := regexp.MustCompile(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(\(\))?$`)
-	for _, file := range []string{filepath.Join(root, "AGENTS.md"), "extensions.md", "architecture.md"} {
+	for _, file := range []string{filepath.Join(root, "AGENTS.md"), "extensions.md", "architecture.md", "performance.md"} {
 		for _, span := range codeSpans(withoutBranchSections(readFile(t, file))) {
 			if !ident.MatchString(span) {
 				continue
