@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -220,17 +219,8 @@ func agentDirFiles(t *testing.T) map[string]string {
 	t.Helper()
 	files := make(map[string]string)
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+	err := walkGoFiles(func(path string) error {
+		if strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
@@ -347,29 +337,19 @@ func TestDocsWebhookUpdateTypes(t *testing.T) {
 // allowedUpdates in the file at path returns.
 func allowedUpdates(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, d := range f.Decls {
-		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "allowedUpdates" {
-			continue
-		}
-		ast.Inspect(fn.Body, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				s, err := strconv.Unquote(lit.Value)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, s)
+	ast.Inspect(funcBody(t, path, "allowedUpdates"), func(n ast.Node) bool {
+		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return true
-		})
-	}
+			out = append(out, s)
+		}
+		return true
+	})
 	if len(out) == 0 {
-		t.Fatalf("%s: no allowedUpdates returning string literals", path)
+		t.Fatalf("%s: allowedUpdates returns no string literals", path)
 	}
 	return out
 }

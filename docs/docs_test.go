@@ -180,19 +180,7 @@ func goNames(t *testing.T) (pkgs map[string]map[string]bool, all map[string]bool
 	pkgs = make(map[string]map[string]bool)
 	all = make(map[string]bool)
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
+	err := walkGoFiles(func(path string) error {
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
@@ -451,4 +439,41 @@ func withoutBranchSections(doc string) string {
 		}
 	}
 	return b.String()
+}
+
+// walkGoFiles calls fn with the path of every .go file of the repository,
+// tests included, hidden directories and testdata left out.
+func walkGoFiles(fn func(path string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		return fn(path)
+	})
+}
+
+// funcBody returns the body of the function (not a method) name declared
+// in the Go file at path; the test fails when there is none.
+func funcBody(t *testing.T, path, name string) *ast.BlockStmt {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == name && fn.Recv == nil {
+			return fn.Body
+		}
+	}
+	t.Fatalf("%s declares no func %s", path, name)
+	return nil
 }

@@ -1,7 +1,6 @@
 package docs_test
 
 import (
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,35 +15,24 @@ import (
 // Go files, so that a package added, moved or removed cannot leave it
 // behind.
 func TestDocsPackageList(t *testing.T) {
-	want := goPackageDirs(t, root)
+	want := goPackageDirs(t)
 	got := listedPackages(t, readFile(t, filepath.Join(root, "AGENTS.md")))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the package list of AGENTS.md differs from the directories with Go files (-code +AGENTS.md):\n%s", diff)
 	}
 }
 
-// goPackageDirs returns, sorted, the slash-separated directories under
-// dir that hold a .go file, hidden directories and testdata left out.
-func goPackageDirs(t *testing.T, dir string) []string {
+// goPackageDirs returns, sorted, the slash-separated directories that hold
+// a .go file (see walkGoFiles).
+func goPackageDirs(t *testing.T) []string {
 	t.Helper()
 	seen := make(map[string]bool)
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := walkGoFiles(func(path string) error {
+		rel, err := filepath.Rel(root, filepath.Dir(path))
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if name := d.Name(); path != dir && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(path, ".go") {
-			rel, err := filepath.Rel(dir, filepath.Dir(path))
-			if err != nil {
-				return err
-			}
-			seen[filepath.ToSlash(rel)] = true
-		}
+		seen[filepath.ToSlash(rel)] = true
 		return nil
 	})
 	if err != nil {
