@@ -360,3 +360,76 @@ func allowedUpdates(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestDocsApprovalRules checks the approval rules the pages name against
+// the built-in rules' IDs in internal/approvals/rules.go: the threat
+// model's table lists each in the code's order, and the operator guide's
+// list names the same rules.
+func TestDocsApprovalRules(t *testing.T) {
+	want := approvalRules(t, filepath.Join(root, "internal", "approvals", "rules.go"))
+	var table []string
+	for _, row := range tableRows(markdownSection(readFile(t, "security.md"), "## The approval rules, exactly")) {
+		if span, ok := codeSpan(row[0]); ok {
+			table = append(table, span)
+		}
+	}
+	if diff := cmp.Diff(want, table); diff != "" {
+		t.Errorf("the approval rules table of security.md differs from internal/approvals (-code +doc):\n%s", diff)
+	}
+	known := make(map[string]bool, len(want))
+	for _, id := range want {
+		known[id] = true
+	}
+	section := markdownSection(readFile(t, "telegram-bot.md"), "## Approvals")
+	_, list, ok := strings.Cut(section, "The rules, by the names the request shows")
+	if !ok {
+		t.Fatal(`telegram-bot.md's "## Approvals" no longer lists "The rules, by the names the request shows"`)
+	}
+	var named []string
+	for _, span := range codeSpans(list) {
+		if regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`).MatchString(span) {
+			named = append(named, span)
+		}
+	}
+	if diff := cmp.Diff(want, named); diff != "" {
+		t.Errorf("the approval rules telegram-bot.md names differ from internal/approvals (-code +doc):\n%s", diff)
+	}
+}
+
+// approvalRules returns the values of the Rule* string constants of the
+// file at path, in declaration order.
+func approvalRules(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, decl := range f.Decls {
+		gen, ok := decl.(*ast.GenDecl)
+		if !ok || gen.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gen.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				if i >= len(vs.Values) {
+					continue
+				}
+				lit, ok := vs.Values[i].(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING || !strings.HasPrefix(name.Name, "Rule") {
+					continue
+				}
+				id, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatalf("%s: no Rule* string constants", path)
+	}
+	return ids
+}

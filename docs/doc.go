@@ -7,7 +7,8 @@
 // keeps there, and the state table lists exactly those; the webhook's update
 // types are the ones the chat host asks for; the Commands table is the
 // chat's table of commands; the package list of AGENTS.md names exactly the
-// directories with Go files; every Go name the guides mention exists; and
+// directories with Go files; the approval rules named are the built-in
+// ones; every Go name the guides mention exists; and
 // every relative link points to a file and heading that exist.
 // It has no code of its own.
 package docs
