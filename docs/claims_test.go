@@ -225,6 +225,7 @@ var notKept = map[string]string{
 func agentDirFiles(t *testing.T) map[string]string {
 	t.Helper()
 	files := make(map[string]string)
+	excluded := make(map[string]bool)
 	fset := token.NewFileSet()
 	err := walkGoFiles(func(path string) error {
 		if strings.HasSuffix(path, "_test.go") {
@@ -234,37 +235,23 @@ func agentDirFiles(t *testing.T) map[string]string {
 		if err != nil {
 			return err
 		}
-		for _, decl := range f.Decls {
-			gen, ok := decl.(*ast.GenDecl)
-			if !ok || gen.Tok != token.CONST {
-				continue
+		err = stringConsts(f, func(gen *ast.GenDecl, spec *ast.ValueSpec, name, value string) {
+			doc := strings.Join(strings.Fields(spec.Doc.Text()), " ")
+			if group := strings.Join(strings.Fields(gen.Doc.Text()), " "); doc == "" && len(gen.Specs) == 1 {
+				doc = group
+			} else if doc == "" && strings.Contains(group, name+" in the agent dir") {
+				doc = "in the agent dir"
 			}
-			for _, spec := range gen.Specs {
-				vs := spec.(*ast.ValueSpec)
-				for i, name := range vs.Names {
-					if i >= len(vs.Values) {
-						continue
-					}
-					lit, ok := vs.Values[i].(*ast.BasicLit)
-					if !ok || lit.Kind != token.STRING {
-						continue
-					}
-					doc := strings.Join(strings.Fields(vs.Doc.Text()), " ")
-					if group := strings.Join(strings.Fields(gen.Doc.Text()), " "); doc == "" && len(gen.Specs) == 1 {
-						doc = group
-					} else if doc == "" && strings.Contains(group, name.Name+" in the agent dir") {
-						doc = "in the agent dir"
-					}
-					if !strings.Contains(doc, "in the agent dir") || notKept[name.Name] != "" {
-						continue
-					}
-					value, err := strconv.Unquote(lit.Value)
-					if err != nil {
-						return err
-					}
-					files[value] = path + ": " + name.Name
-				}
+			switch {
+			case !strings.Contains(doc, "in the agent dir"):
+			case notKept[name] != "":
+				excluded[name] = true
+			default:
+				files[value] = path + ": " + name
 			}
+		})
+		if err != nil {
+			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -285,6 +272,11 @@ func agentDirFiles(t *testing.T) map[string]string {
 	}
 	if len(files) == 0 {
 		t.Fatal("found no file the code keeps in the agent dir")
+	}
+	for name, why := range notKept {
+		if !excluded[name] {
+			t.Errorf("notKept names %s (%s), which no constant placed in the agent dir is any more: remove it", name, why)
+		}
 	}
 	return files
 }
@@ -405,6 +397,24 @@ func approvalRules(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	var ids []string
+	err = stringConsts(f, func(_ *ast.GenDecl, _ *ast.ValueSpec, name, value string) {
+		if strings.HasPrefix(name, "Rule") {
+			ids = append(ids, value)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) == 0 {
+		t.Fatalf("%s: no Rule* string constants", path)
+	}
+	return ids
+}
+
+// stringConsts calls fn, in declaration order, for every constant of f
+// whose value is a string literal, with its declaration, its spec, its
+// name and its value.
+func stringConsts(f *ast.File, fn func(gen *ast.GenDecl, spec *ast.ValueSpec, name, value string)) error {
 	for _, decl := range f.Decls {
 		gen, ok := decl.(*ast.GenDecl)
 		if !ok || gen.Tok != token.CONST {
@@ -417,19 +427,16 @@ func approvalRules(t *testing.T, path string) []string {
 					continue
 				}
 				lit, ok := vs.Values[i].(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING || !strings.HasPrefix(name.Name, "Rule") {
+				if !ok || lit.Kind != token.STRING {
 					continue
 				}
-				id, err := strconv.Unquote(lit.Value)
+				value, err := strconv.Unquote(lit.Value)
 				if err != nil {
-					t.Fatal(err)
+					return err
 				}
-				ids = append(ids, id)
+				fn(gen, vs, name.Name, value)
 			}
 		}
 	}
-	if len(ids) == 0 {
-		t.Fatalf("%s: no Rule* string constants", path)
-	}
-	return ids
+	return nil
 }
