@@ -18,6 +18,25 @@
 // the bot ends with [ReapLeftovers]. Each launch is its own Landlock domain,
 // so two spawns cannot read each other's /proc entries or signal each other.
 //
+// After the Landlock domain the confining thread sets a seccomp filter
+// (classic BPF, written by hand) that refuses, with EPERM, every system
+// call that acts on another process by pid or group and that Landlock does
+// not scope: prlimit64, setpriority, sched_setaffinity, sched_setparam,
+// sched_setscheduler, sched_setattr, ioprio_set, process_vm_readv,
+// process_vm_writev, migrate_pages, move_pages, get_robust_list,
+// perf_event_open and kcmp on any pid but 0 and the caller's own (its
+// thread or its process; for a group, its own group); the same calls on a
+// user (PRIO_USER, IOPRIO_WHO_USER: the bot's uid) whatever they name; and
+// process_madvise, process_mrelease and pidfd_getfd, whose pidfd cannot be
+// checked without a race, always. Agent processes run as the bot's uid,
+// for which the kernel's own same-uid checks allow all of these: without
+// the filter, prlimit --pid <bot> --cpu=1:1 kills the bot. A call with a
+// pid other than 0 goes to the launcher (a seccomp listener), which lets
+// it go on when the pid is the caller's. Signals are Landlock's (scoped
+// from ABI 6), ptrace Landlock's and the bot's non-dumpable flag's. A
+// program of another architecture (32-bit, x32) has all its calls
+// refused. [Seccomp] says what the kernel allows of this.
+//
 // With [WithWarm], the launcher keeps one launcher process started ahead:
 // the Go runtime's start, the subreaper and the signal handlers done, it
 // waits on a socket pair for its command. [Launcher.Start] hands it the

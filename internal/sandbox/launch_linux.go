@@ -150,7 +150,7 @@ func startConfined(s spec, files []int, setpgid bool) (int, error) {
 		// Never unlocked: the Go runtime ends the thread with the
 		// goroutine instead of reusing it.
 		runtime.LockOSThread()
-		if err := restrictThread(s.View); err != nil {
+		if err := confineThread(s); err != nil {
 			done <- started{err: err}
 			return
 		}
