@@ -37,7 +37,10 @@ const gap = 50 * time.Millisecond
 //     replacement is ready and quiet by then, as in the bot, and both
 //     commands start from the same idle state. On a shared machine whose
 //     load changes from one sub-benchmark to the next, taking both in the
-//     same iteration is the fairest same-run ratio.
+//     same iteration is the fairest same-run ratio;
+//   - filter: the same, with a third command through a warm launcher
+//     that sets no seccomp filter (after another pause), reported as
+//     filtered/bare and filtered/unfiltered: the filter's own cost.
 //
 // The launcher is this test binary, or the binary -launcher names
 // (docs/performance.md has both).
@@ -64,6 +67,11 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { warm.Close() })
+	unfiltered, err := sandbox.NewLauncher(exe, view, sandbox.WithWarm(), sandbox.WithoutProcessFilter())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { unfiltered.Close() })
 	run := func(b *testing.B, l *sandbox.Launcher) {
 		cmd := exec.Command(bash, "-c", "true")
 		cmd.Dir = dir
@@ -126,5 +134,42 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
 		b.ReportMetric(float64(sandboxed.Nanoseconds())/float64(n), "warm-ns/op")
 		b.ReportMetric(float64(sandboxed)/float64(bare), "warm/bare")
+	})
+	b.Run("filter", func(b *testing.B) {
+		var bare, filtered, unfilt time.Duration
+		n := 0
+		for b.Loop() {
+			for _, l := range []*sandbox.Launcher{warm, unfiltered} {
+				if err := sandbox.WaitWarm(context.Background(), l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			time.Sleep(gap)
+			t0 := time.Now()
+			run(b, nil)
+			t1 := time.Now()
+			// Which launcher goes first alternates: the second
+			// finds the machine as the first left it.
+			first, second := warm, unfiltered
+			if n%2 == 1 {
+				first, second = unfiltered, warm
+			}
+			run(b, first)
+			t2 := time.Now()
+			time.Sleep(gap)
+			t3 := time.Now()
+			run(b, second)
+			d1, d2 := t2.Sub(t1), time.Since(t3)
+			if first != warm {
+				d1, d2 = d2, d1
+			}
+			bare, filtered, unfilt = bare+t1.Sub(t0), filtered+d1, unfilt+d2
+			n++
+		}
+		b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
+		b.ReportMetric(float64(filtered.Nanoseconds())/float64(n), "filtered-ns/op")
+		b.ReportMetric(float64(unfilt.Nanoseconds())/float64(n), "unfiltered-ns/op")
+		b.ReportMetric(float64(filtered)/float64(bare), "filtered/bare")
+		b.ReportMetric(float64(filtered)/float64(unfilt), "filtered/unfiltered")
 	})
 }

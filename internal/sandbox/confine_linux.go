@@ -11,5 +11,8 @@ func confineThread(s spec) error {
 	if err := restrictThread(s.View); err != nil {
 		return err
 	}
+	if s.NoProcessFilter {
+		return nil
+	}
 	return filterThread(false)
 }

@@ -24,6 +24,10 @@ type spec struct {
 	Parent int `json:"parent"`
 	// ExtraFiles is how many descriptors, from 3 on, the command inherits.
 	ExtraFiles int `json:"extra_files"`
+	// NoProcessFilter leaves out the seccomp filter on calls on other
+	// processes: only the benchmark of the filter's cost sets it
+	// (withoutProcessFilter).
+	NoProcessFilter bool `json:"no_process_filter,omitempty"`
 }
 
 // Launcher starts commands inside the sandbox by re-executing the bot's own
@@ -39,6 +43,8 @@ type Launcher struct {
 	// test puts in its place (withWarmStart).
 	startWarm func(cmd *exec.Cmd) error
 	pool      pool
+	// noProcessFilter: see spec.NoProcessFilter.
+	noProcessFilter bool
 }
 
 // Option configures a [Launcher].
@@ -57,6 +63,10 @@ func WithWarm() Option { return func(l *Launcher) { l.warm = true } }
 func withWarmStart(start func(cmd *exec.Cmd) error) Option {
 	return func(l *Launcher) { l.startWarm = start }
 }
+
+// withoutProcessFilter makes the launcher leave out the seccomp filter on
+// calls on other processes, so that a benchmark can measure its cost.
+func withoutProcessFilter() Option { return func(l *Launcher) { l.noProcessFilter = true } }
 
 // NewLauncher returns a launcher that re-executes executable (the bot's
 // binary, whose main calls [Launch] when [IsLaunch] says so) and confines

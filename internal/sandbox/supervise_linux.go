@@ -43,14 +43,46 @@ type caller struct {
 // thread, its process, or its own group for a group call), and is refused
 // with EPERM otherwise. It runs on a thread of the launcher outside the
 // command's domain and filter.
+//
+// It waits in the runtime's poller, not in a blocking ioctl: a goroutine
+// blocked in a system call holds the launcher's one P until the runtime's
+// monitor takes it back (up to 10 ms when idle), which the command's start
+// would wait for.
 func superviseProcessCalls(fd int) {
 	calls := map[int32]processCall{}
 	for _, c := range processCalls() {
 		calls[int32(c.nr)] = c
 	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		return
+	}
+	listener := os.NewFile(uintptr(fd), "seccomp-listener")
+	defer listener.Close()
+	conn, err := listener.SyscallConn()
+	if err != nil {
+		return
+	}
 	for {
 		var n seccompNotif
-		if err := notifIoctl(fd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
+		var rerr error
+		err := conn.Read(func(fd uintptr) bool {
+			ready := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if k, err := unix.Poll(ready, 0); err != nil || k == 0 {
+				return false
+			}
+			if ready[0].Revents&unix.POLLIN == 0 {
+				// POLLHUP: every process under the filter is gone.
+				rerr = unix.EBADF
+				return true
+			}
+			rerr = notifIoctl(int(fd), unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n))
+			return true
+		})
+		if err == nil {
+			err = rerr
+		}
+		if err != nil {
 			// ENOENT: the caller died (or was interrupted) before its
 			// call could be read.
 			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT) {
@@ -63,7 +95,7 @@ func superviseProcessCalls(fd int) {
 		if who, err := callerOf(int32(n.pid)); ok && err == nil && c.allows(n.args, who) && notifValid(fd, n.id) {
 			resp.error, resp.flags = 0, unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE
 		}
-		err := notifIoctl(fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+		err = notifIoctl(fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
 		if errors.Is(err, unix.EINVAL) && resp.flags != 0 {
 			// A kernel before 5.5 cannot let the call go on: refused.
 			resp.error, resp.flags = -int32(unix.EPERM), 0
