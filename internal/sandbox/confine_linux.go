@@ -3,16 +3,22 @@
 package sandbox
 
 // confineThread confines the calling thread, and so the command it starts,
-// for s: no_new_privs and a new Landlock domain for the view
+// for s: no_new_privs and a new Landlock domain for the view, with a TCP
+// rule for the egress proxy's port when s confines the network
 // (restrictThread), then the seccomp filter that refuses calls on another
-// process (filterThread). The caller must hold runtime.LockOSThread and
-// never release it.
+// process, and with egress every socket but Unix, netlink and TCP ones
+// (filterThread). The caller must hold runtime.LockOSThread and never
+// release it.
 func confineThread(s spec) error {
-	if err := restrictThread(s.View); err != nil {
+	var proxyPort uint16
+	if s.Egress != nil {
+		proxyPort = s.Egress.ProxyPort
+	}
+	if err := restrictThread(s.View, proxyPort); err != nil {
 		return err
 	}
-	if s.NoProcessFilter {
+	if s.NoProcessFilter && s.Egress == nil {
 		return nil
 	}
-	return filterThread(false)
+	return filterThread(s.Egress != nil)
 }

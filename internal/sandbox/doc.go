@@ -37,6 +37,15 @@
 // program of another architecture (32-bit, x32) has all its calls
 // refused. [Seccomp] says what the kernel allows of this.
 //
+// With [WithEgress], every command's network is confined to the egress
+// proxy at the tier [DetectEgress] finds, which [Launcher.Egress] reports
+// (never silently less: a kernel that offers none fails [NewLauncher]).
+// At [EgressLandlock] the Landlock domain handles TCP connect with one
+// rule, the proxy's port, and the seccomp filter refuses every socket but
+// Unix, netlink and TCP ones (no UDP, so no DNS query carries data out,
+// no raw or packet socket, no SCTP or MPTCP) and io_uring, whose socket
+// operation does not pass through socket(2).
+//
 // With [WithWarm], the launcher keeps one launcher process started ahead:
 // the Go runtime's start, the subreaper and the signal handlers done, it
 // waits on a socket pair for its command. [Launcher.Start] hands it the

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,9 @@ type spec struct {
 	// processes: only the benchmark of the filter's cost sets it
 	// (withoutProcessFilter).
 	NoProcessFilter bool `json:"no_process_filter,omitempty"`
+	// Egress, when set, confines the command's network to the egress
+	// proxy (WithEgress).
+	Egress *Egress `json:"egress,omitempty"`
 }
 
 // Launcher starts commands inside the sandbox by re-executing the bot's own
@@ -45,6 +49,10 @@ type Launcher struct {
 	pool      pool
 	// noProcessFilter: see spec.NoProcessFilter.
 	noProcessFilter bool
+	// egress confines the commands' network to the egress proxy
+	// (WithEgress), at egressTier.
+	egress     *Egress
+	egressTier EgressTier
 }
 
 // Option configures a [Launcher].
@@ -81,6 +89,16 @@ func NewLauncher(executable string, view View, opts ...Option) (*Launcher, error
 	l := &Launcher{executable: executable, view: view.With(Paths{}), startWarm: (*exec.Cmd).Start}
 	for _, o := range opts {
 		o(l)
+	}
+	if l.egress != nil {
+		tier, err := DetectEgress()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: agent processes' network cannot be confined to the egress proxy: %w", err)
+		}
+		if l.egress.ProxyPort == 0 {
+			return nil, errors.New("sandbox: the egress proxy has no port")
+		}
+		l.egressTier = tier
 	}
 	l.refill()
 	return l, nil

@@ -67,6 +67,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(probeProcessCall(os.Args[2], other))
 	}
+	if len(os.Args) == 5 && os.Args[1] == egressProbeArg {
+		os.Exit(probeEgress(os.Args[2], os.Args[3], os.Args[4]))
+	}
 	if len(os.Args) == 2 && os.Args[1] == fakeBotArg {
 		fmt.Println(os.Getpid())
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')

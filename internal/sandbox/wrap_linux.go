@@ -37,6 +37,7 @@ func (l *Launcher) Wrap(cmd *exec.Cmd, extra Paths) {
 		ExtraFiles: len(cmd.ExtraFiles),
 
 		NoProcessFilter: l.noProcessFilter,
+		Egress:          l.egress,
 	}
 	if s.Env == nil {
 		// The caller forgot ApplyTo: an empty environment, never the bot's.
