@@ -40,7 +40,10 @@ const gap = 50 * time.Millisecond
 //     same iteration is the fairest same-run ratio;
 //   - filter: the same, with a third command through a warm launcher
 //     that sets no seccomp filter (after another pause), reported as
-//     filtered/bare and filtered/unfiltered: the filter's own cost.
+//     filtered/bare and filtered/unfiltered: the filter's own cost;
+//   - egress/<tier>: interleaved as above, through a warm launcher that
+//     confines the network at that tier (netns adds the namespace stage,
+//     a second start of the Go runtime).
 //
 // The launcher is this test binary, or the binary -launcher names
 // (docs/performance.md has both).
@@ -134,6 +137,38 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
 		b.ReportMetric(float64(sandboxed.Nanoseconds())/float64(n), "warm-ns/op")
 		b.ReportMetric(float64(sandboxed)/float64(bare), "warm/bare")
+	})
+	b.Run("egress", func(b *testing.B) {
+		// bash -c true connects nowhere: the port is only the rule's.
+		for _, tier := range []sandbox.EgressTier{sandbox.EgressLandlock, sandbox.EgressNamespace} {
+			b.Run(tier.String(), func(b *testing.B) {
+				if got, err := sandbox.DetectEgress(exe); got < tier {
+					b.Skipf("the kernel offers %v: %v", got, err)
+				}
+				l, err := sandbox.NewLauncher(exe, view, sandbox.WithWarm(), sandbox.WithEgress(sandbox.Egress{ProxyPort: 9}), sandbox.WithEgressAtMost(tier))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { l.Close() })
+				var bare, confined time.Duration
+				n := 0
+				for b.Loop() {
+					if err := sandbox.WaitWarm(context.Background(), l); err != nil {
+						b.Fatal(err)
+					}
+					time.Sleep(gap)
+					start := time.Now()
+					run(b, nil)
+					mid := time.Now()
+					run(b, l)
+					bare, confined = bare+mid.Sub(start), confined+time.Since(mid)
+					n++
+				}
+				b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
+				b.ReportMetric(float64(confined.Nanoseconds())/float64(n), "confined-ns/op")
+				b.ReportMetric(float64(confined)/float64(bare), "confined/bare")
+			})
+		}
 	})
 	b.Run("filter", func(b *testing.B) {
 		var bare, filtered, unfilt time.Duration

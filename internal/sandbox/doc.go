@@ -40,11 +40,19 @@
 // With [WithEgress], every command's network is confined to the egress
 // proxy at the tier [DetectEgress] finds, which [Launcher.Egress] reports
 // (never silently less: a kernel that offers none fails [NewLauncher]).
-// At [EgressLandlock] the Landlock domain handles TCP connect with one
-// rule, the proxy's port, and the seccomp filter refuses every socket but
-// Unix, netlink and TCP ones (no UDP, so no DNS query carries data out,
-// no raw or packet socket, no SCTP or MPTCP) and io_uring, whose socket
-// operation does not pass through socket(2).
+// At [EgressNamespace] (where unprivileged user namespaces work) the
+// launcher starts the command through a stage of its own binary in new
+// user and network namespaces (its uid and gid mapped to themselves):
+// the stage brings lo up, listens on 127.0.0.1:<proxy port> there,
+// confines itself as the launcher's thread would, hands that listener and
+// its seccomp listener to the launcher and executes the command; the
+// launcher passes each connection on to the proxy. lo is the namespace's
+// only interface, so the proxy is the only way out. At [EgressLandlock]
+// the Landlock domain handles TCP connect with one rule, the proxy's port.
+// At both the seccomp filter refuses every socket but Unix, netlink and
+// TCP ones (no UDP, so no DNS query carries data out, no raw or packet
+// socket, no SCTP or MPTCP) and io_uring, whose socket operation does not
+// pass through socket(2).
 //
 // With [WithWarm], the launcher keeps one launcher process started ahead:
 // the Go runtime's start, the subreaper and the signal handlers done, it

@@ -16,6 +16,13 @@ const (
 	// refuses every socket but Unix, netlink and TCP ones (no UDP: DNS
 	// cannot carry data out; no raw or packet socket) and io_uring.
 	EgressLandlock
+	// EgressNamespace: the command runs in a network namespace of its
+	// own (and a user namespace mapping its own ids) whose only
+	// interface is lo, on which the launcher listens on the proxy's port
+	// and passes each connection on to the proxy; the seccomp filter's
+	// socket rules and, where the kernel has them, the Landlock TCP rule
+	// hold as well.
+	EgressNamespace
 )
 
 // String returns the tier's name, for the start-up line and doctor.
@@ -25,6 +32,8 @@ func (t EgressTier) String() string {
 		return "none"
 	case EgressLandlock:
 		return "landlock-tcp"
+	case EgressNamespace:
+		return "netns"
 	}
 	return fmt.Sprintf("EgressTier(%d)", int(t))
 }
@@ -32,6 +41,8 @@ func (t EgressTier) String() string {
 // Describe says in words what a command can reach under the tier.
 func (t EgressTier) Describe() string {
 	switch t {
+	case EgressNamespace:
+		return "agent processes run in a network namespace whose only way out is the egress proxy, and open no UDP, raw or packet socket"
 	case EgressLandlock:
 		return "agent processes may connect over TCP to the egress proxy's port only (on any address: Landlock rules name ports), and open no UDP, raw or packet socket"
 	}
@@ -55,6 +66,7 @@ func WithEgress(e Egress) Option {
 	return func(l *Launcher) { l.egress = &e }
 }
 
-// Egress returns the tier the launcher confines its commands' network at:
-// EgressNone without [WithEgress].
-func (l *Launcher) Egress() EgressTier { return l.egressTier }
+// Egress returns the tier the launcher confines its commands' network at
+// (EgressNone without [WithEgress]), and why a better one is out of reach
+// (nil at the best), for the start-up line and doctor to say.
+func (l *Launcher) Egress() (EgressTier, error) { return l.egressTier, l.egressShort }

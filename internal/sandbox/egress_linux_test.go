@@ -16,17 +16,24 @@ import (
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
-// TestEgressLandlock confines a command's network to a stand-in for the
-// egress proxy (a TCP listener on loopback) and runs the egress probe as
-// the unprivileged user: the proxy's port is reached, a direct connection
-// to another loopback listener and a UDP datagram are refused, and the
-// datagram never arrives. The control, the same launcher's view without
-// the egress rule, reaches all three, so the refusals are the rule's.
-func TestEgressLandlock(t *testing.T) {
-	if tier, err := sandbox.DetectEgress(); tier != sandbox.EgressLandlock {
-		t.Skipf("the kernel cannot confine the network with Landlock: %v", err)
+// TestEgress confines a command's network to a stand-in for the egress
+// proxy (a TCP listener on loopback), at each tier the kernel offers, and
+// runs the egress probe as the unprivileged user: the proxy's port is
+// reached, a direct connection to another loopback listener and a UDP
+// datagram are refused, and the datagram never arrives; in a network
+// namespace lo is the only interface. The control, the same view without
+// the egress rule, reaches all three, so the refusals are the tier's.
+func TestEgress(t *testing.T) {
+	for _, tier := range []sandbox.EgressTier{sandbox.EgressLandlock, sandbox.EgressNamespace} {
+		t.Run(tier.String(), func(t *testing.T) { testEgress(t, tier) })
 	}
+}
+
+func testEgress(t *testing.T, tier sandbox.EgressTier) {
 	l := newLayout(t, sandbox.Paths{})
+	if got, err := sandbox.DetectEgress(l.launcher.Executable()); got < tier {
+		t.Skipf("the kernel offers %v, not %v: %v", got, tier, err)
+	}
 	proxy, direct := listenTCP(t), listenTCP(t)
 	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -34,14 +41,14 @@ func TestEgressLandlock(t *testing.T) {
 	}
 	t.Cleanup(func() { udp.Close() })
 	port := uint16(proxy.Addr().(*net.TCPAddr).Port)
-	confined, err := sandbox.NewLauncher(l.launcher.Executable(), l.launcher.View(), sandbox.WithEgress(sandbox.Egress{ProxyPort: port}))
+	confined, err := sandbox.NewLauncher(l.launcher.Executable(), l.launcher.View(), sandbox.WithEgress(sandbox.Egress{ProxyPort: port}), sandbox.WithEgressAtMost(tier))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := confined.Egress(); got != sandbox.EgressLandlock {
-		t.Errorf("Egress() = %v, want %v", got, sandbox.EgressLandlock)
+	if got, _ := confined.Egress(); got != tier {
+		t.Errorf("Egress() = %v, want %v", got, tier)
 	}
-	if got := l.launcher.Egress(); got != sandbox.EgressNone {
+	if got, _ := l.launcher.Egress(); got != sandbox.EgressNone {
 		t.Errorf("a launcher without WithEgress: Egress() = %v, want %v", got, sandbox.EgressNone)
 	}
 	addrs := []string{proxy.Addr().String(), direct.Addr().String(), udp.LocalAddr().String()}
@@ -70,18 +77,29 @@ func TestEgressLandlock(t *testing.T) {
 			if err := asusertest.Run(t, cmd); err != nil {
 				t.Fatalf("the probe: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, strings.TrimSpace(out.String())); diff != "" {
+			got, interfaces, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("probe (-want +got):\n%s", diff)
+			}
+			if tier == sandbox.EgressNamespace && tt.launcher == confined && interfaces != "interfaces=lo" {
+				t.Errorf("in the network namespace the probe saw %q, want lo alone", interfaces)
 			}
 			if got := datagramArrived(t, udp); got != tt.arrives {
 				t.Errorf("the datagram arrived: %v, want %v", got, tt.arrives)
 			}
 		})
 	}
+	// The process calls' filter holds at every tier: in the namespace the
+	// stage sets it and hands its listener to the launcher.
+	other := l.startFakeBot(t, fakeSecret(t), false)
+	want := map[string]string{"zero": "allowed", "self": "allowed", "other": "refused"}
+	if diff := cmp.Diff(want, l.probeWith(t, confined, "prlimit64", other)); diff != "" {
+		t.Errorf("prlimit64 under the egress tier (-want +got):\n%s", diff)
+	}
 }
 
-// listenTCP listens on a loopback port, accepting and closing every
-// connection, until the test ends.
+// listenTCP listens on a loopback port, writing the greeting to every
+// connection and closing it, until the test ends.
 func listenTCP(t *testing.T) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -95,6 +113,7 @@ func listenTCP(t *testing.T) net.Listener {
 			if err != nil {
 				return
 			}
+			_, _ = c.Write([]byte(greeting))
 			c.Close()
 		}
 	}()
@@ -115,7 +134,7 @@ func datagramArrived(t *testing.T, udp net.PacketConn) bool {
 // TestEgressWithoutPort: an egress proxy without a port is refused, never
 // a launcher whose commands reach nothing or everything.
 func TestEgressWithoutPort(t *testing.T) {
-	if tier, err := sandbox.DetectEgress(); tier == sandbox.EgressNone {
+	if tier, err := sandbox.DetectEgress(""); tier == sandbox.EgressNone {
 		t.Skipf("the kernel cannot confine the network: %v", err)
 	}
 	dir := t.TempDir()

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -10,8 +11,12 @@ import (
 // egressProbeArg starts the test binary as the egress probe: it connects
 // over TCP to the proxy's address and to another listener's (the next two
 // arguments), and sends a UDP datagram to the third, then prints
-// "proxy=<ok|refused> direct=<...> udp=<...>".
+// "proxy=<ok|refused> direct=<...> udp=<...>", then on a line of its own
+// "interfaces=<names>", the network interfaces it sees.
 const egressProbeArg = "egress-probe"
+
+// greeting is what the probe's TCP listeners write to each connection.
+const greeting = "listener"
 
 // probeEgress runs the egress probe and returns its exit code.
 func probeEgress(proxy, direct, udp string) int {
@@ -20,7 +25,14 @@ func probeEgress(proxy, direct, udp string) int {
 		if err != nil {
 			return "refused"
 		}
-		c.Close()
+		defer c.Close()
+		// The listener's greeting: the connection reached it, not
+		// only something listening on its port.
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, len(greeting))
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != greeting {
+			return "cut"
+		}
 		return "ok"
 	}
 	datagram := func(addr string) string {
@@ -34,6 +46,13 @@ func probeEgress(proxy, direct, udp string) int {
 		}
 		return "ok"
 	}
+	var names []string
+	if ifaces, err := net.Interfaces(); err == nil {
+		for _, i := range ifaces {
+			names = append(names, i.Name)
+		}
+	}
 	fmt.Println(strings.Join([]string{"proxy=" + tcp(proxy), "direct=" + tcp(direct), "udp=" + datagram(udp)}, " "))
+	fmt.Println("interfaces=" + strings.Join(names, ","))
 	return 0
 }

@@ -13,6 +13,9 @@ func WithWarmStart(start func(cmd *exec.Cmd) error) Option { return withWarmStar
 // WithoutProcessFilter hands withoutProcessFilter to the benchmark.
 func WithoutProcessFilter() Option { return withoutProcessFilter() }
 
+// WithEgressAtMost hands withEgressAtMost to the tests.
+func WithEgressAtMost(tier EgressTier) Option { return withEgressAtMost(tier) }
+
 // WaitWarm hands waitWarm to the tests.
 func WaitWarm(ctx context.Context, l *Launcher) error { return l.waitWarm(ctx) }
 

@@ -34,7 +34,7 @@ const launcherName = "agent-sandbox"
 
 // IsLaunch reports whether args (os.Args) ask for the launcher mode.
 func IsLaunch(args []string) bool {
-	return len(args) == 3 && args[1] == LaunchArg
+	return len(args) == 3 && args[1] == LaunchArg || isNetnsStage(args)
 }
 
 // Launch is the launcher mode: the bot's main calls it first thing when
@@ -61,6 +61,9 @@ func Launch(args []string, stderr io.Writer) int {
 	}
 	if len(args) == 3 && args[2] == warmArg {
 		return launchWarm(stderr)
+	}
+	if isNetnsStage(args) {
+		return netnsStage(args, stderr)
 	}
 	s, err := readSpec(args)
 	if err != nil {
@@ -150,6 +153,11 @@ func startConfined(s spec, files []int, setpgid bool) (int, error) {
 		// Never unlocked: the Go runtime ends the thread with the
 		// goroutine instead of reusing it.
 		runtime.LockOSThread()
+		if s.EgressTier == EgressNamespace {
+			pid, err := startInNamespace(s, files, setpgid)
+			done <- started{pid: pid, err: err}
+			return
+		}
 		if err := confineThread(s); err != nil {
 			done <- started{err: err}
 			return

@@ -32,6 +32,8 @@ type spec struct {
 	// Egress, when set, confines the command's network to the egress
 	// proxy (WithEgress).
 	Egress *Egress `json:"egress,omitempty"`
+	// EgressTier is the tier the launcher confines the network at.
+	EgressTier EgressTier `json:"egress_tier,omitempty"`
 }
 
 // Launcher starts commands inside the sandbox by re-executing the bot's own
@@ -53,6 +55,11 @@ type Launcher struct {
 	// (WithEgress), at egressTier.
 	egress     *Egress
 	egressTier EgressTier
+	// egressShort is why a better tier is out of reach.
+	egressShort error
+	// egressAtMost caps the tier (withEgressAtMost): tests of a lower
+	// tier on a kernel that offers a higher one.
+	egressAtMost EgressTier
 }
 
 // Option configures a [Launcher].
@@ -76,6 +83,9 @@ func withWarmStart(start func(cmd *exec.Cmd) error) Option {
 // calls on other processes, so that a benchmark can measure its cost.
 func withoutProcessFilter() Option { return func(l *Launcher) { l.noProcessFilter = true } }
 
+// withEgressAtMost makes [WithEgress] use tier at most.
+func withEgressAtMost(tier EgressTier) Option { return func(l *Launcher) { l.egressAtMost = tier } }
+
 // NewLauncher returns a launcher that re-executes executable (the bot's
 // binary, whose main calls [Launch] when [IsLaunch] says so) and confines
 // every command to view. The view must be valid.
@@ -91,14 +101,17 @@ func NewLauncher(executable string, view View, opts ...Option) (*Launcher, error
 		o(l)
 	}
 	if l.egress != nil {
-		tier, err := DetectEgress()
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: agent processes' network cannot be confined to the egress proxy: %w", err)
-		}
 		if l.egress.ProxyPort == 0 {
 			return nil, errors.New("sandbox: the egress proxy has no port")
 		}
-		l.egressTier = tier
+		tier, err := DetectEgress(l.executable)
+		if l.egressAtMost != EgressNone && tier > l.egressAtMost {
+			tier = l.egressAtMost
+		}
+		if tier == EgressNone {
+			return nil, fmt.Errorf("sandbox: agent processes' network cannot be confined to the egress proxy: %w", err)
+		}
+		l.egressTier, l.egressShort = tier, err
 	}
 	l.refill()
 	return l, nil

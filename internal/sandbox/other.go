@@ -63,4 +63,4 @@ func ReapLeftovers(context.Context) error { return errUnsupported }
 func Seccomp() SeccompSupport { return SeccompNone }
 
 // DetectEgress reports that outside Linux the network cannot be confined.
-func DetectEgress() (EgressTier, error) { return EgressNone, errUnsupported }
+func DetectEgress(string) (EgressTier, error) { return EgressNone, errUnsupported }

@@ -217,8 +217,9 @@ func installFilter(prog []unix.SockFilter, listen bool) (int, error) {
 // that refuses the call, as none of the common container profiles does)
 // gets none, as a kernel without Landlock gets no ruleset: [Seccomp] says
 // which, for the bot to report. A launch that must refuse sockets (egress)
-// fails instead.
-func filterThread(egress bool) error {
+// fails instead. The listener's descriptor goes to serve, which must see
+// it answered (superviseProcessCalls).
+func filterThread(egress bool, serve func(listener int)) error {
 	if _, ok := nativeArch(); !ok {
 		if egress {
 			return fmt.Errorf("seccomp filter: no filter for %s, so the egress rules cannot be enforced", runtime.GOARCH)
@@ -231,7 +232,7 @@ func filterThread(egress bool) error {
 	}
 	fd, err := installFilter(prog, true)
 	if err == nil {
-		go superviseProcessCalls(fd)
+		serve(fd)
 		return nil
 	}
 	if !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS) {

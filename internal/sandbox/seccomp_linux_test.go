@@ -84,11 +84,21 @@ func TestProcessCallsRefused(t *testing.T) {
 // kernel went on to answer it).
 func (l *layout) probe(t *testing.T, name string, other int, sandboxed bool) map[string]string {
 	t.Helper()
+	var launcher *sandbox.Launcher
+	if sandboxed {
+		launcher = l.launcher
+	}
+	return l.probeWith(t, launcher, name, other)
+}
+
+// probeWith is probe through launcher, without the sandbox when nil.
+func (l *layout) probeWith(t *testing.T, launcher *sandbox.Launcher, name string, other int) map[string]string {
+	t.Helper()
 	cmd := exec.Command(l.launcher.Executable(), "seccomp-probe", name, strconv.Itoa(other))
 	cmd.Dir = l.workspace
 	cmd.Env = []string{"PATH=" + testPATH}
-	if sandboxed {
-		l.launcher.Wrap(cmd, sandbox.Paths{Read: []string{filepath.Dir(l.launcher.Executable())}})
+	if launcher != nil {
+		launcher.Wrap(cmd, sandbox.Paths{Read: []string{filepath.Dir(l.launcher.Executable())}})
 	}
 	procgroup.Set(cmd)
 	if asusertest.Needed() {

@@ -38,6 +38,7 @@ func (l *Launcher) Wrap(cmd *exec.Cmd, extra Paths) {
 
 		NoProcessFilter: l.noProcessFilter,
 		Egress:          l.egress,
+		EgressTier:      l.egressTier,
 	}
 	if s.Env == nil {
 		// The caller forgot ApplyTo: an empty environment, never the bot's.
