@@ -89,6 +89,20 @@ func testEgress(t *testing.T, tier sandbox.EgressTier) {
 			}
 		})
 	}
+	// The command gets its own environment (and the view's TMPDIR) and
+	// directory, whatever the stage ran with.
+	cmd := exec.Command("/bin/bash", "-c", `echo "$PROBE_VAR $TMPDIR $PWD"`)
+	cmd.Dir = l.workspace
+	cmd.Env = []string{"PATH=" + testPATH, "PROBE_VAR=kept"}
+	confined.Wrap(cmd, sandbox.Paths{})
+	procgroup.Set(cmd)
+	if asusertest.Needed() {
+		asusertest.Drop(cmd)
+	}
+	out, err := asusertest.CombinedOutput(t, cmd)
+	if want := "kept " + l.temp + " " + l.workspace; err != nil || strings.TrimSpace(string(out)) != want {
+		t.Errorf("the confined command printed %q (%v), want %q", out, err, want)
+	}
 	// The process calls' filter holds at every tier: in the namespace the
 	// stage sets it and hands its listener to the launcher.
 	other := l.startFakeBot(t, fakeSecret(t), false)

@@ -19,8 +19,8 @@ import (
 // netnsArg is the launcher's argument for its network namespace stage:
 // argv [executable, LaunchArg, netnsArg, <socket fd>, <spec fd>]. The
 // stage is started, unconfined, in the command's new user and network
-// namespaces, as the command's pid, with the command's descriptors,
-// directory and environment: it brings lo up and listens on
+// namespaces, as the command's pid, with the command's descriptors and
+// directory and the launcher's environment: it brings lo up and listens on
 // 127.0.0.1:<proxy port> there, confines its thread for the spec (the
 // Landlock domain cannot be the launcher's: the launcher writes the
 // stage's uid_map under /proc, which the view keeps read-only), hands the
@@ -89,8 +89,11 @@ func startInNamespace(s spec, files []int, setpgid bool) (int, error) {
 	sock, specFD := len(childFiles), len(childFiles)+1
 	childFiles = append(childFiles, uintptr(pair[1]), specCopy.Fd())
 	pid, err := forkDumpable(exe, []string{exe, LaunchArg, netnsArg, strconv.Itoa(sock), strconv.Itoa(specFD)}, &syscall.ProcAttr{
-		Dir:   s.Dir,
-		Env:   withTempDir(s.Env, s.View.Temp),
+		Dir: s.Dir,
+		// The launcher's own: the command's (a GODEBUG, an
+		// LD_PRELOAD for a binary built with cgo) is for the command,
+		// which the stage starts with it from the spec once confined.
+		Env:   launcherEnv(),
 		Files: childFiles,
 		Sys:   netnsAttr(&syscall.SysProcAttr{Setpgid: setpgid}),
 	})
@@ -271,7 +274,7 @@ func netnsStage(args []string, stderr io.Writer) int {
 	if err := dropCapabilities(); err != nil {
 		return fail(err)
 	}
-	err = syscall.Exec(s.Path, s.Args, os.Environ())
+	err = syscall.Exec(s.Path, s.Args, withTempDir(s.Env, s.View.Temp))
 	return fail(fmt.Errorf("start %s: %w", s.Path, err))
 }
 
