@@ -25,10 +25,11 @@
 // sched_setscheduler, sched_setattr, ioprio_set, process_vm_readv,
 // process_vm_writev, migrate_pages, move_pages, get_robust_list,
 // perf_event_open and kcmp on any pid but 0 and the caller's own (its
-// thread or its process; for a group, its own group); the same calls on a
-// user (PRIO_USER, IOPRIO_WHO_USER: the bot's uid) whatever they name; and
-// process_madvise, process_mrelease and pidfd_getfd, whose pidfd cannot be
-// checked without a race, always. Agent processes run as the bot's uid,
+// thread or its process); the same calls on a user (PRIO_USER,
+// IOPRIO_WHO_USER: the bot's uid) or a process group (PRIO_PGRP,
+// IOPRIO_WHO_PGRP: a command may join the bot's group with setpgid)
+// whatever they name; and process_madvise, process_mrelease and
+// pidfd_getfd, whose pidfd cannot be checked without a race, always. Agent processes run as the bot's uid,
 // for which the kernel's own same-uid checks allow all of these: without
 // the filter, prlimit --pid <bot> --cpu=1:1 kills the bot. A call with a
 // pid other than 0 goes to the launcher (a seccomp listener), which lets

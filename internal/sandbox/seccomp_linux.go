@@ -19,7 +19,8 @@ const (
 	pidArg0 target = iota
 	pidArg1
 	// whichWho: argument 0 says what argument 1 is (a process, a process
-	// group or a user: setpriority, ioprio_set).
+	// group or a user: setpriority, ioprio_set); only a process may be
+	// the caller's own.
 	whichWho
 	// twoPids: arguments 0 and 1 are both pids (kcmp), with no 0 form.
 	twoPids
@@ -49,7 +50,9 @@ type processCall struct {
 // calls that only read another process's scheduling (getpriority,
 // sched_get*, ioprio_get) show what ps shows. A call on a user (PRIO_USER,
 // IOPRIO_WHO_USER) is refused even for 0: that is the caller's uid, the
-// bot's.
+// bot's. So is a call on a process group (PRIO_PGRP, IOPRIO_WHO_PGRP),
+// its own included: a command may join any group of its session with
+// setpgid, the bot's among them, and then act on it as its own.
 func processCalls() []processCall {
 	return []processCall{
 		{name: "prlimit64", nr: unix.SYS_PRLIMIT64, target: pidArg0},
@@ -153,9 +156,8 @@ func buildFilter(o filterOptions) ([]unix.SockFilter, error) {
 		case whichWho:
 			p.load(argLow(0))
 			p.jeq(c.user, "refuse", "")
-			p.jeq(c.process, c.name+"/who", "")
-			p.jeq(c.group, c.name+"/who", "allow")
-			p.label(c.name + "/who")
+			p.jeq(c.group, "refuse", "")
+			p.jeq(c.process, "", "allow")
 			p.load(argLow(1))
 			p.jeq(0, "allow", "pending")
 		case twoPids:

@@ -22,8 +22,9 @@ import (
 // which never hardens itself). The filter refuses the other process and
 // lets the caller's own through; the control, the same probe without the
 // sandbox, shows the kernel itself would allow the call on the other
-// process, so the refusal is the filter's. The calls on a user, and those
-// through a pidfd, are refused whatever they name.
+// process, so the refusal is the filter's. The calls on a user or a
+// process group, and those through a pidfd, are refused whatever they
+// name.
 func TestProcessCallsRefused(t *testing.T) {
 	if got := sandbox.Seccomp(); got != sandbox.SeccompSupervised {
 		t.Skipf("the kernel has no seccomp listener (%s)", got)
@@ -40,14 +41,15 @@ func TestProcessCallsRefused(t *testing.T) {
 	}{
 		{"prlimit64", ok, ok, ""},
 		{"setpriority", ok, ok, ""},
-		{"setpriority/group", ok, ok, ""},
+		{"setpriority/group", refused, refused, ""},
+		{"setpriority/joined-group", refused, refused, ""},
 		{"setpriority/user", refused, refused, ""},
 		{"sched_setaffinity", ok, ok, ""},
 		{"sched_setparam", ok, ok, ""},
 		{"sched_setscheduler", ok, ok, ""},
 		{"sched_setattr", ok, ok, ""},
 		{"ioprio_set", ok, ok, ""},
-		{"ioprio_set/group", ok, ok, ""},
+		{"ioprio_set/group", refused, refused, ""},
 		{"ioprio_set/user", refused, refused, ""},
 		{"process_vm_readv", ok, ok, ""},
 		{"process_vm_writev", ok, ok, ""},

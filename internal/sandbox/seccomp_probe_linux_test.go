@@ -23,7 +23,7 @@ const idleUID = 0x7ffffff0
 
 // probeProcessCall runs the probe and returns its exit code.
 func probeProcessCall(name string, other int) int {
-	call, ok := processCallProbes()[name]
+	call, ok := processCallProbes(other)[name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "no probe for %s\n", name)
 		return 2
@@ -65,8 +65,8 @@ func raw(nr uintptr, args ...uintptr) unix.Errno {
 func ptr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
 
 // processCallProbes returns the probe of each process call the filter
-// names.
-func processCallProbes() map[string]processCallProbe {
+// names; other is the other process, whose group one probe joins.
+func processCallProbes(other int) map[string]processCallProbe {
 	// The pidfd calls: on a pidfd of the pid (the caller's own for 0).
 	viaPidfd := func(do func(fd int) unix.Errno) func(int) unix.Errno {
 		return func(pid int) unix.Errno {
@@ -98,6 +98,15 @@ func processCallProbes() map[string]processCallProbe {
 		}},
 		"setpriority/group": {group: true, do: func(pgid int) unix.Errno {
 			return setSame(unix.PRIO_PGRP, pgid)
+		}},
+		"setpriority/joined-group": {group: true, do: func(int) unix.Errno {
+			// The attack on a group: join the other process's group
+			// (any group of the session may be joined), then act on
+			// one's own group, 0.
+			if err := unix.Setpgid(0, other); err != nil {
+				return err.(unix.Errno)
+			}
+			return setSame(unix.PRIO_PGRP, 0)
 		}},
 		"setpriority/user": {do: func(int) unix.Errno {
 			// A user's calls are refused whoever the user: one with no

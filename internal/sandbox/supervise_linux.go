@@ -33,15 +33,14 @@ type seccompNotifResp struct {
 
 // caller is the process a pending call came from.
 type caller struct {
-	// tid is the calling thread, tgid its process, pgid its group.
-	tid, tgid, pgid int32
+	// tid is the calling thread, tgid its process.
+	tid, tgid int32
 }
 
 // superviseProcessCalls answers the process calls the filter on fd sends
 // to the launcher, until the listener fails (the launcher exits with the
 // command's tree). A call goes on when it names the caller itself (its
-// thread, its process, or its own group for a group call), and is refused
-// with EPERM otherwise. It runs on a thread of the launcher outside the
+// thread or its process), and is refused with EPERM otherwise. It runs on a thread of the launcher outside the
 // command's domain and filter.
 //
 // It waits in the runtime's poller, not in a blocking ioctl: a goroutine
@@ -118,12 +117,10 @@ func (c processCall) allows(args [6]uint64, who caller) bool {
 	case whichWho:
 		which, id := uint32(args[0]), int32(args[1])
 		switch which {
-		case c.user:
+		case c.user, c.group:
 			return false
 		case c.process:
 			return self(id)
-		case c.group:
-			return id == 0 || id == who.pgid
 		}
 		// The kernel refuses any other value (EINVAL).
 		return true
@@ -131,7 +128,7 @@ func (c processCall) allows(args [6]uint64, who caller) bool {
 	return false
 }
 
-// callerOf returns the process and group of the thread tid (a pid in the
+// callerOf returns the process of the thread tid (a pid in the
 // launcher's pid namespace, which is the command's). Only the caller's own
 // thread and process count as itself: both stay alive while the call
 // waits, so their pids cannot be reused by another process before it goes
@@ -155,11 +152,6 @@ func callerOf(tid int32) (caller, error) {
 	if who.tgid == 0 {
 		return caller{}, errors.New("no Tgid in the caller's status")
 	}
-	pgid, err := unix.Getpgid(int(tid))
-	if err != nil {
-		return caller{}, err
-	}
-	who.pgid = int32(pgid)
 	return who, nil
 }
 
