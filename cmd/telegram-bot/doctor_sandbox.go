@@ -86,6 +86,7 @@ func doctorSandboxProbe(ctx context.Context, r *report, cfg Config, environ func
 		r.line("    %s", l)
 	}
 	r.line("  one launcher is kept started ahead, so a command does not wait for the launcher's start")
+	r.line("  %s", egressLine(sandbox.DetectEgress(box.launcher.Executable())))
 	if _, err := os.Stat(cfg.WorkspaceDir); err != nil {
 		r.line("  live probe skipped: WORKSPACE_DIR does not exist yet (the bot creates it at start)")
 		return
@@ -182,4 +183,15 @@ func probeSandbox(ctx context.Context, policy *spawnpolicy.Policy, cfg Config) (
 		}
 	}
 	return got, nil
+}
+
+// egressLine says at which tier the launcher could confine agent
+// processes' network to the egress proxy (an allow-list of hosts needs
+// one), and why a better tier is out of reach.
+func egressLine(tier sandbox.EgressTier, short error) string {
+	line := fmt.Sprintf("network confinement to the egress proxy: %s (%s)", tier, tier.Describe())
+	if short != nil {
+		line += "; " + strings.ReplaceAll(short.Error(), "\n", "; ")
+	}
+	return line
 }

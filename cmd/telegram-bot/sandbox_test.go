@@ -106,6 +106,7 @@ func TestDoctorSandbox(t *testing.T) {
 		"✔ list AGENT_DIR: refused",
 		"✔ write jobs.json: refused",
 		"✔ signal the doctor (kill -0): refused",
+		"network confinement to the egress proxy: ",
 		// One uid: Landlock has no right for a mode, and the owner
 		// may change it; the bot restores it.
 		"✘ change AGENT_DIR's mode (chmod): allowed",
