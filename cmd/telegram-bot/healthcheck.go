@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/chat"
@@ -39,7 +40,8 @@ func runHealthcheck(_ context.Context, args []string, stdout, stderr io.Writer) 
 // (and AGENT_SANDBOX) through loadEnv, judges the heartbeat at now, and
 // asks abi for the kernel's Landlock ABI. A healthy bot whose agent runs
 // unconfined (AGENT_SANDBOX=auto on a kernel without Landlock) is
-// "degraded", exit code 0: it serves, and restarting it changes nothing.
+// "healthy, degraded", exit code 0: it serves, and restarting it changes
+// nothing.
 func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time, abi func() int) int {
 	e, err := loadEnv()
 	if err != nil {
@@ -59,8 +61,18 @@ func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time, a
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
 	}
+	// A failed MCP server is a note, not a failure: the bot answers, with
+	// fewer tools, and a restart would not bring the server back sooner.
+	// Nor would it confine an agent the kernel cannot confine.
+	var notes []string
 	if mode, err := sandbox.ParseMode(e.AgentSandbox); err == nil && mode == sandbox.Auto && abi() == 0 {
-		fmt.Fprintln(stdout, "degraded: AGENT_SANDBOX=auto and the kernel offers no Landlock, so agent processes run unconfined (AGENT_SANDBOX=required refuses to start instead)")
+		notes = append(notes, "AGENT_SANDBOX=auto and the kernel offers no Landlock, so agent processes run unconfined (AGENT_SANDBOX=required refuses to start instead)")
+	}
+	if note := mcpDegraded(dir, now); note != "" {
+		notes = append(notes, note)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(stdout, "healthy, degraded: %s\n", strings.Join(notes, "; "))
 		return 0
 	}
 	fmt.Fprintln(stdout, "healthy")

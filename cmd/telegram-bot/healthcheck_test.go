@@ -98,7 +98,7 @@ func TestHealthcheckCommand(t *testing.T) {
 }
 
 // TestHealthcheckDegraded: a fresh heartbeat with the agent unconfined
-// (auto on a kernel without Landlock) is "degraded", exit code 0; with
+// (auto on a kernel without Landlock) is "healthy, degraded", exit code 0; with
 // Landlock, or the sandbox off on purpose, it is healthy.
 func TestHealthcheckDegraded(t *testing.T) {
 	dir := t.TempDir()
@@ -110,8 +110,8 @@ func TestHealthcheckDegraded(t *testing.T) {
 		abi     int
 		wantOut string
 	}{
-		{"", 0, "degraded: AGENT_SANDBOX=auto and the kernel offers no Landlock"},
-		{"auto", 0, "degraded: "},
+		{"", 0, "healthy, degraded: AGENT_SANDBOX=auto and the kernel offers no Landlock"},
+		{"auto", 0, "healthy, degraded: "},
 		{"auto", 4, "healthy"},
 		{"off", 0, "healthy"},
 	}
