@@ -2,21 +2,14 @@
 
 package sandbox
 
-// confineThread confines the calling thread, and so the command it starts,
-// for s (confineThreadFor), and answers the filter's listener from the
-// launcher's other threads.
-func confineThread(s spec) error {
-	return confineThreadFor(s, func(listener int) { go superviseProcessCalls(listener) })
-}
-
-// confineThreadFor confines the calling thread for s: no_new_privs and a
+// confineThread confines the calling thread for s: no_new_privs and a
 // new Landlock domain for the view, with a TCP rule for the egress proxy's
 // port when s confines the network (restrictThread), then the seccomp
 // filter that refuses calls on another process, and with egress every
 // socket but Unix, netlink and TCP ones (filterThread), whose listener
 // goes to serve. The caller must hold runtime.LockOSThread and never
 // release it.
-func confineThreadFor(s spec, serve func(listener int)) error {
+func confineThread(s spec, serve func(listener int)) error {
 	var proxyPort uint16
 	// Inside a network namespace the rule is a second wall, where the
 	// kernel has it.

@@ -63,23 +63,23 @@ func netnsAttr(sys *syscall.SysProcAttr) *syscall.SysProcAttr {
 
 // startInNamespace starts s's command through the namespace stage with
 // files as its descriptors, in its own process group when setpgid, and
-// has the launcher bridge the namespace to the proxy and answer the
-// stage's seccomp listener once the stage hands them over. The calling
-// thread is not confined: the stage confines itself.
-func startInNamespace(s spec, files []int, setpgid bool) (int, error) {
+// returns its pid and what bridges the namespace to the proxy and answers
+// the stage's seccomp listener once the stage hands them over. The
+// calling thread is not confined: the stage confines itself.
+func startInNamespace(s spec, files []int, setpgid bool) (int, func(), error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return 0, fmt.Errorf("the network namespace stage: %w", err)
+		return 0, nil, fmt.Errorf("the network namespace stage: %w", err)
 	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return 0, fmt.Errorf("the network namespace's socket: %w", err)
+		return 0, nil, fmt.Errorf("the network namespace's socket: %w", err)
 	}
 	defer unix.Close(pair[1])
 	specCopy, err := specFile(s)
 	if err != nil {
 		unix.Close(pair[0])
-		return 0, fmt.Errorf("the network namespace stage's spec: %w", err)
+		return 0, nil, fmt.Errorf("the network namespace stage's spec: %w", err)
 	}
 	defer specCopy.Close()
 	childFiles := make([]uintptr, 0, len(files)+2)
@@ -99,10 +99,9 @@ func startInNamespace(s spec, files []int, setpgid bool) (int, error) {
 	})
 	if err != nil {
 		unix.Close(pair[0])
-		return 0, fmt.Errorf("start %s in a network namespace: %w", s.Path, err)
+		return 0, nil, fmt.Errorf("start %s in a network namespace: %w", s.Path, err)
 	}
-	go bridgeNamespace(pair[0], s.Egress.ProxyPort)
-	return pid, nil
+	return pid, func() { go bridgeNamespace(pair[0], s.Egress.ProxyPort) }, nil
 }
 
 // forkDumpable is syscall.ForkExec with the launcher dumpable while it
@@ -261,7 +260,7 @@ func netnsStage(args []string, stderr io.Writer) int {
 		return fail(err)
 	}
 	send := []int{ln}
-	if err := confineThreadFor(s, func(listener int) { send = append(send, listener) }); err != nil {
+	if err := confineThread(s, func(listener int) { send = append(send, listener) }); err != nil {
 		return fail(err)
 	}
 	if err := unix.Sendmsg(sock, []byte{0}, unix.UnixRights(send...), nil, 0); err != nil {
