@@ -29,7 +29,7 @@ func TestHealthcheckDegradedByAFailedMCPServer(t *testing.T) {
 	record([]mcp.ServerStatus{failed, {Name: "files", State: mcp.StateReady, Tools: 3}})
 
 	var out bytes.Buffer
-	if code := healthcheck(&out, load, now); code != 0 {
+	if code := healthcheck(&out, load, now, func() int { return 7 }); code != 0 {
 		t.Fatalf("healthcheck = %d with a failed MCP server, want 0 (the bot still answers): %s", code, out.String())
 	}
 	for _, want := range []string{"healthy, degraded: MCP server github failed after 2 tries", "npm error code E503 | npm error network", "tried again in 4s"} {
@@ -52,7 +52,7 @@ func TestHealthcheckDegradedByAFailedMCPServer(t *testing.T) {
 
 	record([]mcp.ServerStatus{{Name: "github", State: mcp.StateReady, Tools: 12}})
 	out.Reset()
-	if code := healthcheck(&out, load, now); code != 0 || strings.TrimSpace(out.String()) != "healthy" {
+	if code := healthcheck(&out, load, now, func() int { return 7 }); code != 0 || strings.TrimSpace(out.String()) != "healthy" {
 		t.Errorf("once the server answered healthcheck = %d, %q; want 0, healthy", code, out.String())
 	}
 }

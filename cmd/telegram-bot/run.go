@@ -171,6 +171,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 			return 1
 		}
 	}
+	restoreStateModes(cfg, logger)
 
 	provider := openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
 		FallbackModels: cfg.FallbackModels})
