@@ -52,3 +52,14 @@ func RunBridgedCall(ctx context.Context, text string, call ToolCall) (Result, er
 	}
 	return result, s.recordResult(msg)
 }
+
+// TurnSession returns the session whose turn ctx belongs to (the context a
+// provider's Complete is given), or nil: a provider that keeps a
+// conversation of its own per session (Claude Code) keys it by the
+// session's id.
+func TurnSession(ctx context.Context) *Session {
+	if m, _ := ctx.Value(turnKey{}).(*turnMark); m != nil {
+		return m.session
+	}
+	return nil
+}
