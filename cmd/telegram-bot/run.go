@@ -172,8 +172,17 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		}
 	}
 
-	provider := openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
+	var provider agent.Provider = openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
 		FallbackModels: cfg.FallbackModels})
+	if cfg.Claude.Enabled {
+		cp, err := newClaudeProvider(cfg, environ, logger)
+		if err != nil {
+			logger.Error("claude-code provider", "err", err)
+			return 1
+		}
+		defer cp.Close()
+		provider = cp
+	}
 	usageStore, err := usagelog.Open(filepath.Join(cfg.AgentDir, usagelog.FileName), usagelog.WithLogger(logger))
 	if err != nil {
 		logger.Error("usage log", "err", err)

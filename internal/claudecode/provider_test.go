@@ -382,3 +382,29 @@ func rawAsk(t *testing.T, sock, line string) string {
 	data, _ := io.ReadAll(conn)
 	return string(data)
 }
+
+// TestProbe runs the doctor's probes against the fake claude.
+func TestProbe(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := claudecode.Probe(t.Context(), exe, t.TempDir(), hostEnviron(), oauthToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(claudecode.Status{Version: "2.1.197", LoggedIn: true, AuthMethod: "claude.ai"}, got); diff != "" {
+		t.Errorf("Probe (-want +got):\n%s", diff)
+	}
+	if _, err := claudecode.Probe(t.Context(), filepath.Join(t.TempDir(), "claude"), t.TempDir(), hostEnviron(), ""); !errors.Is(err, claudecode.ErrCLIMissing) {
+		t.Errorf("Probe of a missing claude: err = %v, want ErrCLIMissing", err)
+	}
+	for _, c := range []struct {
+		v    string
+		want bool
+	}{{"2.1.197", false}, {"2.1.198", false}, {"2.0.99", true}, {"10.0.0", false}, {"garbage", true}} {
+		if got := claudecode.OlderThan(c.v, "2.1.197"); got != c.want {
+			t.Errorf("OlderThan(%q) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
