@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/claudecode"
 )
 
@@ -98,4 +99,15 @@ func newClaudeProvider(cfg Config, environ func() map[string]string, logger *slo
 	}
 	return claudecode.New(claudecode.Config{Home: claudeHome(cfg), Socket: claudeSocket(cfg), Bridge: bridge,
 		Workspace: cfg.WorkspaceDir, Environ: environ, OAuthToken: cfg.Claude.OAuthToken, Logger: logger})
+}
+
+// planWindows reports p's plan windows for /usage.
+func planWindows(p *claudecode.Provider) func() []chat.PlanWindow {
+	return func() []chat.PlanWindow {
+		var out []chat.PlanWindow
+		for _, r := range p.RateLimits() {
+			out = append(out, chat.PlanWindow{Name: r.Type, Status: r.Status, Utilization: r.Utilization, Resets: r.Resets()})
+		}
+		return out
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/claudecode"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/openai"
@@ -172,6 +173,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		}
 	}
 
+	var claudeProvider *claudecode.Provider
 	var provider agent.Provider = openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
 		FallbackModels: cfg.FallbackModels})
 	if cfg.Claude.Enabled {
@@ -181,7 +183,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 			return 1
 		}
 		defer cp.Close()
-		provider = cp
+		provider, claudeProvider = cp, cp
 	}
 	usageStore, err := usagelog.Open(filepath.Join(cfg.AgentDir, usagelog.FileName), usagelog.WithLogger(logger))
 	if err != nil {
@@ -245,6 +247,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 
 	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched}),
 		chat.WithUsage(usageStore, cfg.Prices, cfg.DailyLimit)}
+	if claudeProvider != nil {
+		opts = append(opts, chat.WithPlanWindows(planWindows(claudeProvider)))
+	}
 	if cfg.SpeechKey != "" {
 		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))
 	}

@@ -113,11 +113,17 @@ func (p *Provider) RateLimits() map[string]RateLimit {
 	return out
 }
 
-// rateLimit remembers a reported window.
+// rateLimit remembers a reported window, and logs it when its status or
+// reset time changed.
 func (p *Provider) rateLimit(r RateLimit) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	old, seen := p.limits[r.Type]
 	p.limits[r.Type] = r
+	p.mu.Unlock()
+	if !seen || old.Status != r.Status || old.ResetsAt != r.ResetsAt {
+		p.logger.Info("claudecode: the plan's usage window", "window", r.Type, "status", r.Status,
+			"resets", r.Resets(), "utilization", r.Utilization)
+	}
 }
 
 // Complete runs one turn of claude. A request with tools is a turn of

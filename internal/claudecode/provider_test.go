@@ -53,6 +53,12 @@ func TestBridgeRunsSandboxedBash(t *testing.T) {
 	if want := "Running it.The output: " + rec.Result; got.deltas != want {
 		t.Errorf("streamed %q, want %q", got.deltas, want)
 	}
+	if diff := cmp.Diff(agent.Usage{PromptTokens: 130, CompletionTokens: 5, TotalTokens: 135, CachedTokens: 100, CostUSD: 0.0125}, got.res.Usage); diff != "" {
+		t.Errorf("the turn's usage (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]claudecode.RateLimit{"five_hour": {Status: "allowed", Type: "five_hour", ResetsAt: 1893456000, Utilization: 0.25}}, h.provider.RateLimits()); diff != "" {
+		t.Errorf("the plan's windows (-want +got):\n%s", diff)
+	}
 	var kinds []agent.EventKind
 	for _, ev := range got.events {
 		if ev.Kind == agent.EventToolStart || ev.Kind == agent.EventToolEnd {
