@@ -47,7 +47,7 @@ type turnSpec struct {
 // run starts claude for spec, streams its answer and serves its bridge
 // calls until it ends.
 func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) (agent.Response, error) {
-	t := &turnState{onText: onText, announced: make(chan string, 64)}
+	t := newTurnState(onText)
 	secret, end := p.bridge.register(&bridgeTurn{tools: spec.req.Tools, call: func(name string, args json.RawMessage) wireResult {
 		return t.call(ctx, name, args)
 	}})

@@ -21,25 +21,43 @@ type turnState struct {
 	// loop runs them.
 	callMu sync.Mutex
 
-	mu       sync.Mutex
-	buf      strings.Builder
-	any      bool
-	ready    bool
-	finished bool
+	// ready closes when claude's init event passed the checks, ended when
+	// the run is over; a call waits for the one or the other.
+	ready, ended         chan struct{}
+	readyOnce, endedOnce sync.Once
+
+	mu  sync.Mutex
+	buf strings.Builder
+	any bool
+}
+
+// newTurnState returns the state of a run streaming to onText.
+func newTurnState(onText func(string)) *turnState {
+	return &turnState{onText: onText, announced: make(chan string, 64), ready: make(chan struct{}), ended: make(chan struct{})}
 }
 
 // initDone marks the init event checked: calls may run from now on.
-func (t *turnState) initDone() {
-	t.mu.Lock()
-	t.ready = true
-	t.mu.Unlock()
-}
+func (t *turnState) initDone() { t.readyOnce.Do(func() { close(t.ready) }) }
 
-// abort makes later calls get nothing.
-func (t *turnState) abort() {
-	t.mu.Lock()
-	t.finished = true
-	t.mu.Unlock()
+// abort makes the calls from now on get nothing.
+func (t *turnState) abort() { t.endedOnce.Do(func() { close(t.ended) }) }
+
+// running waits until claude's init passed its checks, and reports
+// whether the run is still going then.
+func (t *turnState) running(ctx context.Context) bool {
+	select {
+	case <-t.ready:
+	case <-t.ended:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-t.ended:
+		return false
+	default:
+		return ctx.Err() == nil
+	}
 }
 
 // text streams a delta and keeps it for the next call or the answer.
@@ -78,15 +96,13 @@ func (t *turnState) streamed() bool {
 	return t.any
 }
 
-// call runs one bridge call in the turn ctx belongs to. A call before
-// claude's init was checked, or after the run ended, is refused.
+// call runs one bridge call in the turn ctx belongs to. A call that
+// comes before claude's init was checked waits for it; one after the run
+// ended is refused.
 func (t *turnState) call(ctx context.Context, name string, args json.RawMessage) wireResult {
 	t.callMu.Lock()
 	defer t.callMu.Unlock()
-	t.mu.Lock()
-	ok := t.ready && !t.finished
-	t.mu.Unlock()
-	if !ok {
+	if !t.running(ctx) {
 		return wireResult{Content: []agent.Content{agent.Text("The turn is not running.")}, IsError: true}
 	}
 	id := ""
