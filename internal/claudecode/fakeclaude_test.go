@@ -189,6 +189,33 @@ func fakeClaude(args []string) int {
 			}
 		}
 		answer = "The output: " + rec.Result
+	case strings.HasPrefix(prompt, "bench: "):
+		n, _ := strconv.Atoi(strings.TrimPrefix(prompt, "bench: "))
+		if bridge == nil {
+			return fail("unknown", "no bridge")
+		}
+		var total time.Duration
+		for i := range n {
+			_ = out.Encode(map[string]any{"type": "assistant", "message": map[string]any{"content": []map[string]any{
+				{"type": "tool_use", "id": fmt.Sprintf("toolu_b%d", i), "name": "mcp__host__bash", "input": map[string]any{"command": "true"}}}}})
+			start := time.Now()
+			res, err := bridge.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "true"}})
+			total += time.Since(start)
+			if err != nil {
+				return fail("unknown", "the bridge call failed: "+err.Error())
+			}
+			if res.IsError {
+				text := ""
+				for _, c := range res.Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						text += tc.Text
+					}
+				}
+				return fail("unknown", "the bridge call failed: "+text)
+			}
+		}
+		_ = os.WriteFile(filepath.Join(home, "bench.ns"), []byte(strconv.FormatInt(total.Nanoseconds(), 10)), 0o600)
+		answer = "done"
 	case prompt == "notloggedin":
 		return fail("authentication_failed", "Not logged in · Please run /login")
 	case prompt == "limit":

@@ -57,9 +57,12 @@ type harness struct {
 	dir, home, workspace string
 	provider             *claudecode.Provider
 	agent                *agent.Agent
+	// policy and view are the agent's, for a second agent over them.
+	policy *spawnpolicy.Policy
+	view   *sandbox.View
 }
 
-func newHarness(t *testing.T, su setup) *harness {
+func newHarness(t testing.TB, su setup) *harness {
 	t.Helper()
 	h := &harness{dir: su.dir}
 	if h.dir == "" {
@@ -109,6 +112,7 @@ func newHarness(t *testing.T, su setup) *harness {
 	if su.extraEnv != nil {
 		cfg = claudecode.WithExtraEnv(cfg, su.extraEnv)
 	}
+	h.policy, h.view = policy, view
 	h.provider, err = claudecode.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +142,7 @@ type turn struct {
 }
 
 // prompt runs one turn of session id.
-func (h *harness) prompt(t *testing.T, ctx context.Context, id, text string) turn {
+func (h *harness) prompt(t testing.TB, ctx context.Context, id, text string) turn {
 	t.Helper()
 	s, err := h.agent.Session(ctx, agent.SessionOptions{ID: id, Scope: id})
 	if err != nil {
