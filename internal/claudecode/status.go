@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -45,11 +46,15 @@ func Probe(ctx context.Context, command, home string, host map[string]string, oa
 		}
 		command = path
 	}
+	dir := home
+	if _, err := os.Stat(home); err != nil {
+		dir = "/" // the bot has not made the provider home yet
+	}
 	run := func(args ...string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, command, args...)
-		cmd.Env, cmd.Dir = env, home
+		cmd.Env, cmd.Dir = env, dir
 		procgroup.Set(cmd)
 		cmd.WaitDelay = time.Second
 		return cmd.Output()
