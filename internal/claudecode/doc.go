@@ -39,8 +39,11 @@
 //     would be a deny-list, which a new native tool would pass);
 //     --allowedTools lists exactly the bridge's tools, and --permission-mode
 //     dontAsk denies anything else without asking.
-//   - --setting-sources "" loads no user, project or local settings (no
-//     hooks, no permission rules, no MCP servers from the workspace), and
+//   - --setting-sources "" loads no user, project or local settings: the
+//     workspace is the agent's, and its .claude/settings.json could hold a
+//     hook that claude would run outside the sandbox with the login token
+//     in its environment, and its CLAUDE.md would be read into the prompt.
+//     Without the flag the real CLI does both (TestRealCLI plants them).
 //     --disable-slash-commands turns skills and slash commands off.
 //   - Not chosen: --bare (it reads only ANTHROPIC_API_KEY, never the plan's
 //     login), --dangerously-skip-permissions (dontAsk with an allow-list is
