@@ -414,3 +414,26 @@ func TestProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryRequest runs a request without tools (a compaction summary)
+// once, without a session, the bridge or any tool.
+func TestSummaryRequest(t *testing.T) {
+	h := newHarness(t, setup{})
+	req := agent.Request{Model: "sonnet", System: "Summarise.", Messages: []agent.Message{
+		{Role: agent.RoleUser, Content: []agent.Content{agent.Text("hello")}},
+		{Role: agent.RoleAssistant, Content: []agent.Content{agent.Text("hi there")}},
+	}}
+	var streamed strings.Builder
+	resp, err := h.provider.Complete(t.Context(), req, func(s string) { streamed.WriteString(s) })
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if want := "turn 0: user: hello\n\nassistant: hi there\n\n"; resp.Text != want || streamed.String() != want {
+		t.Errorf("the summary %q (streamed %q), want %q", resp.Text, streamed.String(), want)
+	}
+	rec := h.records(t)[0]
+	if !slices.Contains(rec.Args, "--no-session-persistence") || flag(rec.Args, "--session-id") != "" || flag(rec.Args, "--resume") != "" ||
+		flag(rec.Args, "--allowedTools") != "" {
+		t.Errorf("a summary ran with a session or tools: %q", rec.Args)
+	}
+}
