@@ -22,14 +22,8 @@ func runClaudeLogin(ctx context.Context, args []string, stdout, stderr io.Writer
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	e, err := LoadEnv()
-	if err != nil {
-		fmt.Fprintf(stderr, "telegram-bot: the configuration cannot be read: %v\n", err)
-		return 2
-	}
-	cfg, err := e.Parse(environMap())
-	if err != nil {
-		printConfigProblems(stderr, err)
+	cfg, ok := loadConfig(stderr)
+	if !ok {
 		return 2
 	}
 	if !cfg.Claude.Enabled {
@@ -55,6 +49,23 @@ func runClaudeLogin(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintln(stdout, "Logged in. `telegram-bot doctor` shows the login state.")
 	return 0
+}
+
+// loadConfig reads and checks the configuration from the environment, as
+// run does, printing every problem to stderr; ok is false when there were
+// any.
+func loadConfig(stderr io.Writer) (cfg Config, ok bool) {
+	e, err := LoadEnv()
+	if err != nil {
+		fmt.Fprintf(stderr, "telegram-bot: the configuration cannot be read: %v\n", err)
+		return Config{}, false
+	}
+	cfg, err = e.Parse(environMap())
+	if err != nil {
+		printConfigProblems(stderr, err)
+		return Config{}, false
+	}
+	return cfg, true
 }
 
 // giveToOwner makes everything under home belong to home's owner, when

@@ -46,14 +46,8 @@ func runBot(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	e, err := LoadEnv()
-	if err != nil {
-		fmt.Fprintf(stderr, "telegram-bot: the configuration cannot be read: %v\n", err)
-		return 2
-	}
-	cfg, err := e.Parse(environMap())
-	if err != nil {
-		printConfigProblems(stderr, err)
+	cfg, ok := loadConfig(stderr)
+	if !ok {
 		return 2
 	}
 	return run(ctx, cfg, stderr, nil)
