@@ -86,6 +86,14 @@ func New(cfg Config) (*Provider, error) {
 	if err := os.Chmod(cfg.Home, 0o700); err != nil {
 		return nil, fmt.Errorf("claudecode: provider home: %w", err)
 	}
+	// A run's files outlive it only when the bot was killed during the run;
+	// their secret is dead with it, but they are not left lying around.
+	for _, pattern := range []string{"mcp-*.json", "system-*.md"} {
+		stale, _ := filepath.Glob(filepath.Join(cfg.Home, pattern))
+		for _, path := range stale {
+			_ = os.Remove(path)
+		}
+	}
 	sessions, err := openSessions(filepath.Join(cfg.Home, "sessions.json"))
 	if err != nil {
 		return nil, err

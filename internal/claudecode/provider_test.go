@@ -164,7 +164,14 @@ func TestSessions(t *testing.T) {
 	}
 	h.agent.Close()
 	h.provider.Close()
+	stale := filepath.Join(h.home, "mcp-0123456789abcdef.json")
+	if err := os.WriteFile(stale, []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	h = newHarness(t, setup{dir: dir})
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a killed run's MCP config file survived the restart")
+	}
 	if got := h.prompt(t, t.Context(), "chat-1", "three"); got.err != nil || got.res.Text != "turn 3: three" {
 		t.Fatalf("after a restart: %q, %v; want the session resumed", got.res.Text, got.err)
 	}
