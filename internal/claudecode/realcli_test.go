@@ -72,6 +72,7 @@ func (f *fakeMessagesAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stop := "end_turn"
 	f.mu.Lock()
 	f.calls++
+	calls := f.calls
 	result := ""
 	for _, b := range last {
 		if b.Type == "tool_result" {
@@ -96,7 +97,7 @@ func (f *fakeMessagesAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		block = map[string]any{"type": "text", "text": ""}
 		deltas = []map[string]any{{"type": "text_delta", "text": text}}
 	case offersBash:
-		block = map[string]any{"type": "tool_use", "id": "toolu_real01", "name": "mcp__host__bash", "input": map[string]any{}}
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_real%02d", calls), "name": "mcp__host__bash", "input": map[string]any{}}
 		deltas = []map[string]any{{"type": "input_json_delta", "partial_json": `{"command":"echo hello from the host"}`}}
 		stop = "tool_use"
 	default:
@@ -106,16 +107,16 @@ func (f *fakeMessagesAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("anthropic-ratelimit-unified-status", "allowed")
 	w.Header().Set("anthropic-ratelimit-unified-reset", "1893456000")
 	w.Header().Set("anthropic-ratelimit-unified-representative-claim", "five_hour")
-	w.Header().Set("request-id", fmt.Sprintf("req_%d", f.calls))
+	w.Header().Set("request-id", fmt.Sprintf("req_%d", calls))
 	usage := map[string]any{"input_tokens": 12, "output_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
-	message := map[string]any{"id": fmt.Sprintf("msg_%d", f.calls), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+	message := map[string]any{"id": fmt.Sprintf("msg_%d", calls), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}
 	if !req.Stream {
 		content := block
 		if d := deltas[0]; d["type"] == "text_delta" {
 			content = map[string]any{"type": "text", "text": d["text"]}
 		} else {
-			content = map[string]any{"type": "tool_use", "id": "toolu_real01", "name": "mcp__host__bash", "input": map[string]any{"command": "echo hello from the host"}}
+			content = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_real%02d", calls), "name": "mcp__host__bash", "input": map[string]any{"command": "echo hello from the host"}}
 		}
 		message["content"], message["stop_reason"] = []any{content}, stop
 		w.Header().Set("Content-Type", "application/json")
@@ -229,6 +230,18 @@ func TestRealCLI(t *testing.T) {
 	if l := h.provider.RateLimits()["five_hour"]; l.ResetsAt != 1893456000 || l.Status != "allowed" {
 		t.Errorf("the real CLI's rate-limit event gave the five_hour window %+v, want allowed, resetting at 1893456000", l)
 	}
+
+	// The next turn resumes claude's session: the model sees the first
+	// turn's prompt again, and nothing says it started fresh.
+	again := h.prompt(t, t.Context(), "chat-1", "And once more.")
+	if again.err != nil || strings.Contains(again.res.Text, "no longer had") {
+		t.Fatalf("the second turn: %q, %v; want the session resumed", again.res.Text, again.err)
+	}
+	api.mu.Lock()
+	if last := api.bodies[len(api.bodies)-1]; !strings.Contains(last, "Say hello through bash.") || !strings.Contains(last, "And once more.") {
+		t.Error("the second turn's request lacks the first turn: claude did not resume its session")
+	}
+	api.mu.Unlock()
 
 	api.mu.Lock()
 	api.limited = true
