@@ -70,6 +70,10 @@ func parseClaudeCode(e Env, environ map[string]string, c *Config) []error {
 	return errs
 }
 
+// claudeUnsandboxedWarning is logged when claude-code runs without the
+// agent sandbox: the login then rests on the file modes alone.
+const claudeUnsandboxedWarning = "claude-code: the agent sandbox is off, so agent processes running as the bot's user can read Claude Code's login in the agent dir and claude's environment; turn AGENT_SANDBOX on"
+
 // claudeHome is the provider home: claude's HOME and CLAUDE_CONFIG_DIR,
 // in the agent dir, which agent processes cannot read.
 func claudeHome(cfg Config) string { return filepath.Join(cfg.AgentDir, "claude-code") }

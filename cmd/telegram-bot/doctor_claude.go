@@ -7,6 +7,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
 	"github.com/volcanic/telegram-agent/internal/claudecode"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // doctorClaude reports the model provider; for claude-code it runs
@@ -20,6 +21,9 @@ func doctorClaude(ctx context.Context, r *report, cfg Config, environ func() map
 	}
 	home := claudeHome(cfg)
 	r.line("  claude-code: claude -p on your Claude plan, provider home %s", home)
+	if cfg.Sandbox.Mode == sandbox.Off {
+		r.warn("%s", claudeUnsandboxedWarning)
+	}
 	st, err := claudecode.Probe(ctx, "", home, environ(), cfg.Claude.OAuthToken)
 	switch {
 	case errors.Is(err, claudecode.ErrCLIMissing):

@@ -178,6 +178,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		}
 		defer cp.Close()
 		provider, claudeProvider = cp, cp
+		if box.launcher == nil {
+			logger.Warn(claudeUnsandboxedWarning)
+		}
 	}
 	usageStore, err := usagelog.Open(filepath.Join(cfg.AgentDir, usagelog.FileName), usagelog.WithLogger(logger))
 	if err != nil {
