@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,11 +116,7 @@ func (p *Provider) Close() error { return p.bridge.close() }
 func (p *Provider) RateLimits() map[string]RateLimit {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]RateLimit, len(p.limits))
-	for k, v := range p.limits {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.limits)
 }
 
 // rateLimit remembers a reported window, and logs it when its status or
@@ -161,7 +159,7 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request, onText func(
 	case errors.Is(err, errNoConversation):
 		p.logger.Info("claudecode: claude no longer has the session; starting a fresh one", "session", s.ID())
 		onText(freshNotice)
-		spec.session, spec.resume = p.sessions.fresh(), false
+		spec.session, spec.resume = sessionEntry{UUID: newUUID()}, false
 		resp, err = p.run(ctx, spec, onText)
 		resp.Text = freshNotice + resp.Text
 	case errors.Is(err, errSessionInUse):
@@ -222,11 +220,8 @@ func summaryPrompt(msgs []agent.Message) []agent.Content {
 func processEnviron() map[string]string {
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
-		for i := 0; i < len(kv); i++ {
-			if kv[i] == '=' {
-				env[kv[:i]] = kv[i+1:]
-				break
-			}
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
 		}
 	}
 	return env

@@ -58,9 +58,6 @@ func (s *sessionStore) get(id string) sessionEntry {
 	return sessionEntry{UUID: newUUID()}
 }
 
-// fresh returns a new entry for id, replacing the one claude no longer has.
-func (s *sessionStore) fresh() sessionEntry { return sessionEntry{UUID: newUUID()} }
-
 // started saves e as id's session, one that later turns resume.
 func (s *sessionStore) started(id string, e sessionEntry) error {
 	s.mu.Lock()
