@@ -3,6 +3,7 @@ package claudecode_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -26,6 +27,9 @@ type fakeRecord struct {
 	Args   []string `json:"args"`
 	Env    []string `json:"env"`
 	Prompt string   `json:"prompt"`
+	// Blocks are the prompt's content blocks: their type, and an image's
+	// media type and size.
+	Blocks []string `json:"blocks"`
 	Result string   `json:"result,omitempty"`
 }
 
@@ -95,13 +99,24 @@ func fakeClaude(args []string) int {
 	var in struct {
 		Message struct {
 			Content []struct {
-				Text string `json:"text"`
+				Type   string `json:"type"`
+				Text   string `json:"text"`
+				Source struct {
+					MediaType string `json:"media_type"`
+					Data      string `json:"data"`
+				} `json:"source"`
 			} `json:"content"`
 		} `json:"message"`
 	}
 	_ = json.Unmarshal(line, &in)
 	for _, c := range in.Message.Content {
 		rec.Prompt += c.Text
+		block := c.Type
+		if c.Type == "image" {
+			data, _ := base64.StdEncoding.DecodeString(c.Source.Data)
+			block += fmt.Sprintf(" %s %d", c.Source.MediaType, len(data))
+		}
+		rec.Blocks = append(rec.Blocks, block)
 	}
 	prompt := rec.Prompt
 

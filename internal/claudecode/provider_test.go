@@ -444,3 +444,21 @@ func TestSummaryRequest(t *testing.T) {
 		t.Errorf("a summary ran with a session or tools: %q", rec.Args)
 	}
 }
+
+// TestImagePrompt hands an image of the user's message to claude as an
+// image block of the stream-json user message.
+func TestImagePrompt(t *testing.T) {
+	h := newHarness(t, setup{})
+	s, err := h.agent.Session(t.Context(), agent.SessionOptions{ID: "chat-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	png := []byte("\x89PNG\r\n\x1a\nnot really a picture")
+	if _, err := s.Prompt(t.Context(), []agent.Content{agent.Text("what is this?"), agent.Image("image/png", png)}, nil); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	want := []string{"text", "image image/png " + strconv.Itoa(len(png))}
+	if diff := cmp.Diff(want, h.records(t)[0].Blocks); diff != "" {
+		t.Errorf("the prompt's blocks (-want +got):\n%s", diff)
+	}
+}
