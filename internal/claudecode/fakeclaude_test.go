@@ -166,8 +166,10 @@ func fakeClaude(args []string) int {
 	if strings.Contains(prompt, "apikey") {
 		keySource = "ANTHROPIC_API_KEY"
 	}
-	_ = out.Encode(map[string]any{"type": "system", "subtype": "init", "session_id": session, "tools": tools,
-		"mcp_servers": servers, "apiKeySource": keySource, "claude_code_version": "2.1.197"})
+	if !strings.Contains(prompt, "noinit") {
+		_ = out.Encode(map[string]any{"type": "system", "subtype": "init", "session_id": session, "tools": tools,
+			"mcp_servers": servers, "apiKeySource": keySource, "claude_code_version": "2.1.197"})
+	}
 	if session != "" {
 		f, _ := os.OpenFile(filepath.Join(sessions, session), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		fmt.Fprintln(f, prompt)

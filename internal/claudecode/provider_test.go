@@ -133,10 +133,11 @@ func (h *harness) agentMessages(t *testing.T, id string) []agent.Role {
 }
 
 // TestInitFailsClosed aborts the turn when claude's init event shows a
-// native tool, the bridge not connected, or an API key in use.
+// native tool, the bridge not connected, or an API key in use, or when
+// claude answers without one.
 func TestInitFailsClosed(t *testing.T) {
 	h := newHarness(t, setup{})
-	for _, prompt := range []string{"native tool", "apikey in use", "nobridge"} {
+	for _, prompt := range []string{"native tool", "apikey in use", "nobridge", "noinit answer"} {
 		t.Run(prompt, func(t *testing.T) {
 			got := h.prompt(t, t.Context(), "chat-"+strings.Fields(prompt)[0], prompt)
 			if !errors.Is(got.err, claudecode.ErrUnsafeInit) {

@@ -108,6 +108,14 @@ func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) 
 	}
 	var res *event
 	var assistantErr string
+	checked := false
+	abort := func(reason string) (agent.Response, error) {
+		p.logger.Error("claudecode: claude's start fails the checks; the turn is aborted", "reason", reason)
+		kill(ErrUnsafeInit)
+		t.abort()
+		_ = cmd.Wait()
+		return agent.Response{}, fmt.Errorf("%w: %s", ErrUnsafeInit, reason)
+	}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
 	for sc.Scan() {
@@ -115,19 +123,21 @@ func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) 
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
-		switch ev.Type {
-		case "system":
-			if ev.Subtype != "init" {
-				continue
-			}
+		switch {
+		case ev.Type == "system" && ev.Subtype == "init":
 			if reason := checkInit(ev, expected, spec.persist); reason != "" {
-				p.logger.Error("claudecode: claude's init event fails the checks; the turn is aborted", "reason", reason)
-				kill(ErrUnsafeInit)
-				t.abort()
-				_ = cmd.Wait()
-				return agent.Response{}, fmt.Errorf("%w: %s", ErrUnsafeInit, reason)
+				return abort(reason)
 			}
+			checked = true
 			t.initDone()
+			continue
+		case checked:
+		case ev.Type == "stream_event", ev.Type == "assistant", ev.Type == "user", ev.Type == "result" && !ev.IsError:
+			// Nothing of the model's may pass before the init event
+			// was checked.
+			return abort("claude answered without an init event")
+		}
+		switch ev.Type {
 		case "stream_event":
 			if ev.Event != nil && ev.Event.Type == "content_block_delta" && ev.Event.Delta != nil && ev.Event.Delta.Type == "text_delta" {
 				t.text(ev.Event.Delta.Text)
