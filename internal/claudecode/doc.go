@@ -55,7 +55,9 @@
 // The turn is aborted, and claude's process group killed, unless claude's
 // system/init event lists exactly the bridge's tools, shows the bridge
 // connected and reports apiKeySource "none" (with -p an API key would
-// silently bill the key instead of the plan).
+// silently bill the key instead of the plan). Nothing of the model's (a
+// text delta, an assistant message) passes before that event was checked,
+// and a bridge call that comes first waits for the check.
 //
 // # The environment
 //
