@@ -50,6 +50,8 @@ type setup struct {
 	turnTimeout time.Duration
 	extraEnv    map[string]string
 	bridge      []string
+	// tools are added to the built-in ones.
+	tools []agent.Tool
 }
 
 // harness is a provider and an agent over it, with the bash tool.
@@ -122,7 +124,7 @@ func newHarness(t testing.TB, su setup) *harness {
 		agent.WithWorkspace(h.workspace), agent.WithSessionDir(filepath.Join(h.dir, "sessions")),
 		agent.WithModel("sonnet"), agent.WithDefaultTimeZone("Europe/Berlin"),
 		agent.WithSystemPrompt(func(agent.SessionInfo) string { return "You are the test bot." }),
-		agent.WithTools(tools.All(tools.WithView(view))...))
+		agent.WithTools(append(tools.All(tools.WithView(view)), su.tools...)...))
 	if err != nil {
 		t.Fatal(err)
 	}

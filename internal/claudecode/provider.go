@@ -147,6 +147,7 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request, onText func(
 	ctx, cancel := context.WithTimeoutCause(ctx, p.cfg.TurnTimeout, ErrTurnTimeout)
 	defer cancel()
 
+	req.Tools = p.bridgeable(req.Tools)
 	s := agent.TurnSession(ctx)
 	if len(req.Tools) == 0 || s == nil {
 		return p.run(ctx, turnSpec{req: req, prompt: summaryPrompt(req.Messages), tz: zoneOf(s)}, onText)
@@ -173,6 +174,28 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request, onText func(
 		p.logger.Error("claudecode: the session map cannot be saved; the next turn may start a fresh session", "err", serr)
 	}
 	return resp, nil
+}
+
+// maxToolName is the longest tool name the Messages API takes.
+const maxToolName = 64
+
+// bridgeable returns the tools the bridge can offer: a tool whose bridged
+// name (mcp__host__<name>) would be longer than the API takes, or hold a
+// character it refuses, is left out with a warning, since claude would
+// change or drop it and every turn would then fail the init check.
+func (p *Provider) bridgeable(tools []agent.ToolSpec) []agent.ToolSpec {
+	out := make([]agent.ToolSpec, 0, len(tools))
+	for _, t := range tools {
+		name := toolPrefix + t.Name
+		if len(name) > maxToolName || strings.ContainsFunc(name, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+		}) {
+			p.logger.Warn("claudecode: a tool's name is too long or odd for Claude Code; the bridge leaves it out", "tool", t.Name)
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // zoneOf is s's time zone, or none.

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/claudecode"
 )
@@ -461,5 +462,19 @@ func TestImagePrompt(t *testing.T) {
 	want := []string{"text", "image image/png " + strconv.Itoa(len(png))}
 	if diff := cmp.Diff(want, h.records(t)[0].Blocks); diff != "" {
 		t.Errorf("the prompt's blocks (-want +got):\n%s", diff)
+	}
+}
+
+// TestBridgeLeavesOutUnnamableTools offers claude no tool whose bridged
+// name the Messages API would refuse (longer than 64 characters); the turn
+// runs with the others.
+func TestBridgeLeavesOutUnnamableTools(t *testing.T) {
+	long := "mcp__server__" + strings.Repeat("x", 50)
+	h := newHarness(t, setup{tools: []agent.Tool{agenttest.NewTool(long, "", nil)}})
+	if got := h.prompt(t, t.Context(), "chat-1", "hello"); got.err != nil {
+		t.Fatalf("Prompt: %v", got.err)
+	}
+	if got, want := flag(h.records(t)[0].Args, "--allowedTools"), "mcp__host__bash,mcp__host__read,mcp__host__write,mcp__host__edit"; got != want {
+		t.Errorf("--allowedTools %q, want %q", got, want)
 	}
 }
