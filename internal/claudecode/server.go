@@ -40,6 +40,9 @@ type bridgeServer struct {
 
 	mu    sync.Mutex
 	turns map[string]*bridgeTurn
+	// refusedAt is when a refusal was last logged: a process that floods
+	// the socket gets one line a minute, not one each.
+	refusedAt time.Time
 }
 
 // listenBridge listens on the Unix socket path (mode 0600), replacing a
@@ -118,9 +121,15 @@ func (s *bridgeServer) handle(conn net.Conn) {
 	}
 	s.mu.Lock()
 	t := s.turns[req.Secret]
+	logRefusal := t == nil && time.Since(s.refusedAt) >= time.Minute
+	if logRefusal {
+		s.refusedAt = time.Now()
+	}
 	s.mu.Unlock()
 	if t == nil || req.Secret == "" {
-		s.logger.Warn("claudecode: a bridge connection without a running turn's secret was refused")
+		if logRefusal {
+			s.logger.Warn("claudecode: a bridge connection without a running turn's secret was refused (logged once a minute)")
+		}
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
