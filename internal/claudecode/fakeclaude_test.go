@@ -233,6 +233,22 @@ func fakeClaude(args []string) int {
 		}
 		_ = os.WriteFile(filepath.Join(home, "bench.ns"), []byte(strconv.FormatInt(total.Nanoseconds(), 10)), 0o600)
 		answer = "done"
+	case prompt == "parallel":
+		_ = out.Encode(map[string]any{"type": "assistant", "message": map[string]any{"content": []map[string]any{
+			{"type": "tool_use", "id": "toolu_read", "name": "mcp__host__read", "input": map[string]any{"path": "a.txt"}},
+			{"type": "tool_use", "id": "toolu_bash", "name": "mcp__host__bash", "input": map[string]any{"command": "true"}}}}})
+		if bridge == nil {
+			return fail("unknown", "no bridge")
+		}
+		for _, c := range []struct {
+			name string
+			args map[string]any
+		}{{"bash", map[string]any{"command": "true"}}, {"read", map[string]any{"path": "a.txt"}}} {
+			if _, err := bridge.CallTool(ctx, &mcp.CallToolParams{Name: c.name, Arguments: c.args}); err != nil {
+				return fail("unknown", "the bridge call failed")
+			}
+		}
+		answer = "both done"
 	case prompt == "notloggedin":
 		return fail("authentication_failed", "Not logged in · Please run /login")
 	case prompt == "limit":

@@ -478,3 +478,26 @@ func TestBridgeLeavesOutUnnamableTools(t *testing.T) {
 		t.Errorf("--allowedTools %q, want %q", got, want)
 	}
 }
+
+// TestParallelToolUsesKeepTheirIDs has claude announce a read and a bash
+// call in one message and run the bash first: each call's events carry
+// its own tool use's id.
+func TestParallelToolUsesKeepTheirIDs(t *testing.T) {
+	h := newHarness(t, setup{})
+	if err := os.WriteFile(filepath.Join(h.workspace, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := h.prompt(t, t.Context(), "chat-1", "parallel")
+	if got.err != nil {
+		t.Fatalf("Prompt: %v", got.err)
+	}
+	var ids [][2]string
+	for _, ev := range got.events {
+		if ev.Kind == agent.EventToolStart {
+			ids = append(ids, [2]string{ev.ToolName, ev.ToolCallID})
+		}
+	}
+	if diff := cmp.Diff([][2]string{{"bash", "toolu_bash"}, {"read", "toolu_read"}}, ids); diff != "" {
+		t.Errorf("the calls' ids (-want +got):\n%s", diff)
+	}
+}

@@ -149,7 +149,7 @@ func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) 
 			if ev.Message != nil {
 				for _, b := range ev.Message.Content {
 					if b.Type == "tool_use" && strings.HasPrefix(b.Name, toolPrefix) {
-						t.announce(b.ID)
+						t.announce(b.ID, b.Name)
 					}
 				}
 			}

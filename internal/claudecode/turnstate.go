@@ -14,9 +14,6 @@ import (
 // the text since the last tool call, and the tool uses claude announced.
 type turnState struct {
 	onText func(string)
-	// announced gets the id of each bridge tool use claude's assistant
-	// messages announce, in order; a call takes the next one.
-	announced chan string
 	// callMu makes the bridge's calls run one at a time, as the agent
 	// loop runs them.
 	callMu sync.Mutex
@@ -29,11 +26,19 @@ type turnState struct {
 	mu  sync.Mutex
 	buf strings.Builder
 	any bool
+	// uses are the bridge tool uses claude's assistant messages announced
+	// that no call has taken yet, in order; changed is closed (and
+	// replaced) when one is added.
+	uses    []toolUse
+	changed chan struct{}
 }
+
+// toolUse is a tool use an assistant message announced.
+type toolUse struct{ id, name string }
 
 // newTurnState returns the state of a run streaming to onText.
 func newTurnState(onText func(string)) *turnState {
-	return &turnState{onText: onText, announced: make(chan string, 64), ready: make(chan struct{}), ended: make(chan struct{})}
+	return &turnState{onText: onText, ready: make(chan struct{}), ended: make(chan struct{}), changed: make(chan struct{})}
 }
 
 // initDone marks the init event checked: calls may run from now on.
@@ -73,10 +78,39 @@ func (t *turnState) text(delta string) {
 }
 
 // announce records a tool use of an assistant message.
-func (t *turnState) announce(id string) {
-	select {
-	case t.announced <- id:
-	default:
+func (t *turnState) announce(id, name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.uses = append(t.uses, toolUse{id: id, name: name})
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// take returns the id of the first announced use of the tool name that no
+// call has taken, waiting up to toolUseWait for claude's message: claude
+// writes it before it calls, but the bot reads it from a pipe. Calls made
+// in parallel take the ids of their own tool's uses. "" when none came.
+func (t *turnState) take(ctx context.Context, name string) string {
+	timer := time.NewTimer(toolUseWait)
+	defer timer.Stop()
+	for {
+		t.mu.Lock()
+		for i, u := range t.uses {
+			if u.name == toolPrefix+name {
+				t.uses = append(t.uses[:i], t.uses[i+1:]...)
+				t.mu.Unlock()
+				return u.id
+			}
+		}
+		changed := t.changed
+		t.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timer.C:
+			return ""
+		case <-ctx.Done():
+			return ""
+		}
 	}
 }
 
@@ -105,14 +139,7 @@ func (t *turnState) call(ctx context.Context, name string, args json.RawMessage)
 	if !t.running(ctx) {
 		return wireResult{Content: []agent.Content{agent.Text("The turn is not running.")}, IsError: true}
 	}
-	id := ""
-	timer := time.NewTimer(toolUseWait)
-	select {
-	case id = <-t.announced:
-	case <-timer.C:
-	case <-ctx.Done():
-	}
-	timer.Stop()
+	id := t.take(ctx, name)
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
