@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/chat"
@@ -66,6 +67,11 @@ func parseClaudeCode(e Env, environ map[string]string, c *Config) []error {
 	c.ContextWindow = claudeContextWindow
 	if _, set := environ["OPENAI_MODEL"]; !set || strings.TrimSpace(environ["OPENAI_MODEL"]) == "" {
 		c.Model = claudeDefaultModel
+		// OPENAI_MODELS was completed with the OpenAI default; it gets
+		// claude's instead.
+		if c.Models = splitList(e.OpenAIModels); len(c.Models) > 0 && !slices.Contains(c.Models, c.Model) {
+			c.Models = append([]string{c.Model}, c.Models...)
+		}
 	}
 	return errs
 }

@@ -79,6 +79,11 @@ func TestParseClaudeCode(t *testing.T) {
 	if c.Model != "sonnet" || c.ContextWindow != claudeContextWindow {
 		t.Errorf("model %q, context window %d; want sonnet and the host's compaction off", c.Model, c.ContextWindow)
 	}
+	e.OpenAIModels = "opus,haiku"
+	if c, err := e.Parse(environ); err != nil || !slices.Equal(c.Models, []string{"sonnet", "opus", "haiku"}) {
+		t.Errorf("OPENAI_MODELS=opus,haiku: models %q, %v; want sonnet first", c.Models, err)
+	}
+	e.OpenAIModels = ""
 	environ["OPENAI_MODEL"] = "opus"
 	e.OpenAIModel = "opus"
 	if c, err := e.Parse(environ); err != nil || c.Model != "opus" {
