@@ -65,6 +65,8 @@ type Provider struct {
 
 	mu     sync.Mutex
 	limits map[string]RateLimit
+	// leftOut are the tools the bridge left out and a warning named.
+	leftOut map[string]bool
 }
 
 // New creates the provider home (mode 0700) and starts listening on the
@@ -105,7 +107,7 @@ func New(cfg Config) (*Provider, error) {
 		return nil, err
 	}
 	return &Provider{cfg: cfg, logger: cfg.Logger, bridge: bridge, sessions: sessions,
-		slot: make(chan struct{}, 1), limits: map[string]RateLimit{}}, nil
+		slot: make(chan struct{}, 1), limits: map[string]RateLimit{}, leftOut: map[string]bool{}}, nil
 }
 
 // Close stops the bridge socket.
@@ -182,7 +184,8 @@ const maxToolName = 64
 // bridgeable returns the tools the bridge can offer: a tool whose bridged
 // name (mcp__host__<name>) would be longer than the API takes, or hold a
 // character it refuses, is left out with a warning, since claude would
-// change or drop it and every turn would then fail the init check.
+// change or drop it and every turn would then fail the init check. Each
+// such tool is named once.
 func (p *Provider) bridgeable(tools []agent.ToolSpec) []agent.ToolSpec {
 	out := make([]agent.ToolSpec, 0, len(tools))
 	for _, t := range tools {
@@ -190,7 +193,13 @@ func (p *Provider) bridgeable(tools []agent.ToolSpec) []agent.ToolSpec {
 		if len(name) > maxToolName || strings.ContainsFunc(name, func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 		}) {
-			p.logger.Warn("claudecode: a tool's name is too long or odd for Claude Code; the bridge leaves it out", "tool", t.Name)
+			p.mu.Lock()
+			warned := p.leftOut[t.Name]
+			p.leftOut[t.Name] = true
+			p.mu.Unlock()
+			if !warned {
+				p.logger.Warn("claudecode: a tool's name is too long or odd for Claude Code; the bridge leaves it out", "tool", t.Name)
+			}
 			continue
 		}
 		out = append(out, t)
