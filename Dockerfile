@@ -75,6 +75,14 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && mkdir -p /data /workspace /home/agent \
  && chown agent:agent /data /workspace
 
+# The Claude Code CLI for MODEL_PROVIDER=claude-code, pinned (the version
+# internal/claudecode was checked against) and root-owned in the system's
+# node_modules, so neither the agent nor claude's own updater can change it
+# (the provider also sets DISABLE_AUTOUPDATER). It adds about 240 MB to the
+# image: the package is a native build of claude for the platform.
+RUN npm install -g --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@2.1.197 \
+ && npm cache clean --force
+
 # Root-owned and execute-only (0711): the kernel makes every process that
 # executes a file its user cannot read non-dumpable from the first
 # instruction. So the bot, and each `telegram-bot healthcheck` Docker starts

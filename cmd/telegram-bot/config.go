@@ -34,6 +34,9 @@ type Config struct {
 	WebhookSecret        string
 	WebhookSecretDerived bool
 
+	// Claude is MODEL_PROVIDER=claude-code and its login token.
+	Claude claudeSettings
+
 	OpenAIKey     string
 	OpenAIBaseURL string
 	Model         string
@@ -152,6 +155,8 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	} else {
 		c.ContextWindow = n
 	}
+
+	errs = append(errs, parseClaudeCode(e, environ, &c)...)
 
 	if c.SpeechKey == "" {
 		c.SpeechKey = c.OpenAIKey
@@ -317,6 +322,7 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 		add("TELEGRAM_SPEECH_API_KEY", c.SpeechKey)
 	}
 	add("GOOGLE_CLIENT_SECRET", strings.TrimSpace(e.GoogleClientSecret))
+	add("CLAUDE_CODE_OAUTH_TOKEN", strings.TrimSpace(e.ClaudeOAuthToken))
 	add("TELEGRAM_WEBHOOK_SECRET", c.WebhookSecret)
 	for _, u := range []struct{ name, url string }{
 		{"TELEGRAM_API_URL", c.APIURL}, {"OPENAI_BASE_URL", c.OpenAIBaseURL}, {"TELEGRAM_SPEECH_BASE_URL", c.SpeechBaseURL},

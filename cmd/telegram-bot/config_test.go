@@ -451,6 +451,7 @@ func TestApplyBlankDefaults(t *testing.T) {
 	want := Env{
 		APIURL:          "https://api.telegram.org",
 		WebhookListen:   ":8080",
+		ModelProvider:   "openai",
 		OpenAIBaseURL:   "https://api.openai.com/v1",
 		OpenAIModel:     "custom-model",
 		ContextWindow:   "128000",

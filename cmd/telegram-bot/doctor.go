@@ -123,6 +123,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	agentWritable := doctorSandbox(ctx, r, cfg, deps.environ)
 	doctorSockets(ctx, r, hostSocketPlaces(os.Getuid(), deps.environ()))
 	doctorTools(r, cfg)
+	doctorClaude(ctx, r, cfg, deps.environ)
 	doctorApprovals(r, cfg)
 	doctorDirs(r, cfg)
 	if policy != nil {

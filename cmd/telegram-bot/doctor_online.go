@@ -27,6 +27,10 @@ func doctorOnline(ctx context.Context, r *report, cfg Config, client *http.Clien
 		r.line("  Telegram: the token belongs to @%s", name)
 		doctorWebhook(ctx, r, cfg, client)
 	}
+	if cfg.Claude.Enabled {
+		r.line("  model provider: claude-code (see Model provider)")
+		return
+	}
 	models, err := checkProvider(ctx, client, cfg.OpenAIBaseURL, cfg.OpenAIKey)
 	switch {
 	case errors.Is(err, errNoModelList):

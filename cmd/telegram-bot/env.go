@@ -23,6 +23,9 @@ type Env struct {
 	WebhookListen string `envconfig:"TELEGRAM_WEBHOOK_LISTEN" default:":8080" desc:"address the webhook listener listens on, behind the proxy"`
 	WebhookSecret string `envconfig:"TELEGRAM_WEBHOOK_SECRET" desc:"secret_token Telegram sends with every delivery (default: derived from the bot token; secret)"`
 
+	ModelProvider    string `envconfig:"MODEL_PROVIDER" default:"openai" desc:"openai (an OpenAI-compatible API) or claude-code (the Claude Code CLI on your Claude plan)"`
+	ClaudeOAuthToken string `envconfig:"CLAUDE_CODE_OAUTH_TOKEN" desc:"Claude Code's login token from claude setup-token, for MODEL_PROVIDER=claude-code (secret, for claude alone)"`
+
 	OpenAIKey      string `envconfig:"OPENAI_API_KEY" desc:"key of the OpenAI-compatible model provider (secret)"`
 	OpenAIBaseURL  string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible API base URL (OpenRouter, Ollama, vLLM, LM Studio)"`
 	OpenAIModel    string `envconfig:"OPENAI_MODEL" default:"gpt-4.1-mini" desc:"model for new chats"`

@@ -9,6 +9,7 @@
 //	telegram-bot doctor      check the configuration and the host, print what agent processes will see
 //	telegram-bot healthcheck exit 0 when the polling loop is alive (for HEALTHCHECK)
 //	telegram-bot version     print the version
+//	telegram-bot claude-login log Claude Code in (MODEL_PROVIDER=claude-code)
 //
 // The configuration is read from environment variables; `telegram-bot
 // --help` lists them.
@@ -22,6 +23,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/volcanic/telegram-agent/internal/claudecode"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
@@ -51,6 +53,7 @@ func commands() []command {
 		{"doctor", "check the configuration and the host; print what agent processes will and will not see", runDoctor},
 		{"healthcheck", "exit 0 when the polling loop's heartbeat is fresh, 1 otherwise", runHealthcheck},
 		{"version", "print the version", runVersion},
+		{"claude-login", "log Claude Code in to your Claude plan (MODEL_PROVIDER=claude-code), with the bot's provider environment", runClaudeLogin},
 	}
 }
 
@@ -71,6 +74,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if name == hardenProbeCommand {
 		return runHardenProbe(ctx, args, stdout, stderr)
+	}
+	// The bridge is this binary started by claude as its MCP server: stdin
+	// and stdout are the MCP stream, hardened like every run (main).
+	if name == claudecode.BridgeCommand {
+		return claudecode.RunBridge(ctx, args, os.Stdin, os.Stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name == name {

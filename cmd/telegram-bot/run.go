@@ -18,6 +18,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/claudecode"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/mcp"
 	"github.com/volcanic/telegram-agent/internal/openai"
@@ -45,14 +46,8 @@ func runBot(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	e, err := LoadEnv()
-	if err != nil {
-		fmt.Fprintf(stderr, "telegram-bot: the configuration cannot be read: %v\n", err)
-		return 2
-	}
-	cfg, err := e.Parse(environMap())
-	if err != nil {
-		printConfigProblems(stderr, err)
+	cfg, ok := loadConfig(stderr)
+	if !ok {
 		return 2
 	}
 	return run(ctx, cfg, stderr, nil)
@@ -173,8 +168,21 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	restoreStateModes(cfg, logger)
 
-	provider := openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
+	var claudeProvider *claudecode.Provider
+	var provider agent.Provider = openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
 		FallbackModels: cfg.FallbackModels})
+	if cfg.Claude.Enabled {
+		cp, err := newClaudeProvider(cfg, environ, logger)
+		if err != nil {
+			logger.Error("claude-code provider", "err", err)
+			return 1
+		}
+		defer cp.Close()
+		provider, claudeProvider = cp, cp
+		if box.launcher == nil {
+			logger.Warn(claudeUnsandboxedWarning)
+		}
+	}
 	usageStore, err := usagelog.Open(filepath.Join(cfg.AgentDir, usagelog.FileName), usagelog.WithLogger(logger))
 	if err != nil {
 		logger.Error("usage log", "err", err)
@@ -238,6 +246,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 
 	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched}),
 		chat.WithUsage(usageStore, cfg.Prices, cfg.DailyLimit), chat.WithStatusLines(mcpStatusLines(mcpExt))}
+	if claudeProvider != nil {
+		opts = append(opts, chat.WithPlanWindows(planWindows(claudeProvider)))
+	}
 	if cfg.SpeechKey != "" {
 		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))
 	}

@@ -52,4 +52,7 @@ type Usage struct {
 	// CachedTokens are the prompt tokens the provider served from its
 	// prompt cache (part of PromptTokens).
 	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CostUSD is what the provider says the request cost, when it says
+	// (Claude Code's total_cost_usd); zero otherwise.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }

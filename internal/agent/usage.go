@@ -41,5 +41,6 @@ func (u Usage) add(o Usage) Usage {
 		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
 		TotalTokens:      u.TotalTokens + o.TotalTokens,
 		CachedTokens:     u.CachedTokens + o.CachedTokens,
+		CostUSD:          u.CostUSD + o.CostUSD,
 	}
 }

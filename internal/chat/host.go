@@ -115,6 +115,9 @@ type Host struct {
 	usage  *usage.Store
 	prices usage.Prices
 	limit  usage.Limit
+	// planWindows reports the model plan's usage windows for /usage (nil:
+	// none; see WithPlanWindows).
+	planWindows func() []PlanWindow
 	// httpClient and retry configure the Bot API client; tests set them.
 	httpClient    *http.Client
 	retry         botapi.RetryPolicy

@@ -103,6 +103,7 @@ func (h *Host) usageText(t target) string {
 	if !h.limit.IsZero() {
 		fmt.Fprintf(&b, "\nDaily limit: %s (%s used today).", h.limit, h.limitShare(sum.Today))
 	}
+	b.WriteString(h.planWindowsText(t))
 	return b.String()
 }
 
@@ -118,6 +119,9 @@ func (h *Host) usageLine(totals usage.Totals) (line string, missing []string) {
 		usage.FormatTokens(t.Total()), usage.FormatTokens(t.Prompt), usage.FormatTokens(t.Cached),
 		usage.FormatTokens(t.Completion), counted(int(t.Requests), "request", "requests"))
 	if len(h.prices) == 0 {
+		if t.CostUSD > 0 {
+			line += ", " + usage.FormatMoney(t.CostUSD) + " as the provider reports it"
+		}
 		return line, nil
 	}
 	cost, missing := h.prices.CostOf(totals)
@@ -163,7 +167,7 @@ func UsageRecorder(store *usage.Store, logger *slog.Logger) func(context.Context
 			Chat: r.Scope, Session: r.SessionID, Turn: usage.TurnOf(ctx), Model: r.Model,
 			Tokens: usage.Tokens{
 				Prompt: int64(r.Usage.PromptTokens), Completion: int64(r.Usage.CompletionTokens),
-				Cached: int64(r.Usage.CachedTokens), Requests: 1,
+				Cached: int64(r.Usage.CachedTokens), Requests: 1, CostUSD: r.Usage.CostUSD,
 			},
 		})
 		if err != nil {

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/openai"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -93,5 +95,44 @@ func TestDailyLimitRefusesTurns(t *testing.T) {
 	h.tg.SendText(userID, userID, "/usage")
 	if got := h.waitText(userID, "Daily limit:").Visible; !strings.Contains(got, "Daily limit: 1,000 tokens (110% used today)") {
 		t.Errorf("/usage does not show the limit's use:\n%s", got)
+	}
+}
+
+// TestUsageReportedCostAndPlanWindows shows, without MODEL_PRICES, the
+// cost a provider reports (Claude Code's total_cost_usd) and the plan's
+// windows it last reported.
+func TestUsageReportedCostAndPlanWindows(t *testing.T) {
+	dir := t.TempDir()
+	store, err := usage.Open(filepath.Join(dir, usage.FileName))
+	if err != nil {
+		t.Fatalf("usage.Open: %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	provider := agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		onText("the answer")
+		return agent.Response{Text: "the answer", Usage: agent.Usage{PromptTokens: 120, CompletionTokens: 5, TotalTokens: 125, CostUSD: 0.25}}, nil
+	}))
+	resets := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	h := newHarness(t, harnessConfig{
+		provider:  provider,
+		agentDir:  dir,
+		agentOpts: []agent.Option{agent.WithUsageRecorder(UsageRecorder(store, testLogger(t)))},
+		opts: []Option{WithUsage(store, nil, usage.Limit{}), WithPlanWindows(func() []PlanWindow {
+			return []PlanWindow{{Name: "seven_day", Status: "allowed_warning", Utilization: 0.8, Resets: resets},
+				{Name: "five_hour", Status: "allowed", Utilization: 0.25, Resets: resets}}
+		})},
+	})
+	h.tg.SendText(userID, userID, "one")
+	h.waitText(userID, "the answer")
+	h.tg.SendText(userID, userID, "/usage")
+	got := h.waitText(userID, "Usage of this chat").Visible
+	for _, want := range []string{
+		"This turn: 125 tokens (120 prompt, 0 of them cached; 5 completion) in 1 request, $0.25 as the provider reports it",
+		"Plan limits, as Claude Code last reported them:\n5-hour window: ok, 25% used, resets ",
+		"weekly window: nearly used up, 80% used, resets ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/usage lacks %q; it says:\n%s", want, got)
+		}
 	}
 }

@@ -70,11 +70,16 @@ func ParsePrices(s string) (Prices, error) {
 	return out, nil
 }
 
-// Cost returns what t cost on model, and false when model has no price.
-// Prompt tokens include the cached ones, as providers count them.
+// Cost returns what t cost on model, and false when model has no price
+// and the provider reported no cost (CostUSD) either: a price wins over the
+// reported cost. Prompt tokens include the cached ones, as providers count
+// them.
 func (p Prices) Cost(model string, t Tokens) (float64, bool) {
 	price, ok := p[model]
 	if !ok {
+		if t.CostUSD > 0 {
+			return t.CostUSD, true
+		}
 		return 0, false
 	}
 	cached := min(t.Cached, t.Prompt)

@@ -50,6 +50,9 @@ type Tokens struct {
 	Cached     int64 `json:"cached,omitempty"`
 	// Requests is how many model responses the counts sum.
 	Requests int64 `json:"requests"`
+	// CostUSD is what the provider itself reported the responses cost
+	// (Claude Code's total_cost_usd), zero when it reports none.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Total is prompt plus completion tokens.
@@ -57,7 +60,8 @@ func (t Tokens) Total() int64 { return t.Prompt + t.Completion }
 
 // Add returns t plus o.
 func (t Tokens) Add(o Tokens) Tokens {
-	return Tokens{Prompt: t.Prompt + o.Prompt, Completion: t.Completion + o.Completion, Cached: t.Cached + o.Cached, Requests: t.Requests + o.Requests}
+	return Tokens{Prompt: t.Prompt + o.Prompt, Completion: t.Completion + o.Completion, Cached: t.Cached + o.Cached, Requests: t.Requests + o.Requests,
+		CostUSD: t.CostUSD + o.CostUSD}
 }
 
 // Totals are tokens per model.

@@ -198,6 +198,17 @@ func TestCost(t *testing.T) {
 	if _, ok := p.Cost("other", usage.Tokens{Prompt: 1}); ok {
 		t.Error("Cost of an unpriced model reports a price")
 	}
+	// A provider that reports its cost (Claude Code) prices an unpriced
+	// model; a price still wins.
+	if got, ok := p.Cost("sonnet", usage.Tokens{Prompt: 1, CostUSD: 0.25}); !ok || got != 0.25 {
+		t.Errorf("Cost of a reported cost = %v, %v; want 0.25, true", got, ok)
+	}
+	if got, _ := p.Cost("gpt-4.1-mini", usage.Tokens{Completion: 1_000_000, CostUSD: 9}); got < 1.5999 || got > 1.6001 {
+		t.Errorf("Cost with a price and a reported cost = %v; want the price's 1.60", got)
+	}
+	if got := (usage.Tokens{CostUSD: 0.5}).Add(usage.Tokens{CostUSD: 0.25}); got.CostUSD != 0.75 {
+		t.Errorf("Add sums the reported cost to %v, want 0.75", got.CostUSD)
+	}
 	cost, unpriced := p.CostOf(usage.Totals{"gpt-4.1-mini": {Completion: 1_000_000}, "other": {Prompt: 5}})
 	if diff := cmp.Diff([]string{"other"}, unpriced); diff != "" || cost < 1.5999 || cost > 1.6001 {
 		t.Errorf("CostOf = %v, %v; want 1.60 and [other] unpriced", cost, unpriced)
