@@ -1,0 +1,34 @@
+package credproxy
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"net/netip"
+)
+
+// WithRoots makes the proxy verify upstreams against roots, not the
+// system's.
+func WithRoots(roots *x509.CertPool) Option { return func(s *settings) { s.roots = roots } }
+
+// WithResolver makes the proxy find upstream addresses with resolve, not
+// the system's resolver.
+func WithResolver(resolve func(ctx context.Context, host, port string) ([]netip.AddrPort, error)) Option {
+	return func(s *settings) { s.resolve = resolve }
+}
+
+// CAKey returns the CA's private key, for tests that prove what it can
+// sign and that nothing written holds it.
+func (p *Proxy) CAKey() *ecdsa.PrivateKey { return p.ca.key }
+
+// CACert returns the CA's certificate.
+func (p *Proxy) CACert() *x509.Certificate { return p.ca.cert }
+
+// Leaf is the authority's leaf for name.
+func (p *Proxy) Leaf(name string) error { _, err := p.ca.leaf(name); return err }
+
+var (
+	NewStandIn  = newStandIn
+	TokenPrefix = tokenPrefix
+	Internal    = internal
+)

@@ -1,0 +1,337 @@
+package credproxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
+// bufferedBodyLimit is the largest request body checked for stand-ins
+// before it is sent; a longer one is checked as it streams, and the
+// request is cut off where a stand-in shows.
+const bufferedBodyLimit = 1 << 20
+
+// stateKey keys a request's useState in its context.
+type stateKey struct{}
+
+// useState is what one request to a bound host carried: the variables
+// whose real values went into it, and a stand-in found in its body as it
+// streamed.
+type useState struct {
+	host        string
+	used        []string
+	bodyRefusal error
+}
+
+func requestState(ctx context.Context) *useState {
+	st, _ := ctx.Value(stateKey{}).(*useState)
+	return st
+}
+
+// serveBound serves one request inside a tunnel to a bound host: it must
+// name that host, its stand-ins are checked and swapped (see inject), and
+// it goes on to the real host, its answer redacted.
+func (p *Proxy) serveBound(w http.ResponseWriter, r *http.Request, host string, rp *httputil.ReverseProxy) {
+	if normalHost(r.Host) != host {
+		writeRefusal(w, refuse(http.StatusMisdirectedRequest, "credential proxy: the request names the host %s inside a tunnel to %s; connect to the host you mean", normalHost(r.Host), host))
+		return
+	}
+	st := &useState{host: host}
+	if err := p.inject(r, st); err != nil {
+		p.logger.Info("credential proxy: request refused", "method", r.Method, "host", host, "path", r.URL.Path, "reason", err.Error())
+		writeRefusal(w, err)
+		return
+	}
+	if err := p.checkBody(r, st); err != nil {
+		writeRefusal(w, err)
+		return
+	}
+	rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
+}
+
+// inject puts the real values in r's Authorization header in place of
+// their stand-ins, where the credential is bound to the request's host:
+// as the whole value, after "Bearer " or "token ", or as the user or the
+// password of "Basic" (decoded, and encoded again, as git sends it). A
+// stand-in anywhere else in the URL or the headers, one in a form the
+// proxy does not swap, or one sent to a host its credential is not bound
+// to refuses the request: the real value never goes where a host could
+// echo it.
+func (p *Proxy) inject(r *http.Request, st *useState) error {
+	for _, c := range p.creds {
+		if inURL(r.URL, c.standIn) {
+			return refuse(http.StatusForbidden, "credential proxy: the request to %s carries the value of %s in its URL (path or query); the real value is put only into the Authorization header, so send it as \"Authorization: Bearer $%s\" (or token, or Basic as git does) and keep it out of URLs", st.host, c.Variable, c.Variable)
+		}
+	}
+	for name, values := range r.Header {
+		if name == "Authorization" {
+			continue
+		}
+		for _, v := range values {
+			for _, c := range p.creds {
+				if strings.Contains(v, c.standIn) {
+					return refuse(http.StatusForbidden, "credential proxy: the request to %s carries the value of %s in its %s header; the real value is put only into the Authorization header (Bearer, token or Basic), so send it there", st.host, c.Variable, name)
+				}
+			}
+		}
+	}
+	auth := r.Header["Authorization"]
+	for i, v := range auth {
+		swapped, err := p.swap(v, st)
+		if err != nil {
+			return err
+		}
+		auth[i] = swapped
+	}
+	return nil
+}
+
+// inURL reports whether u holds s in its path or query, as written or
+// decoded.
+func inURL(u *url.URL, s string) bool {
+	if strings.Contains(u.Path, s) || strings.Contains(u.RawPath, s) || strings.Contains(u.RawQuery, s) {
+		return true
+	}
+	q, err := url.QueryUnescape(u.RawQuery)
+	return err == nil && strings.Contains(q, s)
+}
+
+// swap returns one Authorization value with the stand-ins of the
+// credentials bound to st.host replaced by their real values.
+func (p *Proxy) swap(v string, st *useState) (string, error) {
+	scheme, rest, spaced := strings.Cut(v, " ")
+	if !spaced {
+		scheme, rest = "", v
+	}
+	switch strings.ToLower(scheme) {
+	case "basic":
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+		if err != nil {
+			break
+		}
+		user, pass, hasPass := strings.Cut(string(raw), ":")
+		u, uok, err := p.replace(user, st)
+		if err != nil {
+			return "", err
+		}
+		pw, pok, err := p.replace(pass, st)
+		if err != nil {
+			return "", err
+		}
+		if uok || pok {
+			pair := u
+			if hasPass {
+				pair += ":" + pw
+			}
+			v = scheme + " " + base64.StdEncoding.EncodeToString([]byte(pair))
+			return v, nil
+		}
+		if c, ok := p.holds(string(raw)); ok {
+			return "", p.notSwapped(c, st)
+		}
+	case "bearer", "token", "":
+		cred := strings.TrimSpace(rest)
+		if real, ok, err := p.replace(cred, st); err != nil {
+			return "", err
+		} else if ok {
+			if scheme == "" {
+				return real, nil
+			}
+			return scheme + " " + real, nil
+		}
+	}
+	if c, ok := p.holds(v); ok {
+		return "", p.notSwapped(c, st)
+	}
+	return v, nil
+}
+
+// replace returns the real value when s is the stand-in of a credential
+// bound to st.host, and records its use; a stand-in of a credential bound
+// elsewhere is an error.
+func (p *Proxy) replace(s string, st *useState) (string, bool, error) {
+	for _, c := range p.creds {
+		if s != c.standIn {
+			continue
+		}
+		if !matchAny(c.Hosts, st.host) {
+			return "", false, refuse(http.StatusForbidden, "credential proxy: %s is not for %s: it is bound to %s (CREDENTIAL_HOSTS), so the proxy does not send it here", c.Variable, st.host, strings.Join(c.Hosts, ", "))
+		}
+		st.used = append(st.used, c.Variable)
+		return c.Value, true, nil
+	}
+	return s, false, nil
+}
+
+// holds returns the credential whose stand-in s holds.
+func (p *Proxy) holds(s string) (credential, bool) {
+	for _, c := range p.creds {
+		if strings.Contains(s, c.standIn) {
+			return c, true
+		}
+	}
+	return credential{}, false
+}
+
+// notSwapped refuses a stand-in in an Authorization value the proxy does
+// not swap.
+func (p *Proxy) notSwapped(c credential, st *useState) error {
+	return refuse(http.StatusForbidden, "credential proxy: the Authorization header to %s holds the value of %s in a form the proxy does not replace; send it alone, after Bearer or token, or as the user or password of Basic", st.host, c.Variable)
+}
+
+// checkBody looks for stand-ins in r's body: a body of known length up to
+// bufferedBodyLimit is read and checked before anything is sent; any
+// other is checked as it streams, and cut off where one shows (the
+// upstream then gets a request that never completes, and the agent the
+// refusal).
+func (p *Proxy) checkBody(r *http.Request, st *useState) error {
+	if r.Body == nil || r.Body == http.NoBody || len(p.creds) == 0 {
+		return nil
+	}
+	if r.ContentLength >= 0 && r.ContentLength <= bufferedBodyLimit {
+		b, err := io.ReadAll(io.LimitReader(r.Body, bufferedBodyLimit+1))
+		if err != nil {
+			return refuse(http.StatusBadRequest, "credential proxy: read the request body: %v", err)
+		}
+		r.Body.Close()
+		if c, ok := p.holds(string(b)); ok {
+			return p.inBody(c, st)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		return nil
+	}
+	r.Body = &scanBody{src: r.Body, p: p, st: st}
+	return nil
+}
+
+// inBody refuses a stand-in in a request body.
+func (p *Proxy) inBody(c credential, st *useState) error {
+	return refuse(http.StatusForbidden, "credential proxy: the request to %s carries the value of %s in its body; the real value is put only into the Authorization header (Bearer, token or Basic), so send it there", st.host, c.Variable)
+}
+
+// scanBody passes a request body on and fails where a stand-in shows.
+type scanBody struct {
+	src  io.ReadCloser
+	p    *Proxy
+	st   *useState
+	tail []byte
+}
+
+func (b *scanBody) Read(buf []byte) (int, error) {
+	n, err := b.src.Read(buf)
+	if n > 0 {
+		// The tail of what came before, so a stand-in split between
+		// reads is seen.
+		window := append(b.tail, buf[:n]...)
+		if c, ok := b.p.holds(string(window)); ok {
+			b.st.bodyRefusal = b.p.inBody(c, b.st)
+			return 0, b.st.bodyRefusal
+		}
+		keep := b.p.longestStandIn() - 1
+		if len(window) > keep {
+			window = window[len(window)-keep:]
+		}
+		b.tail = append(b.tail[:0], window...)
+	}
+	return n, err
+}
+
+func (b *scanBody) Close() error { return b.src.Close() }
+
+// longestStandIn is the length of the longest stand-in.
+func (p *Proxy) longestStandIn() int {
+	n := 1
+	for _, c := range p.creds {
+		n = max(n, len(c.standIn))
+	}
+	return n
+}
+
+// redactResponse logs a request a credential went into and redacts the
+// real values from the answer: its headers, and its body as it streams
+// (its length may change, so it goes on without one).
+func (p *Proxy) redactResponse(resp *http.Response) error {
+	st := requestState(resp.Request.Context())
+	if st != nil {
+		p.logUse(resp.Request, st, resp.StatusCode)
+	}
+	for name, values := range resp.Header {
+		for i, v := range values {
+			values[i] = p.red.Redact(v)
+		}
+		resp.Header[name] = values
+	}
+	if resp.Body == nil || resp.Body == http.NoBody || resp.Request.Method == http.MethodHead ||
+		resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified || resp.StatusCode < 200 {
+		return nil
+	}
+	resp.Body = newRedactingBody(resp.Body, p.red)
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+	return nil
+}
+
+// logUse logs a request that a real value went into: names only.
+func (p *Proxy) logUse(r *http.Request, st *useState, status int) {
+	if len(st.used) == 0 {
+		return
+	}
+	p.logger.Info("credential proxy: credential used",
+		slog.String("variable", strings.Join(st.used, ",")),
+		slog.String("method", r.Method),
+		slog.String("host", st.host),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status))
+}
+
+// redactingBody is a response body with the redactor's streaming writer
+// between its source and its reader; it holds at most a read's worth of
+// output and what the writer holds back.
+type redactingBody struct {
+	src  io.ReadCloser
+	w    *redactor.Writer
+	out  bytes.Buffer
+	in   []byte
+	done bool
+}
+
+func newRedactingBody(src io.ReadCloser, red *redactor.Redactor) io.ReadCloser {
+	b := &redactingBody{src: src, in: make([]byte, 32<<10)}
+	b.w = red.NewWriter(&b.out)
+	return b
+}
+
+func (b *redactingBody) Read(p []byte) (int, error) {
+	for b.out.Len() == 0 && !b.done {
+		n, err := b.src.Read(b.in)
+		if n > 0 {
+			if _, werr := b.w.Write(b.in[:n]); werr != nil {
+				return 0, werr
+			}
+		}
+		if err == io.EOF {
+			b.done = true
+			if cerr := b.w.Close(); cerr != nil {
+				return 0, cerr
+			}
+		} else if err != nil {
+			return 0, fmt.Errorf("credential proxy: read the answer: %w", err)
+		}
+	}
+	if b.out.Len() == 0 {
+		return 0, io.EOF
+	}
+	n, _ := b.out.Read(p)
+	return n, nil
+}
+
+func (b *redactingBody) Close() error { return b.src.Close() }
