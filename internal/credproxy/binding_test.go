@@ -92,7 +92,9 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := func(n string) bool { return n == "GH_TOKEN" || n == "GITEA_TOKEN" || n == "NPM_TOKEN" || n == "HF_TOKEN" }
+	allowed := func(n string) bool {
+		return n == "GH_TOKEN" || n == "GITEA_TOKEN" || n == "NPM_TOKEN" || n == "HF_TOKEN"
+	}
 	set := func(n string) bool { return n != "HF_TOKEN" }
 	got, err := credproxy.Resolve(builtin, configured, allowed, set)
 	if err != nil {
