@@ -127,7 +127,7 @@ func TestBundleHoldsNoKey(t *testing.T) {
 	if !bytes.Contains(b, p.CAPEM()) || !bytes.Contains(b, pemCert(pki.cert)) {
 		t.Fatal("the bundle lacks the roots or the proxy's CA")
 	}
-	d := p.CAKey().D.Bytes()
+	d, _ := p.CAKey().Bytes()
 	der, _ := x509.MarshalECPrivateKey(p.CAKey())
 	pk8, _ := x509.MarshalPKCS8PrivateKey(p.CAKey())
 	// Everything the proxy wrote: the bundle and its directory.
