@@ -59,6 +59,9 @@ type Config struct {
 	// PROCESS_ENV_ALLOW lets through: they reach agent processes, and their
 	// values are among the secrets, redacted everywhere.
 	Passed []string
+	// Credentials are the credential proxy's settings (CREDENTIAL_HOSTS,
+	// AGENT_EGRESS, AGENT_EGRESS_ALLOW).
+	Credentials credentialSettings
 	// Warnings are problems that do not stop the bot (a secret too short to
 	// be redacted, for one); run logs them and the doctor prints them.
 	Warnings []string
@@ -166,6 +169,9 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
 	if err != nil {
+		errs = append(errs, err)
+	}
+	if c.Credentials, err = parseCredentials(e, c, environ); err != nil {
 		errs = append(errs, err)
 	}
 

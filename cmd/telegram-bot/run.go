@@ -130,6 +130,17 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 2
 	}
 	hardening.Apply(cfg.Policy.HardenHostProcess, logger)
+	// The credential proxy comes before the sandbox, which must let
+	// agent processes read its CA bundle; it fails closed (a bound
+	// variable is withheld when it cannot start).
+	creds := startCredentialProxy(cfg, agentEnviron(environ), red, logger, caBundleDir())
+	defer creds.Close()
+	if text, warn := creds.line(); warn {
+		logger.Error(text)
+	} else {
+		logger.Info(text)
+	}
+	creds.apply(&cfg.Policy, &cfg.Sandbox)
 	// One launcher is kept started ahead, so a bash call does not wait
 	// for the launcher's own start (docs/performance.md).
 	box, err := setupSandbox(cfg, agentEnviron(environ), sandbox.WithWarm())
@@ -162,6 +173,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	logger.Info(policy.Summary())
 	logger.Info("Approvals: " + cfg.Approvals.summary())
 	for _, name := range cfg.Passed {
+		if slices.Contains(cfg.Credentials.names(), name) {
+			continue // the credential proxy's line says what they get
+		}
 		logger.Info("passed to agent processes; its value is redacted", "variable", name)
 	}
 
