@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/x509"
+	"io"
 	"net/netip"
 )
 
@@ -32,3 +33,8 @@ var (
 	TokenPrefix = tokenPrefix
 	Internal    = internal
 )
+
+// NewReplacingBody is newReplacingBody.
+func NewReplacingBody(src io.ReadCloser, replace map[string]string) io.ReadCloser {
+	return newReplacingBody(src, replace, -1)
+}

@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
-
-	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // bufferedBodyLimit is the largest request body checked for stand-ins
@@ -24,11 +21,14 @@ const bufferedBodyLimit = 1 << 20
 type stateKey struct{}
 
 // useState is what one request to a bound host carried: the variables
-// whose real values went into it, and a stand-in found in its body as it
-// streamed.
+// whose real values went into it, the encoded credentials the proxy put
+// in (a Basic pair), and a stand-in found in its body as it streamed.
 type useState struct {
-	host        string
-	used        []string
+	host string
+	used []string
+	// encoded maps each encoded credential the proxy put in to the
+	// same encoding of what the agent sent.
+	encoded     map[string]string
 	bodyRefusal error
 }
 
@@ -132,8 +132,12 @@ func (p *Proxy) swap(v string, st *useState) (string, error) {
 			if hasPass {
 				pair += ":" + pw
 			}
-			v = scheme + " " + base64.StdEncoding.EncodeToString([]byte(pair))
-			return v, nil
+			enc := base64.StdEncoding.EncodeToString([]byte(pair))
+			if st.encoded == nil {
+				st.encoded = map[string]string{}
+			}
+			st.encoded[enc] = strings.TrimSpace(rest)
+			return scheme + " " + enc, nil
 		}
 		if c, ok := p.holds(string(raw)); ok {
 			return "", p.notSwapped(c, st)
@@ -257,8 +261,9 @@ func (p *Proxy) longestStandIn() int {
 }
 
 // redactResponse logs a request a credential went into and redacts the
-// real values from the answer: its headers, and its body as it streams
-// (its length may change, so it goes on without one).
+// real values from the answer: its headers with the redactor (every form),
+// and its body as it streams, each real value replaced by its stand-in
+// (see replacingBody), which keeps its length.
 func (p *Proxy) redactResponse(resp *http.Response) error {
 	st := requestState(resp.Request.Context())
 	if st != nil {
@@ -274,10 +279,24 @@ func (p *Proxy) redactResponse(resp *http.Response) error {
 		resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified || resp.StatusCode < 200 {
 		return nil
 	}
-	resp.Body = newRedactingBody(resp.Body, p.red)
-	resp.ContentLength = -1
-	resp.Header.Del("Content-Length")
+	resp.Body = newReplacingBody(resp.Body, p.answerPatterns(st), resp.ContentLength)
 	return nil
+}
+
+// answerPatterns maps what is replaced in an answer to its replacement:
+// every real value to its stand-in, and the encoded credentials the
+// request carried to what the agent sent in their place.
+func (p *Proxy) answerPatterns(st *useState) map[string]string {
+	out := make(map[string]string, len(p.creds)+1)
+	for _, c := range p.creds {
+		out[c.Value] = c.standIn
+	}
+	if st != nil {
+		for enc, sent := range st.encoded {
+			out[enc] = sent
+		}
+	}
+	return out
 }
 
 // logUse logs a request that a real value went into: names only.
@@ -292,46 +311,3 @@ func (p *Proxy) logUse(r *http.Request, st *useState, status int) {
 		slog.String("path", r.URL.Path),
 		slog.Int("status", status))
 }
-
-// redactingBody is a response body with the redactor's streaming writer
-// between its source and its reader; it holds at most a read's worth of
-// output and what the writer holds back.
-type redactingBody struct {
-	src  io.ReadCloser
-	w    *redactor.Writer
-	out  bytes.Buffer
-	in   []byte
-	done bool
-}
-
-func newRedactingBody(src io.ReadCloser, red *redactor.Redactor) io.ReadCloser {
-	b := &redactingBody{src: src, in: make([]byte, 32<<10)}
-	b.w = red.NewWriter(&b.out)
-	return b
-}
-
-func (b *redactingBody) Read(p []byte) (int, error) {
-	for b.out.Len() == 0 && !b.done {
-		n, err := b.src.Read(b.in)
-		if n > 0 {
-			if _, werr := b.w.Write(b.in[:n]); werr != nil {
-				return 0, werr
-			}
-		}
-		if err == io.EOF {
-			b.done = true
-			if cerr := b.w.Close(); cerr != nil {
-				return 0, cerr
-			}
-		} else if err != nil {
-			return 0, fmt.Errorf("credential proxy: read the answer: %w", err)
-		}
-	}
-	if b.out.Len() == 0 {
-		return 0, io.EOF
-	}
-	n, _ := b.out.Read(p)
-	return n, nil
-}
-
-func (b *redactingBody) Close() error { return b.src.Close() }
