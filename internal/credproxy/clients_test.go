@@ -271,3 +271,35 @@ func TestNodeFetch(t *testing.T) {
 		t.Error("the upstream did not get the real token")
 	}
 }
+
+// TestNodeUndiciFetch is Node's fetch where Node is older than 24: the
+// undici package's EnvHttpProxyAgent reads the same HTTPS_PROXY and
+// NO_PROXY, and Node itself NODE_EXTRA_CA_CERTS. .ci/run installs undici
+// into .cache/npm-undici.
+func TestNodeUndiciFetch(t *testing.T) {
+	need(t, "node")
+	undici, err := filepath.Abs(filepath.Join("..", "..", ".cache", "npm-undici", "node_modules", "undici"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(undici, "package.json")); err != nil {
+		t.Skip("undici is not installed in .cache/npm-undici (.ci/run installs it with npm)")
+	}
+	a := newAgent(t)
+	a.env = append(a.env, "UNDICI="+undici)
+	out, err := a.run(t, `node -e '
+const { EnvHttpProxyAgent, fetch } = require(process.env.UNDICI);
+const dispatcher = new EnvHttpProxyAgent();
+(async () => {
+  let r = await fetch("https://api.github.com/user", { dispatcher, headers: { Authorization: "Bearer " + process.env.GH_TOKEN } });
+  console.log(r.status, await r.text());
+  r = await fetch("https://api.github.com/search?q=" + process.env.GH_TOKEN, { dispatcher });
+  console.log(r.status, await r.text());
+})().catch(e => { console.error(e); process.exit(1); });'`)
+	if err != nil || !strings.Contains(out, `200 {"login":"octocat"`) || !strings.Contains(out, "403 credential proxy:") {
+		t.Fatalf("node fetch (undici) through the proxy: %v\n%s", err, out)
+	}
+	if a.lastAuth(t) != "Bearer "+realGH {
+		t.Error("the upstream did not get the real token")
+	}
+}
