@@ -106,6 +106,7 @@ func startCredentialProxy(cfg Config, environ map[string]string, red *redactor.R
 func (cp credentialProxy) apply(opts *spawnpolicy.Options, sb *SandboxConfig) {
 	if len(cp.withheld) > 0 {
 		opts.Withhold = append(opts.Withhold, cp.withheld...)
+		opts.StandIns = nil
 		return
 	}
 	if cp.proxy == nil {
@@ -180,4 +181,24 @@ func bindingText(b credproxy.Binding) string {
 		source = "built-in"
 	}
 	return fmt.Sprintf("%s (%s; %s)", b.Variable, strings.Join(b.Hosts, ", "), source)
+}
+
+// drawStandIns draws the bound variables' stand-ins into cfg before
+// anything starts, so that the spawn policy's view of them (what ${VAR}
+// expands to for what agent processes start, an MCP server's env among
+// them) is the stand-in from the first. A value that cannot have one is
+// left without: the proxy then refuses it at start, and it is withheld.
+func drawStandIns(cfg *Config) {
+	creds := cfg.Credentials.Credentials
+	if len(creds) == 0 {
+		return
+	}
+	red := redactor.New(cfg.Policy.SecretValues)
+	if credproxy.DrawStandIns(creds, func(v string) bool { return red.Redact(v) != v }) != nil {
+		return
+	}
+	cfg.Policy.StandIns = map[string]string{}
+	for _, c := range creds {
+		cfg.Policy.StandIns[c.Variable] = c.StandIn
+	}
 }

@@ -248,3 +248,21 @@ func TestDoctorCredentials(t *testing.T) {
 		t.Errorf("a binding of a variable that is not allowed: exit %d; output:\n%s", code, out)
 	}
 }
+
+func TestStandInsDrawnBeforeStart(t *testing.T) {
+	c := credConfig(t)
+	drawStandIns(&c)
+	early := c.Policy.StandIns["GH_TOKEN"]
+	if early == "" || early == testGHToken {
+		t.Fatal("no stand-in for GH_TOKEN before the proxy starts")
+	}
+	cp := startCredentialProxy(c, credEnviron(), redactor.New(c.Policy.SecretValues), nil, filepath.Join(t.TempDir(), "ca"))
+	defer cp.Close()
+	if cp.err != nil {
+		t.Fatal(cp.err)
+	}
+	cp.apply(&c.Policy, &c.Sandbox)
+	if got := prepareBash(t, c, credEnviron()).Env["GH_TOKEN"]; got != early {
+		t.Error("agent processes get another stand-in than the one drawn before the proxy started")
+	}
+}

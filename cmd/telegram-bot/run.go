@@ -99,6 +99,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	// The MCP configuration comes first: the values it hands to servers on
 	// purpose are secrets too, for the policy and the redactor alike. Its
 	// errors name sources, servers and variables, never values.
+	drawStandIns(&cfg)
 	lookup := os.LookupEnv
 	if environ != nil {
 		env := environ()

@@ -24,6 +24,43 @@ type Credential struct {
 	// Value is the real value. It leaves the proxy only in the
 	// Authorization header of a request to one of the binding's hosts.
 	Value string
+	// StandIn is what agent processes get in its place, from
+	// [DrawStandIns]; empty, [Start] draws one.
+	StandIn string
+}
+
+// DrawStandIns draws a stand-in for every credential that has none, in
+// place, so that a host can hand them out before the proxy starts (to
+// what it expands for agent processes' use). known reports a value the
+// redactor knows (nil: none); a stand-in is never one. A value shorter
+// than [MinimumValueLength] is an error naming the variable.
+func DrawStandIns(creds []Credential, known func(string) bool) error {
+	return drawStandIns(creds, nil, known)
+}
+
+// drawStandIns is DrawStandIns with the source of randomness.
+func drawStandIns(creds []Credential, random io.Reader, known func(string) bool) error {
+	taken := func(v string) bool {
+		if known != nil && known(v) {
+			return true
+		}
+		return slices.ContainsFunc(creds, func(c Credential) bool { return c.StandIn == v || c.Value == v })
+	}
+	for i := range creds {
+		c := &creds[i]
+		if len(c.Value) < MinimumValueLength {
+			return fmt.Errorf("credproxy: %s is shorter than %d characters: too short to redact, so it cannot be bound", c.Variable, MinimumValueLength)
+		}
+		if c.StandIn != "" {
+			continue
+		}
+		s, err := newStandIn(c.Value, random, taken)
+		if err != nil {
+			return fmt.Errorf("credproxy: %s: %w", c.Variable, err)
+		}
+		c.StandIn = s
+	}
+	return nil
 }
 
 // Config is what the caller fills to start a [Proxy].
@@ -96,10 +133,11 @@ type Proxy struct {
 // redactor's, so that what a bound host sends back can be redacted.
 const MinimumValueLength = redactor.MinimumSecretLength
 
-// Start draws a stand-in for every credential, makes the certificate
-// authority for the bound hosts and starts the proxy on a loopback port.
-// A value shorter than [MinimumValueLength] is an error naming the
-// variable; so is a stand-in that cannot be drawn.
+// Start draws a stand-in for every credential that has none, makes the
+// certificate authority for the bound hosts and starts the proxy on a
+// loopback port. A value shorter than [MinimumValueLength] is an error
+// naming the variable; so is a stand-in that cannot be drawn, or one
+// given that the redactor knows.
 func Start(cfg Config, opts ...Option) (*Proxy, error) {
 	s := settings{resolve: systemResolver, now: time.Now}
 	for _, o := range opts {
@@ -125,22 +163,16 @@ func Start(cfg Config, opts ...Option) (*Proxy, error) {
 		conns:  map[net.Conn]struct{}{},
 		dialer: &upstreamDialer{resolve: s.resolve, named: slices.Clone(cfg.Named), d: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}},
 	}
-	known := func(v string) bool {
-		if red.Redact(v) != v {
-			return true
-		}
-		return slices.ContainsFunc(p.creds, func(c credential) bool { return c.standIn == v })
+	creds := slices.Clone(cfg.Credentials)
+	if err := drawStandIns(creds, s.random, func(v string) bool { return red.Redact(v) != v }); err != nil {
+		return nil, err
 	}
-	for _, c := range cfg.Credentials {
-		if len(c.Value) < MinimumValueLength {
-			return nil, fmt.Errorf("credproxy: %s is shorter than %d characters: too short to redact, so it cannot be bound", c.Variable, MinimumValueLength)
-		}
-		standIn, err := newStandIn(c.Value, s.random, known)
-		if err != nil {
-			return nil, fmt.Errorf("credproxy: %s: %w", c.Variable, err)
+	for _, c := range creds {
+		if red.Redact(c.StandIn) != c.StandIn || c.StandIn == c.Value || !printable(c.StandIn) {
+			return nil, fmt.Errorf("credproxy: the stand-in given for %s is a known secret, its real value or not printable", c.Variable)
 		}
 		c.Hosts = slices.Clone(c.Hosts)
-		p.creds = append(p.creds, credential{Credential: c, standIn: standIn})
+		p.creds = append(p.creds, credential{Credential: c, standIn: c.StandIn})
 		for _, h := range c.Hosts {
 			if !slices.Contains(p.hosts, h) {
 				p.hosts = append(p.hosts, h)
@@ -361,4 +393,14 @@ func statusOf(err error) int {
 		return r.status
 	}
 	return http.StatusBadGateway
+}
+
+// printable reports whether s is printable ASCII without blanks.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return s != ""
 }
