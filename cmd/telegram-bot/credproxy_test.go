@@ -6,13 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/volcanic/telegram-agent/internal/credproxy"
+	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 const (
@@ -264,5 +267,49 @@ func TestStandInsDrawnBeforeStart(t *testing.T) {
 	cp.apply(&c.Policy, &c.Sandbox)
 	if got := prepareBash(t, c, credEnviron()).Env["GH_TOKEN"]; got != early {
 		t.Error("agent processes get another stand-in than the one drawn before the proxy started")
+	}
+}
+
+// reverse returns s backwards, as `rev` prints it.
+func reverse(s string) string {
+	b := []byte(s)
+	slices.Reverse(b)
+	return string(b)
+}
+
+// TestBinaryStandIn runs the bot with GH_TOKEN allowed: the start-up line
+// names the binding, and what a bash call prints of GH_TOKEN, reversed past
+// any redactor, is the stand-in's, never the real value's.
+func TestBinaryStandIn(t *testing.T) {
+	tg := telegramtest.New(t)
+	command := `printf '%s\n' "$GH_TOKEN" | rev; printf 'proxy=%s\n' "$HTTPS_PROXY"; if [ -r "$SSL_CERT_FILE" ]; then echo bundle=readable; fi`
+	oa := openaitest.New(t, openaitest.WithScript(
+		openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: `{"command":` + strconv.Quote(command) + `}`}),
+		openaitest.Text("done"),
+	))
+	p := startBot(t, procEnv(tg, oa.URL(), t.TempDir(), t.TempDir(), "PROCESS_ENV_ALLOW=GH_TOKEN", "GH_TOKEN="+testGHToken))
+	line := p.waitLog("Credential proxy:")
+	if !strings.Contains(line, "stand-ins for GH_TOKEN (api.github.com") || !strings.Contains(line, "AGENT_EGRESS=open") {
+		t.Errorf("start-up line: %s", line)
+	}
+	tg.SendText(procUser, procUser, "show me the token")
+	waitMessage(t, tg, procUser, "done")
+	var result string
+	for _, body := range oa.AllBodies() {
+		if bytes.Contains(body, []byte(testGHToken)) || bytes.Contains(body, []byte(reverse(testGHToken))) {
+			t.Fatal("the model got the real token, or it reversed")
+		}
+		if bytes.Contains(body, []byte("bundle=readable")) {
+			result = string(body)
+		}
+	}
+	if result == "" {
+		t.Fatal("no tool result with the bundle readable reached the model")
+	}
+	if !strings.Contains(result, reverse("ghp_")) || !strings.Contains(result, "proxy=http://127.0.0.1:") {
+		t.Errorf("the tool result lacks the reversed stand-in or the proxy")
+	}
+	if strings.Contains(p.log(), testGHToken) {
+		t.Error("the log holds the real token")
 	}
 }
