@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,36 +79,83 @@ func get(b *testing.B, c *http.Client, url, token string) int64 {
 	return n
 }
 
-// BenchmarkGet1KB is a 1 KB GET on a kept-alive connection: direct, and
-// through the proxy to a bound host (the token swapped in, the answer
-// redacted) and to an unbound one (a tunnel).
-func BenchmarkGet1KB(b *testing.B) {
-	body := benchPayload(1024)
-	s := newBenchSetup(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
-	for _, bc := range []struct {
-		name, url, token string
-		c                *http.Client
-	}{
-		{"direct", "https://api.github.com/x", realGH, s.direct},
-		{"proxy-bound", "https://api.github.com/x", s.standIn, s.proxied},
-		{"proxy-tunnel", "https://elsewhere.example.net/x", s.standIn, s.proxied},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			for range 200 { // the connection, kept alive, and a warm heap
-				get(b, bc.c, bc.url, bc.token)
+// target is one way to the fake upstream.
+type target struct {
+	name, url, token string
+	c                *http.Client
+}
+
+// alternate runs one get on each target per iteration, timing each
+// apart, so that all see the same load on a shared machine; it reports
+// each target's time per get (<name>-ns/get), throughput of size bytes
+// (<name>-MB/s), and the ratio of each proxied time to the direct one.
+//
+// It reports the process's CPU time per get too (<name>-cpu-ns/get, and
+// <name>/direct-cpu): the client, the proxy and the fake all run in this
+// process, so that is the work each way costs, which the machine's load
+// does not change as it changes the wall clock.
+func alternate(b *testing.B, size int64, ts []target) {
+	spent := make([]time.Duration, len(ts))
+	cpu := make([]time.Duration, len(ts))
+	n := 0
+	for b.Loop() {
+		for i, t := range ts {
+			start, startCPU := time.Now(), processCPU()
+			if got := get(b, t.c, t.url, t.token); got != size {
+				b.Fatalf("%s: got %d bytes, want %d", t.name, got, size)
 			}
-			b.SetBytes(1024)
-			b.ResetTimer()
-			for b.Loop() {
-				get(b, bc.c, bc.url, bc.token)
-			}
-		})
+			spent[i] += time.Since(start)
+			cpu[i] += processCPU() - startCPU
+		}
+		n++
+	}
+	for i, t := range ts {
+		per := float64(spent[i].Nanoseconds()) / float64(n)
+		perCPU := float64(cpu[i].Nanoseconds()) / float64(n)
+		b.ReportMetric(per, t.name+"-ns/get")
+		b.ReportMetric(perCPU, t.name+"-cpu-ns/get")
+		b.ReportMetric(float64(size)/per*1e3, t.name+"-MB/s")
+		if i > 0 {
+			b.ReportMetric(per/(float64(spent[0].Nanoseconds())/float64(n)), t.name+"/direct")
+			b.ReportMetric(float64(cpu[i])/float64(cpu[0]), t.name+"/direct-cpu")
+		}
 	}
 }
 
-// BenchmarkDownload100MB downloads 100 MB, direct and through the proxy,
-// and reports the peak heap in use while it streams (peak-heap-MB, the
-// whole process: client, proxy and fake upstream).
+// processCPU returns the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkGet1KB is a 1 KB GET on a kept-alive connection: direct, and
+// through the proxy to a bound host (the token swapped in, the answer
+// matched for the real value) and to an unbound one (a tunnel), the three
+// alternating.
+func BenchmarkGet1KB(b *testing.B) {
+	body := benchPayload(1024)
+	s := newBenchSetup(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
+	ts := []target{
+		{"direct", "https://api.github.com/x", realGH, s.direct},
+		{"bound", "https://api.github.com/x", s.standIn, s.proxied},
+		{"tunnel", "https://elsewhere.example.net/x", s.standIn, s.proxied},
+	}
+	for range 200 { // the connections, kept alive, and a warm heap
+		for _, t := range ts {
+			get(b, t.c, t.url, t.token)
+		}
+	}
+	b.ResetTimer()
+	alternate(b, 1024, ts)
+}
+
+// BenchmarkDownload100MB downloads 100 MB direct, through the proxy from a
+// bound host and through a tunnel, alternating, and reports the peak heap
+// in use while they stream (peak-heap-MB: the whole process, client,
+// proxy and fake upstream, above what it held before).
 func BenchmarkDownload100MB(b *testing.B) {
 	const size = 100 << 20
 	chunk := benchPayload(1 << 20)
@@ -119,45 +167,35 @@ func BenchmarkDownload100MB(b *testing.B) {
 			}
 		}
 	}))
-	for _, bc := range []struct {
-		name, url, token string
-		c                *http.Client
-	}{
+	ts := []target{
 		{"direct", "https://api.github.com/big", realGH, s.direct},
-		{"proxy-bound", "https://api.github.com/big", s.standIn, s.proxied},
-		{"proxy-tunnel", "https://elsewhere.example.net/big", s.standIn, s.proxied},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			runtime.GC()
-			var before runtime.MemStats
-			runtime.ReadMemStats(&before)
-			var peak atomic.Uint64
-			done := make(chan struct{})
-			go func() {
-				t := time.NewTicker(20 * time.Millisecond)
-				defer t.Stop()
-				var m runtime.MemStats
-				for {
-					select {
-					case <-done:
-						return
-					case <-t.C:
-						runtime.ReadMemStats(&m)
-						if m.HeapInuse > peak.Load() {
-							peak.Store(m.HeapInuse)
-						}
-					}
-				}
-			}()
-			b.SetBytes(size)
-			for b.Loop() {
-				if n := get(b, bc.c, bc.url, bc.token); n != size {
-					b.Fatalf("got %d bytes, want %d", n, size)
+		{"bound", "https://api.github.com/big", s.standIn, s.proxied},
+		{"tunnel", "https://elsewhere.example.net/big", s.standIn, s.proxied},
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		var m runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > peak.Load() {
+					peak.Store(m.HeapInuse)
 				}
 			}
-			close(done)
-			grown := int64(peak.Load()) - int64(before.HeapInuse)
-			b.ReportMetric(float64(max(grown, 0))/(1<<20), "peak-heap-MB")
-		})
-	}
+		}
+	}()
+	b.ResetTimer()
+	alternate(b, size, ts)
+	close(done)
+	grown := int64(peak.Load()) - int64(before.HeapInuse)
+	b.ReportMetric(float64(max(grown, 0))/(1<<20), "peak-heap-MB")
 }

@@ -6,9 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"sync"
-	"time"
 )
 
 // connect serves a CONNECT request: a bound host's TLS is terminated here
@@ -90,7 +88,7 @@ func (c bufferedConn) CloseWrite() error {
 
 // intercept terminates TLS for a bound host with a leaf the CA signs for
 // it, and serves the HTTP/1.1 requests inside to the real host (see
-// serveBound).
+// serveTunnel).
 func (p *Proxy) intercept(w http.ResponseWriter, host, port string) {
 	leaf, err := p.ca.leaf(host)
 	if err != nil {
@@ -115,70 +113,5 @@ func (p *Proxy) intercept(w http.ResponseWriter, host, port string) {
 		NextProtos:   []string{"http/1.1"},
 		MinVersion:   tls.VersionTLS12,
 	})
-	target := host
-	if port != "443" {
-		target = net.JoinHostPort(host, port)
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme = "https"
-			pr.Out.URL.Host = target
-			pr.Out.Host = pr.In.Host
-			// What comes back is redacted, which a compressed body
-			// would hide from the redactor: the transport asks for
-			// gzip itself and hands the body on decompressed.
-			pr.Out.Header.Del("Accept-Encoding")
-		},
-		Transport:      p.transport,
-		ModifyResponse: p.redactResponse,
-		ErrorHandler:   p.upstreamError,
-		ErrorLog:       p.srv.ErrorLog,
-	}
-	srv := &http.Server{
-		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.serveBound(w, r, host, rp) }),
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       5 * time.Minute,
-		ErrorLog:          p.srv.ErrorLog,
-	}
-	l := newOneConnListener(tc)
-	_ = srv.Serve(l)
-	<-l.done
-}
-
-// oneConnListener hands out one connection, then waits for it to close.
-type oneConnListener struct {
-	c    net.Conn
-	once sync.Once
-	done chan struct{}
-	used bool
-}
-
-func newOneConnListener(c net.Conn) *oneConnListener {
-	l := &oneConnListener{done: make(chan struct{})}
-	l.c = &notifyConn{Conn: c, closed: func() { l.once.Do(func() { close(l.done) }) }}
-	return l
-}
-
-func (l *oneConnListener) Accept() (net.Conn, error) {
-	if !l.used {
-		l.used = true
-		return l.c, nil
-	}
-	<-l.done
-	return nil, net.ErrClosed
-}
-
-func (l *oneConnListener) Close() error   { return nil }
-func (l *oneConnListener) Addr() net.Addr { return l.c.LocalAddr() }
-
-// notifyConn calls closed when it is closed.
-type notifyConn struct {
-	net.Conn
-	closed func()
-}
-
-func (c *notifyConn) Close() error {
-	err := c.Conn.Close()
-	c.closed()
-	return err
+	p.serveTunnel(tc, host, port)
 }

@@ -1,13 +1,11 @@
 package credproxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"strings"
 )
@@ -35,27 +33,6 @@ type useState struct {
 func requestState(ctx context.Context) *useState {
 	st, _ := ctx.Value(stateKey{}).(*useState)
 	return st
-}
-
-// serveBound serves one request inside a tunnel to a bound host: it must
-// name that host, its stand-ins are checked and swapped (see inject), and
-// it goes on to the real host, its answer redacted.
-func (p *Proxy) serveBound(w http.ResponseWriter, r *http.Request, host string, rp *httputil.ReverseProxy) {
-	if normalHost(r.Host) != host {
-		writeRefusal(w, refuse(http.StatusMisdirectedRequest, "credential proxy: the request names the host %s inside a tunnel to %s; connect to the host you mean", normalHost(r.Host), host))
-		return
-	}
-	st := &useState{host: host}
-	if err := p.inject(r, st); err != nil {
-		p.logger.Info("credential proxy: request refused", "method", r.Method, "host", host, "path", r.URL.Path, "reason", err.Error())
-		writeRefusal(w, err)
-		return
-	}
-	if err := p.checkBody(r, st); err != nil {
-		writeRefusal(w, err)
-		return
-	}
-	rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
 }
 
 // inject puts the real values in r's Authorization header in place of
@@ -192,31 +169,6 @@ func (p *Proxy) notSwapped(c credential, st *useState) error {
 	return refuse(http.StatusForbidden, "credential proxy: the Authorization header to %s holds the value of %s in a form the proxy does not replace; send it alone, after Bearer or token, or as the user or password of Basic", st.host, c.Variable)
 }
 
-// checkBody looks for stand-ins in r's body: a body of known length up to
-// bufferedBodyLimit is read and checked before anything is sent; any
-// other is checked as it streams, and cut off where one shows (the
-// upstream then gets a request that never completes, and the agent the
-// refusal).
-func (p *Proxy) checkBody(r *http.Request, st *useState) error {
-	if r.Body == nil || r.Body == http.NoBody || len(p.creds) == 0 {
-		return nil
-	}
-	if r.ContentLength >= 0 && r.ContentLength <= bufferedBodyLimit {
-		b, err := io.ReadAll(io.LimitReader(r.Body, bufferedBodyLimit+1))
-		if err != nil {
-			return refuse(http.StatusBadRequest, "credential proxy: read the request body: %v", err)
-		}
-		r.Body.Close()
-		if c, ok := p.holds(string(b)); ok {
-			return p.inBody(c, st)
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		return nil
-	}
-	r.Body = &scanBody{src: r.Body, p: p, st: st}
-	return nil
-}
-
 // inBody refuses a stand-in in a request body.
 func (p *Proxy) inBody(c credential, st *useState) error {
 	return refuse(http.StatusForbidden, "credential proxy: the request to %s carries the value of %s in its body; the real value is put only into the Authorization header (Bearer, token or Basic), so send it there", st.host, c.Variable)
@@ -258,29 +210,6 @@ func (p *Proxy) longestStandIn() int {
 		n = max(n, len(c.standIn))
 	}
 	return n
-}
-
-// redactResponse logs a request a credential went into and redacts the
-// real values from the answer: its headers with the redactor (every form),
-// and its body as it streams, each real value replaced by its stand-in
-// (see replacingBody), which keeps its length.
-func (p *Proxy) redactResponse(resp *http.Response) error {
-	st := requestState(resp.Request.Context())
-	if st != nil {
-		p.logUse(resp.Request, st, resp.StatusCode)
-	}
-	for name, values := range resp.Header {
-		for i, v := range values {
-			values[i] = p.red.Redact(v)
-		}
-		resp.Header[name] = values
-	}
-	if resp.Body == nil || resp.Body == http.NoBody || resp.Request.Method == http.MethodHead ||
-		resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified || resp.StatusCode < 200 {
-		return nil
-	}
-	resp.Body = newReplacingBody(resp.Body, p.answerPatterns(st), resp.ContentLength)
-	return nil
 }
 
 // answerPatterns maps what is replaced in an answer to its replacement:

@@ -116,6 +116,9 @@ type Proxy struct {
 	red    *redactor.Redactor
 	logger *slog.Logger
 	ca     *authority
+	// roots verify the bound hosts' certificates; nil means the
+	// system's.
+	roots *x509.CertPool
 
 	ln        net.Listener
 	srv       *http.Server
@@ -161,6 +164,7 @@ func Start(cfg Config, opts ...Option) (*Proxy, error) {
 		red:    red,
 		logger: logger,
 		conns:  map[net.Conn]struct{}{},
+		roots:  s.roots,
 		dialer: &upstreamDialer{resolve: s.resolve, named: slices.Clone(cfg.Named), d: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}},
 	}
 	creds := slices.Clone(cfg.Credentials)
