@@ -23,6 +23,7 @@ var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy
 // upstreamConn is the connection to the real host a tunnel's requests go
 // on, made on the first request and again when the host closed it.
 type upstreamConn struct {
+	p    *Proxy
 	conn net.Conn
 	r    *bufio.Reader
 	w    *bufio.Writer
@@ -32,6 +33,7 @@ type upstreamConn struct {
 func (u *upstreamConn) close() {
 	if u.conn != nil {
 		u.conn.Close()
+		u.p.untrack(u.conn)
 		u.conn = nil
 	}
 }
@@ -48,7 +50,7 @@ func (p *Proxy) serveTunnel(client net.Conn, host, port string) {
 	target := net.JoinHostPort(host, port)
 	br := bufio.NewReaderSize(client, 16<<10)
 	bw := bufio.NewWriterSize(client, 32<<10)
-	up := &upstreamConn{}
+	up := &upstreamConn{p: p}
 	defer up.close()
 	for {
 		client.SetReadDeadline(time.Now().Add(tunnelIdle))
@@ -136,7 +138,7 @@ func (p *Proxy) roundTrip(client net.Conn, br *bufio.Reader, bw *bufio.Writer, u
 		p.writeResponse(bw, resp, up.r)
 		up.conn.SetDeadline(time.Time{})
 		tunnel(bufferedConn{client, br}, bufferedConn{up.conn, up.r})
-		up.conn = nil
+		up.close()
 		return false
 	}
 	for _, h := range connectionHeaders(resp.Header) {
@@ -172,6 +174,11 @@ func (p *Proxy) send(up *upstreamConn, req *http.Request, buffered []byte, host,
 			}
 		}
 		reused := up.used
+		replayable := req.Body == nil || req.Body == http.NoBody || buffered != nil
+		if reused && !replayable && !up.alive() {
+			up.close()
+			continue
+		}
 		up.used = true
 		if buffered != nil {
 			req.Body = io.NopCloser(bytes.NewReader(buffered))
@@ -193,11 +200,23 @@ func (p *Proxy) send(up *upstreamConn, req *http.Request, buffered []byte, host,
 			return resp, nil
 		}
 		up.close()
-		replayable := req.Body == nil || req.Body == http.NoBody || buffered != nil
 		if !reused || !replayable || attempt > 0 {
 			return nil, err
 		}
 	}
+}
+
+// alive reports whether the host has not closed the idle connection: a
+// request whose body cannot be sent again checks before it goes, waiting
+// a millisecond at most.
+func (u *upstreamConn) alive() bool {
+	if u.r.Buffered() > 0 {
+		return false // an idle connection has nothing to read
+	}
+	u.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := u.r.Peek(1)
+	u.conn.SetReadDeadline(time.Time{})
+	return isTimeout(err)
 }
 
 // dialUpstream connects up to the real host, TLS verified for host.
@@ -213,6 +232,10 @@ func (p *Proxy) dialUpstream(up *upstreamConn, req *http.Request, host, target s
 		return refuse(http.StatusBadGateway, "credential proxy: TLS with %s failed: %v", host, err)
 	}
 	tc.SetDeadline(time.Time{})
+	if !p.track(tc) {
+		tc.Close()
+		return refuse(http.StatusServiceUnavailable, "credential proxy: shutting down")
+	}
 	up.conn, up.used = tc, false
 	up.r = bufio.NewReaderSize(tc, 32<<10)
 	up.w = bufio.NewWriterSize(tc, 16<<10)

@@ -98,6 +98,13 @@ type upstream struct {
 // /echo).
 func newUpstream(t testing.TB, pki *testPKI, handler http.Handler, names ...string) *upstream {
 	t.Helper()
+	return newUpstreamWith(t, pki, handler, nil, names...)
+}
+
+// newUpstreamWith is newUpstream with configure changing the server
+// before it starts.
+func newUpstreamWith(t testing.TB, pki *testPKI, handler http.Handler, configure func(*http.Server), names ...string) *upstream {
+	t.Helper()
 	u := &upstream{}
 	u.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -116,6 +123,9 @@ func newUpstream(t testing.TB, pki *testPKI, handler http.Handler, names ...stri
 		io.WriteString(w, "ok")
 	}))
 	u.srv.TLS = &tls.Config{Certificates: []tls.Certificate{pki.serverCert(t, names...)}}
+	if configure != nil {
+		configure(u.srv.Config)
+	}
 	u.srv.StartTLS()
 	t.Cleanup(u.srv.Close)
 	return u

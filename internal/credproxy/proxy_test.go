@@ -1,13 +1,16 @@
 package credproxy_test
 
 import (
+	"bufio"
 	"encoding/base64"
 	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/volcanic/telegram-agent/internal/credproxy"
@@ -339,4 +342,102 @@ func TestProxyAnswersItself(t *testing.T) {
 	if e.Addr != f.proxy.Addr() || e.Port == 0 || e.Allowlist || !strings.HasPrefix(e.Addr, "127.0.0.1:") {
 		t.Errorf("Enforcement() = %+v", e)
 	}
+}
+
+// TestBoundAnswers covers the forms of answer a bound host gives: chunked
+// and streamed (each event reaches the agent before the next is sent),
+// without a body (HEAD), after the host closed an idle connection, and
+// to a body sent after Expect: 100-continue.
+func TestBoundAnswers(t *testing.T) {
+	pki := newTestPKI(t)
+	next := make(chan struct{})
+	up := newUpstreamWith(t, pki, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/stream":
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: one, the token is "+realGH+"\n\n")
+			w.(http.Flusher).Flush()
+			<-next
+			io.WriteString(w, "data: two\n\n")
+		case "/head":
+			w.Header().Set("Content-Length", "1234")
+		case "/upload":
+			b, _ := io.ReadAll(r.Body)
+			io.WriteString(w, "got "+strconv.Itoa(len(b)))
+		default:
+			io.WriteString(w, "ok")
+		}
+	}), func(s *http.Server) { s.IdleTimeout = 50 * time.Millisecond }, "api.github.com")
+	p, _ := startProxy(t, credproxy.Config{Credentials: ghCreds(), Named: []string{"api.github.com"}}, pki, fakeDNS{"api.github.com": up.addr()})
+	c := client(t, p)
+	c.Transport.(*http.Transport).TLSClientConfig.RootCAs.AddCert(pki.cert)
+	c.Transport.(*http.Transport).ExpectContinueTimeout = 10 * time.Second
+	standIn := p.StandIns()["GH_TOKEN"]
+	auth := func(req *http.Request) *http.Request { req.Header.Set("Authorization", "token "+standIn); return req }
+
+	t.Run("streamed", func(t *testing.T) {
+		req, _ := http.NewRequest("GET", "https://api.github.com/stream", nil)
+		resp, err := c.Do(auth(req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		br := bufio.NewReader(resp.Body)
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leaks(line, realGH) || !strings.Contains(line, standIn) {
+			t.Errorf("the first event holds the real token, or not the stand-in in its place")
+		}
+		close(next)
+		rest, _ := io.ReadAll(br)
+		if !strings.Contains(string(rest), "data: two") {
+			t.Errorf("the second event is missing: %q", rest)
+		}
+	})
+	t.Run("HEAD", func(t *testing.T) {
+		req, _ := http.NewRequest("HEAD", "https://api.github.com/head", nil)
+		resp, err := c.Do(auth(req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.ContentLength != 1234 {
+			t.Errorf("HEAD: %d, length %d; want 200, 1234", resp.StatusCode, resp.ContentLength)
+		}
+	})
+	t.Run("after the host closed the idle connection", func(t *testing.T) {
+		for range 3 {
+			req, _ := http.NewRequest("GET", "https://api.github.com/x", nil)
+			resp, err := c.Do(auth(req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(b) != "ok" {
+				t.Fatalf("got %d %q", resp.StatusCode, b)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+	t.Run("Expect: 100-continue", func(t *testing.T) {
+		body := strings.Repeat("x", 2<<20)
+		req, _ := http.NewRequest("POST", "https://api.github.com/upload", strings.NewReader(body))
+		req.Header.Set("Expect", "100-continue")
+		start := time.Now()
+		resp, err := c.Do(auth(req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "got "+strconv.Itoa(len(body)) {
+			t.Fatalf("got %d %q", resp.StatusCode, b)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Error("the client waited for its Expect timeout: the proxy did not answer 100 Continue")
+		}
+	})
 }

@@ -13,8 +13,10 @@ import (
 // proxy sent) is replaced, as it streams, by its stand-in form: the
 // stand-in, or the same encoding of the stand-in's pair. The agent sees
 // back what it sent, and the body keeps its length, so its Content-Length
-// holds. It holds back at most the longest pattern's length less one byte
-// between reads, so memory stays flat however long the body.
+// holds. Between reads it holds back only an end that could begin a
+// pattern (at most the longest pattern's length less one byte), so memory
+// stays flat however long the body, and a streamed answer is not kept
+// waiting.
 //
 // It is the proxy's own redaction, not the redactor's: what a bound host
 // could send back is the value it was given, as it was given, and exact
@@ -26,9 +28,8 @@ type replacingBody struct {
 	src      io.ReadCloser
 	patterns [][]byte
 	with     [][]byte // with[i] replaces patterns[i], as long as it
-	longest  int
-	buf      []byte // input not yet scanned past, from the source
-	out      []byte // output ready for the reader
+	buf      []byte   // input not yet scanned past, from the source
+	out      []byte   // output ready for the reader
 	outPos   int
 	eof      bool
 }
@@ -46,7 +47,6 @@ func newReplacingBody(src io.ReadCloser, replace map[string]string, size int64) 
 		if len(p) >= redactor.MinimumSecretLength && len(with) == len(p) {
 			b.patterns = append(b.patterns, []byte(p))
 			b.with = append(b.with, []byte(with))
-			b.longest = max(b.longest, len(p))
 		}
 	}
 	return b
@@ -79,13 +79,13 @@ func (b *replacingBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// scan moves what is final from buf to out: everything up to the last
-// longest-1 bytes (all of it at the end of the source), each pattern
-// replaced.
+// scan moves what is final from buf to out: everything but a tail that
+// could begin a pattern (all of it at the end of the source), each
+// pattern replaced.
 func (b *replacingBody) scan() {
 	keep := 0
 	if !b.eof {
-		keep = min(len(b.buf), b.longest-1)
+		keep = b.partialTail()
 	}
 	limit := len(b.buf) - keep
 	i := 0
@@ -104,6 +104,23 @@ func (b *replacingBody) scan() {
 	}
 	rest := copy(b.buf, b.buf[i:])
 	b.buf = b.buf[:rest]
+}
+
+// partialTail returns the length of the longest end of buf that is the
+// beginning of a pattern, shorter than it: what must wait for more input.
+// Nothing else is held back, so a streamed answer's last event is not
+// kept waiting for the next.
+func (b *replacingBody) partialTail() int {
+	keep := 0
+	for _, p := range b.patterns {
+		for k := min(len(p)-1, len(b.buf)); k > keep; k-- {
+			if bytes.HasPrefix(p, b.buf[len(b.buf)-k:]) {
+				keep = k
+				break
+			}
+		}
+	}
+	return keep
 }
 
 // next returns the leftmost match of a pattern in s (the longest of
