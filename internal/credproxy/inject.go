@@ -1,7 +1,6 @@
 package credproxy
 
 import (
-	"context"
 	"encoding/base64"
 	"io"
 	"log/slog"
@@ -15,9 +14,6 @@ import (
 // request is cut off where a stand-in shows.
 const bufferedBodyLimit = 1 << 20
 
-// stateKey keys a request's useState in its context.
-type stateKey struct{}
-
 // useState is what one request to a bound host carried: the variables
 // whose real values went into it, the encoded credentials the proxy put
 // in (a Basic pair), and a stand-in found in its body as it streamed.
@@ -30,11 +26,6 @@ type useState struct {
 	bodyRefusal error
 }
 
-func requestState(ctx context.Context) *useState {
-	st, _ := ctx.Value(stateKey{}).(*useState)
-	return st
-}
-
 // inject puts the real values in r's Authorization header in place of
 // their stand-ins, where the credential is bound to the request's host:
 // as the whole value, after "Bearer " or "token ", or as the user or the
@@ -45,7 +36,7 @@ func requestState(ctx context.Context) *useState {
 // echo it.
 func (p *Proxy) inject(r *http.Request, st *useState) error {
 	for _, c := range p.creds {
-		if inURL(r.URL, c.standIn) {
+		if inURL(r.URL, c.StandIn) {
 			return refuse(http.StatusForbidden, "credential proxy: the request to %s carries the value of %s in its URL (path or query); the real value is put only into the Authorization header, so send it as \"Authorization: Bearer $%s\" (or token, or Basic as git does) and keep it out of URLs", st.host, c.Variable, c.Variable)
 		}
 	}
@@ -55,7 +46,7 @@ func (p *Proxy) inject(r *http.Request, st *useState) error {
 		}
 		for _, v := range values {
 			for _, c := range p.creds {
-				if strings.Contains(v, c.standIn) {
+				if strings.Contains(v, c.StandIn) {
 					return refuse(http.StatusForbidden, "credential proxy: the request to %s carries the value of %s in its %s header; the real value is put only into the Authorization header (Bearer, token or Basic), so send it there", st.host, c.Variable, name)
 				}
 			}
@@ -141,7 +132,7 @@ func (p *Proxy) swap(v string, st *useState) (string, error) {
 // elsewhere is an error.
 func (p *Proxy) replace(s string, st *useState) (string, bool, error) {
 	for _, c := range p.creds {
-		if s != c.standIn {
+		if s != c.StandIn {
 			continue
 		}
 		if !matchAny(c.Hosts, st.host) {
@@ -154,23 +145,23 @@ func (p *Proxy) replace(s string, st *useState) (string, bool, error) {
 }
 
 // holds returns the credential whose stand-in s holds.
-func (p *Proxy) holds(s string) (credential, bool) {
+func (p *Proxy) holds(s string) (Credential, bool) {
 	for _, c := range p.creds {
-		if strings.Contains(s, c.standIn) {
+		if strings.Contains(s, c.StandIn) {
 			return c, true
 		}
 	}
-	return credential{}, false
+	return Credential{}, false
 }
 
 // notSwapped refuses a stand-in in an Authorization value the proxy does
 // not swap.
-func (p *Proxy) notSwapped(c credential, st *useState) error {
+func (p *Proxy) notSwapped(c Credential, st *useState) error {
 	return refuse(http.StatusForbidden, "credential proxy: the Authorization header to %s holds the value of %s in a form the proxy does not replace; send it alone, after Bearer or token, or as the user or password of Basic", st.host, c.Variable)
 }
 
 // inBody refuses a stand-in in a request body.
-func (p *Proxy) inBody(c credential, st *useState) error {
+func (p *Proxy) inBody(c Credential, st *useState) error {
 	return refuse(http.StatusForbidden, "credential proxy: the request to %s carries the value of %s in its body; the real value is put only into the Authorization header (Bearer, token or Basic), so send it there", st.host, c.Variable)
 }
 
@@ -207,7 +198,7 @@ func (b *scanBody) Close() error { return b.src.Close() }
 func (p *Proxy) longestStandIn() int {
 	n := 1
 	for _, c := range p.creds {
-		n = max(n, len(c.standIn))
+		n = max(n, len(c.StandIn))
 	}
 	return n
 }
@@ -218,7 +209,7 @@ func (p *Proxy) longestStandIn() int {
 func (p *Proxy) answerPatterns(st *useState) map[string]string {
 	out := make(map[string]string, len(p.creds)+1)
 	for _, c := range p.creds {
-		out[c.Value] = c.standIn
+		out[c.Value] = c.StandIn
 	}
 	if st != nil {
 		for enc, sent := range st.encoded {

@@ -100,16 +100,10 @@ type settings struct {
 	now     func() time.Time
 }
 
-// credential is a Credential with its stand-in.
-type credential struct {
-	Credential
-	standIn string
-}
-
 // Proxy is the credential proxy: an HTTP proxy on loopback that agent
 // processes reach the network through. It is safe for concurrent use.
 type Proxy struct {
-	creds  []credential
+	creds  []Credential
 	hosts  []string
 	egress Egress
 	allow  []string
@@ -176,7 +170,7 @@ func Start(cfg Config, opts ...Option) (*Proxy, error) {
 			return nil, fmt.Errorf("credproxy: the stand-in given for %s is a known secret, its real value or not printable", c.Variable)
 		}
 		c.Hosts = slices.Clone(c.Hosts)
-		p.creds = append(p.creds, credential{Credential: c, standIn: c.StandIn})
+		p.creds = append(p.creds, c)
 		for _, h := range c.Hosts {
 			if !slices.Contains(p.hosts, h) {
 				p.hosts = append(p.hosts, h)
@@ -258,7 +252,7 @@ func (p *Proxy) Egress() Egress { return p.egress }
 func (p *Proxy) StandIns() map[string]string {
 	out := make(map[string]string, len(p.creds))
 	for _, c := range p.creds {
-		out[c.Variable] = c.standIn
+		out[c.Variable] = c.StandIn
 	}
 	return out
 }
@@ -375,14 +369,9 @@ func writeRefusal(w http.ResponseWriter, err error) {
 	fmt.Fprintln(w, reason)
 }
 
-// upstreamError answers a request the upstream did not answer.
+// upstreamError answers a plain HTTP request the upstream did not
+// answer.
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
-	if st := requestState(r.Context()); st != nil {
-		if st.bodyRefusal != nil {
-			err = st.bodyRefusal
-		}
-		p.logUse(r, st, statusOf(err))
-	}
 	var ref *refusedError
 	if !errors.As(err, &ref) {
 		err = refuse(http.StatusBadGateway, "credential proxy: %s did not answer: %v", r.Host, err)
