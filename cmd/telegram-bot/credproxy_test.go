@@ -287,7 +287,8 @@ func TestBinaryStandIn(t *testing.T) {
 		openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: `{"command":` + strconv.Quote(command) + `}`}),
 		openaitest.Text("done"),
 	))
-	p := startBot(t, procEnv(tg, oa.URL(), t.TempDir(), t.TempDir(), "PROCESS_ENV_ALLOW=GH_TOKEN", "GH_TOKEN="+testGHToken))
+	agentDir, ws := t.TempDir(), t.TempDir()
+	p := startBot(t, procEnv(tg, oa.URL(), agentDir, ws, "PROCESS_ENV_ALLOW=GH_TOKEN", "GH_TOKEN="+testGHToken))
 	line := p.waitLog("Credential proxy:")
 	if !strings.Contains(line, "stand-ins for GH_TOKEN (api.github.com") || !strings.Contains(line, "AGENT_EGRESS=open") {
 		t.Errorf("start-up line: %s", line)
@@ -311,5 +312,21 @@ func TestBinaryStandIn(t *testing.T) {
 	}
 	if strings.Contains(p.log(), testGHToken) {
 		t.Error("the log holds the real token")
+	}
+	// Nothing the bot wrote holds a private key: its state, the
+	// workspace, and the CA bundle's directory.
+	for _, dir := range []string{agentDir, ws, caBundleDir()} {
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte("PRIVATE KEY")) {
+				t.Errorf("%s holds a private key", path)
+			}
+			return nil
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(caBundleDir(), "ca-bundle.pem")); err != nil || !bytes.Contains(b, []byte("telegram-agent credential proxy CA")) {
+		t.Errorf("the bot wrote no CA bundle (%v)", err)
 	}
 }
