@@ -78,14 +78,23 @@ func SystemRoots(sslCertFile string) ([]byte, error) {
 
 // WriteBundle writes the agent's CA bundle to path: roots (the system's,
 // from [SystemRoots]) and the proxy's CA certificate, public material
-// only. The file is replaced whole (a temporary file renamed), readable by
-// everyone and writable by the bot's user alone, in a directory made if
-// missing (mode 0755).
+// only; after a renewal, the CA it replaced too, while it lasts. The file
+// is replaced whole (a temporary file renamed), readable by everyone and
+// writable by the bot's user alone, in a directory made if missing (mode
+// 0755). The proxy writes it there again when it renews its CA.
 func (p *Proxy) WriteBundle(path string, roots []byte) error {
-	ca := p.CAPEM()
-	if ca == nil {
+	if p.authority() == nil {
 		return errors.New("credproxy: nothing is bound, so there is no CA to bundle")
 	}
+	p.caMu.Lock()
+	defer p.caMu.Unlock()
+	p.bundle, p.roots = path, roots
+	return p.writeBundleLocked()
+}
+
+// writeBundleLocked writes the bundle; caMu is held.
+func (p *Proxy) writeBundleLocked() error {
+	path, roots := p.bundle, p.roots
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("credproxy: make the bundle's directory: %w", err)
@@ -95,8 +104,13 @@ func (p *Proxy) WriteBundle(path string, roots []byte) error {
 	if len(roots) > 0 && roots[len(roots)-1] != '\n' {
 		b.WriteByte('\n')
 	}
-	b.WriteString("# telegram-agent credential proxy CA, SHA-256 " + p.CAFingerprint() + "\n")
-	b.Write(ca)
+	for _, ca := range []*authority{p.ca, p.prevCA} {
+		if ca == nil || !p.now().Before(ca.cert.NotAfter) {
+			continue
+		}
+		b.WriteString("# telegram-agent credential proxy CA, SHA-256 " + ca.fingerprint() + "\n")
+		b.Write(ca.PEM())
+	}
 	f, err := os.CreateTemp(dir, ".bundle-*")
 	if err != nil {
 		return fmt.Errorf("credproxy: write the CA bundle: %w", err)

@@ -9,16 +9,19 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/hex"
+	"log/slog"
 	"math/big"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/credproxy"
+	"github.com/volcanic/telegram-agent/internal/logtest"
 )
 
 // signWithCA signs a leaf for name with the proxy's CA key directly, as
@@ -88,7 +91,7 @@ func TestCANameConstrained(t *testing.T) {
 			if !tt.ok && !strings.Contains(string(out), "subtree") {
 				t.Errorf("openssl refused for another reason than the name constraints: %s", out)
 			}
-			if err := p.Leaf(tt.name); (err == nil) != tt.ok {
+			if _, err := p.Leaf(tt.name); (err == nil) != tt.ok {
 				t.Errorf("the proxy's own leaf for %s: %v, want ok=%v", tt.name, err, tt.ok)
 			}
 		})
@@ -143,4 +146,55 @@ func TestBundleHoldsNoKey(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func TestCARenewedHalfWay(t *testing.T) {
+	var now atomic.Int64
+	start := time.Now()
+	now.Store(start.UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	creds := []credproxy.Credential{{Binding: credproxy.Binding{Variable: "GH_TOKEN", Hosts: []string{"api.github.com"}}, Value: realGH}}
+	pki := newTestPKI(t)
+	rec := logtest.New()
+	p, err := credproxy.Start(credproxy.Config{Credentials: creds, CALifetime: 10 * time.Hour, Logger: rec.Logger()},
+		credproxy.WithRoots(pki.pool), credproxy.WithResolver(fakeDNS{}.resolve), credproxy.WithNow(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	path := writeBundle(t, p, pki)
+	first := p.CACert()
+
+	now.Store(start.Add(4 * time.Hour).UnixNano())
+	if p.CACert() != first {
+		t.Fatal("the CA was renewed before half its life")
+	}
+	now.Store(start.Add(6 * time.Hour).UnixNano())
+	leaf, err := p.Leaf("api.github.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := p.CACert()
+	if second.Equal(first) {
+		t.Fatal("the CA was not renewed half way through its life")
+	}
+	if err := leaf.CheckSignatureFrom(second); err != nil {
+		t.Errorf("the leaf is not signed by the new CA: %v", err)
+	}
+	b, _ := os.ReadFile(path)
+	for name, c := range map[string]*x509.Certificate{"old": first, "new": second} {
+		if !bytes.Contains(b, pemCert(c)) {
+			t.Errorf("the bundle lacks the %s CA", name)
+		}
+	}
+	if len(rec.Find(logtest.Is(slog.LevelInfo, "CA renewed"))) != 1 {
+		t.Error("no Info line for the renewal")
+	}
+	// Once the old one has expired, the next renewal leaves it out.
+	now.Store(start.Add(12 * time.Hour).UnixNano())
+	third := p.CACert()
+	b, _ = os.ReadFile(path)
+	if third.Equal(second) || bytes.Contains(b, pemCert(first)) || !bytes.Contains(b, pemCert(second)) || !bytes.Contains(b, pemCert(third)) {
+		t.Error("after the old CA expired the bundle should hold the current and the previous CA only")
+	}
 }

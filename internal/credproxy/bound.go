@@ -225,7 +225,7 @@ func (p *Proxy) dialUpstream(up *upstreamConn, req *http.Request, host, target s
 	if err != nil {
 		return err
 	}
-	tc := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: p.roots, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}})
+	tc := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: p.upRoots, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}})
 	tc.SetDeadline(time.Now().Add(15 * time.Second))
 	if err := tc.HandshakeContext(req.Context()); err != nil {
 		raw.Close()

@@ -90,7 +90,7 @@ func (c bufferedConn) CloseWrite() error {
 // it, and serves the HTTP/1.1 requests inside to the real host (see
 // serveTunnel).
 func (p *Proxy) intercept(w http.ResponseWriter, host, port string) {
-	leaf, err := p.ca.leaf(host)
+	leaf, err := p.authority().leaf(host)
 	if err != nil {
 		writeRefusal(w, refuse(http.StatusBadGateway, "credential proxy: %v", err))
 		return

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"io"
 	"net/netip"
+	"time"
 )
 
 // WithRoots makes the proxy verify upstreams against roots, not the
@@ -18,15 +19,24 @@ func WithResolver(resolve func(ctx context.Context, host, port string) ([]netip.
 	return func(s *settings) { s.resolve = resolve }
 }
 
+// WithNow makes the proxy read the time from now.
+func WithNow(now func() time.Time) Option { return func(s *settings) { s.now = now } }
+
 // CAKey returns the CA's private key, for tests that prove what it can
 // sign and that nothing written holds it.
-func (p *Proxy) CAKey() *ecdsa.PrivateKey { return p.ca.key }
+func (p *Proxy) CAKey() *ecdsa.PrivateKey { return p.authority().key }
 
 // CACert returns the CA's certificate.
-func (p *Proxy) CACert() *x509.Certificate { return p.ca.cert }
+func (p *Proxy) CACert() *x509.Certificate { return p.authority().cert }
 
-// Leaf is the authority's leaf for name.
-func (p *Proxy) Leaf(name string) error { _, err := p.ca.leaf(name); return err }
+// Leaf returns the CA's leaf for name.
+func (p *Proxy) Leaf(name string) (*x509.Certificate, error) {
+	c, err := p.authority().leaf(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.Leaf, nil
+}
 
 var (
 	NewStandIn  = newStandIn

@@ -109,10 +109,18 @@ type Proxy struct {
 	allow  []string
 	red    *redactor.Redactor
 	logger *slog.Logger
-	ca     *authority
-	// roots verify the bound hosts' certificates; nil means the
+
+	// caMu guards the CA, the one it replaced (still in the bundle until
+	// it expires) and where the bundle goes; see authority.
+	caMu       sync.Mutex
+	ca, prevCA *authority
+	caLifetime time.Duration
+	now        func() time.Time
+	bundle     string
+	roots      []byte
+	// upRoots verify the bound hosts' certificates; nil means the
 	// system's.
-	roots *x509.CertPool
+	upRoots *x509.CertPool
 
 	ln        net.Listener
 	srv       *http.Server
@@ -153,13 +161,14 @@ func Start(cfg Config, opts ...Option) (*Proxy, error) {
 		red = redactor.New(values)
 	}
 	p := &Proxy{
-		egress: cfg.Egress,
-		allow:  slices.Clone(cfg.Allow),
-		red:    red,
-		logger: logger,
-		conns:  map[net.Conn]struct{}{},
-		roots:  s.roots,
-		dialer: &upstreamDialer{resolve: s.resolve, named: slices.Clone(cfg.Named), d: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}},
+		egress:  cfg.Egress,
+		allow:   slices.Clone(cfg.Allow),
+		red:     red,
+		logger:  logger,
+		conns:   map[net.Conn]struct{}{},
+		upRoots: s.roots,
+		now:     s.now,
+		dialer:  &upstreamDialer{resolve: s.resolve, named: slices.Clone(cfg.Named), d: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}},
 	}
 	creds := slices.Clone(cfg.Credentials)
 	if err := drawStandIns(creds, s.random, func(v string) bool { return red.Redact(v) != v }); err != nil {
@@ -178,11 +187,11 @@ func Start(cfg Config, opts ...Option) (*Proxy, error) {
 		}
 	}
 	if len(p.hosts) > 0 {
-		lifetime := cfg.CALifetime
-		if lifetime <= 0 {
-			lifetime = DefaultCALifetime
+		p.caLifetime = cfg.CALifetime
+		if p.caLifetime <= 0 {
+			p.caLifetime = DefaultCALifetime
 		}
-		ca, err := newAuthority(p.hosts, lifetime, s.now)
+		ca, err := newAuthority(p.hosts, p.caLifetime, s.now)
 		if err != nil {
 			return nil, err
 		}
@@ -272,29 +281,64 @@ func (p *Proxy) Bindings() []Binding {
 // nil when nothing is bound. It is public material; the key is never
 // handed out.
 func (p *Proxy) CAPEM() []byte {
-	if p.ca == nil {
+	ca := p.authority()
+	if ca == nil {
 		return nil
 	}
-	return p.ca.PEM()
+	return ca.PEM()
 }
 
 // CAFingerprint returns the SHA-256 fingerprint of the CA's certificate,
 // as openssl x509 -fingerprint -sha256 prints it, or "" when nothing is
 // bound.
 func (p *Proxy) CAFingerprint() string {
-	if p.ca == nil {
+	ca := p.authority()
+	if ca == nil {
 		return ""
 	}
-	return p.ca.fingerprint()
+	return ca.fingerprint()
 }
 
 // CAExpires returns when the CA stops being valid (zero when nothing is
 // bound).
 func (p *Proxy) CAExpires() time.Time {
-	if p.ca == nil {
+	ca := p.authority()
+	if ca == nil {
 		return time.Time{}
 	}
-	return p.ca.cert.NotAfter
+	return ca.cert.NotAfter
+}
+
+// authority returns the CA leaves are signed with, nil when nothing is
+// bound. Half way through its life a new one takes its place, and the
+// bundle is written again with both, so that a process started before
+// keeps trusting the old one's leaves while it lasts and one started
+// after trusts the new: a bot that runs for months keeps a CA no older
+// than its lifetime. A process that outlives the old CA and started
+// before the renewal must be started again.
+func (p *Proxy) authority() *authority {
+	p.caMu.Lock()
+	defer p.caMu.Unlock()
+	if p.ca == nil {
+		return nil
+	}
+	now := p.now()
+	if now.Before(p.ca.cert.NotBefore.Add(clockSkew + p.caLifetime/2)) {
+		return p.ca
+	}
+	next, err := newAuthority(p.hosts, p.caLifetime, p.now)
+	if err != nil {
+		p.logger.Warn("credential proxy: cannot renew the CA; the current one stays", "expires", p.ca.cert.NotAfter, "err", err)
+		return p.ca
+	}
+	p.prevCA, p.ca = p.ca, next
+	if p.bundle != "" {
+		if err := p.writeBundleLocked(); err != nil {
+			p.logger.Error("credential proxy: the CA was renewed but the bundle cannot be written; processes started from now on will not trust its leaves", "err", err)
+		}
+	}
+	p.logger.Info("credential proxy: CA renewed", "sha256", next.fingerprint(), "expires", next.cert.NotAfter)
+	return next
 }
 
 // Close stops the proxy and closes every connection it holds.
