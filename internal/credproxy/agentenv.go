@@ -78,7 +78,8 @@ func SystemRoots(sslCertFile string) ([]byte, error) {
 
 // WriteBundle writes the agent's CA bundle to path: roots (the system's,
 // from [SystemRoots]) and the proxy's CA certificate, public material
-// only; after a renewal, the CA it replaced too, while it lasts. The file
+// only; its successor once published and, after a renewal, the CA it
+// replaced while it lasts. The file
 // is replaced whole (a temporary file renamed), readable by everyone and
 // writable by the bot's user alone, in a directory made if missing (mode
 // 0755). The proxy writes it there again when it renews its CA.
@@ -104,7 +105,7 @@ func (p *Proxy) writeBundleLocked() error {
 	if len(roots) > 0 && roots[len(roots)-1] != '\n' {
 		b.WriteByte('\n')
 	}
-	for _, ca := range []*authority{p.ca, p.prevCA} {
+	for _, ca := range []*authority{p.ca, p.next, p.prevCA} {
 		if ca == nil || !p.now().Before(ca.cert.NotAfter) {
 			continue
 		}

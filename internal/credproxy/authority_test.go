@@ -166,35 +166,44 @@ func TestCARenewedHalfWay(t *testing.T) {
 	first := p.CACert()
 
 	now.Store(start.Add(4 * time.Hour).UnixNano())
-	if p.CACert() != first {
-		t.Fatal("the CA was renewed before half its life")
+	p.CACert()
+	if b, _ := os.ReadFile(path); bytes.Count(b, []byte("BEGIN CERTIFICATE")) != 2 {
+		t.Fatal("a successor was published before half the CA's life")
 	}
+	// Half way: the successor is in the bundle, the CA still signs.
 	now.Store(start.Add(6 * time.Hour).UnixNano())
 	leaf, err := p.Leaf("api.github.com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := p.CACert()
-	if second.Equal(first) {
-		t.Fatal("the CA was not renewed half way through its life")
-	}
-	if err := leaf.CheckSignatureFrom(second); err != nil {
-		t.Errorf("the leaf is not signed by the new CA: %v", err)
+	if err := leaf.CheckSignatureFrom(first); err != nil || !p.CACert().Equal(first) {
+		t.Fatal("the CA stopped signing before it expires")
 	}
 	b, _ := os.ReadFile(path)
-	for name, c := range map[string]*x509.Certificate{"old": first, "new": second} {
-		if !bytes.Contains(b, pemCert(c)) {
-			t.Errorf("the bundle lacks the %s CA", name)
-		}
+	if bytes.Count(b, []byte("BEGIN CERTIFICATE")) != 3 || !bytes.Contains(b, pemCert(first)) {
+		t.Fatal("the bundle lacks the successor or the CA")
+	}
+	// An hour before it expires, the successor signs.
+	now.Store(start.Add(9*time.Hour + 30*time.Minute).UnixNano())
+	leaf, err = p.Leaf("api.github.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := p.CACert()
+	if second.Equal(first) || leaf.CheckSignatureFrom(second) != nil {
+		t.Fatal("the successor does not sign an hour before the CA expires")
+	}
+	if b, _ := os.ReadFile(path); !bytes.Contains(b, pemCert(second)) || !bytes.Contains(b, pemCert(first)) {
+		t.Error("the bundle lacks the new CA, or the old one before it expires")
 	}
 	if len(rec.Find(logtest.Is(slog.LevelInfo, "CA renewed"))) != 1 {
 		t.Error("no Info line for the renewal")
 	}
-	// Once the old one has expired, the next renewal leaves it out.
+	// The old one expired: the next successor comes, the old one goes.
 	now.Store(start.Add(12 * time.Hour).UnixNano())
-	third := p.CACert()
+	p.CACert()
 	b, _ = os.ReadFile(path)
-	if third.Equal(second) || bytes.Contains(b, pemCert(first)) || !bytes.Contains(b, pemCert(second)) || !bytes.Contains(b, pemCert(third)) {
-		t.Error("after the old CA expired the bundle should hold the current and the previous CA only")
+	if bytes.Contains(b, pemCert(first)) || !bytes.Contains(b, pemCert(second)) || bytes.Count(b, []byte("BEGIN CERTIFICATE")) != 3 {
+		t.Error("after the old CA expired the bundle should hold the roots, the CA and its successor")
 	}
 }

@@ -110,14 +110,15 @@ type Proxy struct {
 	red    *redactor.Redactor
 	logger *slog.Logger
 
-	// caMu guards the CA, the one it replaced (still in the bundle until
-	// it expires) and where the bundle goes; see authority.
-	caMu       sync.Mutex
-	ca, prevCA *authority
-	caLifetime time.Duration
-	now        func() time.Time
-	bundle     string
-	roots      []byte
+	// caMu guards the CA that signs, its successor once published, the
+	// one it replaced (in the bundle until it expires) and where the
+	// bundle goes; see authority.
+	caMu             sync.Mutex
+	ca, next, prevCA *authority
+	caLifetime       time.Duration
+	now              func() time.Time
+	bundle           string
+	roots            []byte
 	// upRoots verify the bound hosts' certificates; nil means the
 	// system's.
 	upRoots *x509.CertPool
@@ -310,12 +311,13 @@ func (p *Proxy) CAExpires() time.Time {
 }
 
 // authority returns the CA leaves are signed with, nil when nothing is
-// bound. Half way through its life a new one takes its place, and the
-// bundle is written again with both, so that a process started before
-// keeps trusting the old one's leaves while it lasts and one started
-// after trusts the new: a bot that runs for months keeps a CA no older
-// than its lifetime. A process that outlives the old CA and started
-// before the renewal must be started again.
+// bound. Half way through its life its successor is made and added to the
+// bundle, which is written again; an hour before it expires the successor
+// signs instead. So a process started at any time trusts the CA that
+// signs for at least half a lifetime (15 days by default), and a bot that
+// runs for months never holds a CA key older than a lifetime; a process
+// started before a successor was published must be started again within
+// the old CA's life.
 func (p *Proxy) authority() *authority {
 	p.caMu.Lock()
 	defer p.caMu.Unlock()
@@ -323,22 +325,26 @@ func (p *Proxy) authority() *authority {
 		return nil
 	}
 	now := p.now()
-	if now.Before(p.ca.cert.NotBefore.Add(clockSkew + p.caLifetime/2)) {
-		return p.ca
-	}
-	next, err := newAuthority(p.hosts, p.caLifetime, p.now)
-	if err != nil {
-		p.logger.Warn("credential proxy: cannot renew the CA; the current one stays", "expires", p.ca.cert.NotAfter, "err", err)
-		return p.ca
-	}
-	p.prevCA, p.ca = p.ca, next
-	if p.bundle != "" {
-		if err := p.writeBundleLocked(); err != nil {
-			p.logger.Error("credential proxy: the CA was renewed but the bundle cannot be written; processes started from now on will not trust its leaves", "err", err)
+	changed := false
+	if p.next == nil && !now.Before(p.ca.cert.NotBefore.Add(clockSkew+p.caLifetime/2)) {
+		next, err := newAuthority(p.hosts, p.caLifetime, p.now)
+		if err != nil {
+			p.logger.Warn("credential proxy: cannot make the CA's successor; the current one stays", "expires", p.ca.cert.NotAfter, "err", err)
+		} else {
+			p.next, changed = next, true
+			p.logger.Info("credential proxy: the CA's successor is in the bundle", "sha256", next.fingerprint(), "signs from", p.ca.cert.NotAfter.Add(-time.Hour))
 		}
 	}
-	p.logger.Info("credential proxy: CA renewed", "sha256", next.fingerprint(), "expires", next.cert.NotAfter)
-	return next
+	if p.next != nil && !now.Before(p.ca.cert.NotAfter.Add(-time.Hour)) {
+		p.prevCA, p.ca, p.next, changed = p.ca, p.next, nil, true
+		p.logger.Info("credential proxy: CA renewed", "sha256", p.ca.fingerprint(), "expires", p.ca.cert.NotAfter)
+	}
+	if changed && p.bundle != "" {
+		if err := p.writeBundleLocked(); err != nil {
+			p.logger.Error("credential proxy: the CA bundle cannot be written again; processes started from now on may not trust the proxy's certificates", "err", err)
+		}
+	}
+	return p.ca
 }
 
 // Close stops the proxy and closes every connection it holds.
