@@ -64,7 +64,7 @@ func doctorCredentials(ctx context.Context, r *report, cfg Config, environ func(
 		r.line("  %s stand-in: %s, new at each start", c.Variable, credproxy.Shape(standIns[c.Variable]))
 	}
 	if fp := cp.proxy.CAFingerprint(); fp != "" {
-		r.line("  CA: ECDSA P-256, made at each start, key in memory only, valid %s, SHA-256 %s (this doctor's; the bot logs its own)", credproxy.DefaultCALifetime, fp)
+		r.line("  CA: ECDSA P-256, made at each start, key in memory only, valid %d days (a successor after half), SHA-256 %s (this doctor's; the bot logs its own)", int(credproxy.DefaultCALifetime.Hours()/24), fp)
 	}
 	doctorStandInProbe(ctx, r, cfg, environ, cp)
 }
