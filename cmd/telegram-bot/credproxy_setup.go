@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,6 +40,14 @@ type credentialProxy struct {
 // by the bot's user alone.
 func caBundleDir() string {
 	return filepath.Join(os.TempDir(), "telegram-agent-ca-"+strconv.Itoa(os.Geteuid()))
+}
+
+// bundleName is the CA bundle's file name for the bot whose state is in
+// agentDir: two bots of one user each have their own (one AGENT_DIR holds
+// one bot), and a restart writes the same file again.
+func bundleName(agentDir string) string {
+	sum := sha256.Sum256([]byte(agentDir))
+	return "ca-bundle-" + hex.EncodeToString(sum[:6]) + ".pem"
 }
 
 // ownBundleDir makes dir (mode 0755) and checks that it is a directory
@@ -78,7 +88,7 @@ func startCredentialProxy(cfg Config, environ map[string]string, red *redactor.R
 		Logger:      logger,
 	})
 	if err == nil && p.CAPEM() != nil {
-		cp.bundle = filepath.Join(bundleDir, "ca-bundle.pem")
+		cp.bundle = filepath.Join(bundleDir, bundleName(cfg.AgentDir))
 		err = ownBundleDir(bundleDir)
 		var roots []byte
 		if err == nil {

@@ -141,7 +141,7 @@ func TestCredentialProxyStandIns(t *testing.T) {
 	if env["NODE_USE_ENV_PROXY"] != "1" || strings.Contains(env["NO_PROXY"], "github") {
 		t.Errorf("NODE_USE_ENV_PROXY=%q NO_PROXY=%q", env["NODE_USE_ENV_PROXY"], env["NO_PROXY"])
 	}
-	bundle := filepath.Join(dir, "ca-bundle.pem")
+	bundle := filepath.Join(dir, bundleName(c.AgentDir))
 	for _, v := range []string{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "PIP_CERT"} {
 		if env[v] != bundle {
 			t.Errorf("%s = %q, want the bundle", v, env[v])
@@ -326,7 +326,7 @@ func TestBinaryStandIn(t *testing.T) {
 			return nil
 		})
 	}
-	if b, err := os.ReadFile(filepath.Join(caBundleDir(), "ca-bundle.pem")); err != nil || !bytes.Contains(b, []byte("telegram-agent credential proxy CA")) {
+	if b, err := os.ReadFile(filepath.Join(caBundleDir(), bundleName(agentDir))); err != nil || !bytes.Contains(b, []byte("telegram-agent credential proxy CA")) {
 		t.Errorf("the bot wrote no CA bundle (%v)", err)
 	}
 }
