@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -210,5 +212,19 @@ func drawStandIns(cfg *Config) {
 	cfg.Policy.StandIns = map[string]string{}
 	for _, c := range creds {
 		cfg.Policy.StandIns[c.Variable] = c.StandIn
+	}
+}
+
+// addSecrets adds values (what the MCP configuration hands to servers) to
+// the secret values, but for the stand-ins: a server given ${GH_TOKEN}
+// gets the stand-in, which is worth nothing and must stay visible to the
+// agent (a stand-in among the secrets would also be refused by the spawn
+// policy).
+func addSecrets(cfg *Config, values []string) {
+	for _, v := range values {
+		if slices.Contains(cfg.Policy.SecretValues, v) || slices.Contains(slices.Collect(maps.Values(cfg.Policy.StandIns)), v) {
+			continue
+		}
+		cfg.Policy.SecretValues = append(cfg.Policy.SecretValues, v)
 	}
 }

@@ -330,3 +330,19 @@ func TestBinaryStandIn(t *testing.T) {
 		t.Errorf("the bot wrote no CA bundle (%v)", err)
 	}
 }
+
+func TestAddSecretsLeavesStandInsOut(t *testing.T) {
+	c := credConfig(t)
+	drawStandIns(&c)
+	standIn := c.Policy.StandIns["GH_TOKEN"]
+	addSecrets(&c, []string{standIn, "mcp-server-secret-0042"})
+	if slices.Contains(c.Policy.SecretValues, standIn) {
+		t.Error("the stand-in became a secret value")
+	}
+	if !slices.Contains(c.Policy.SecretValues, "mcp-server-secret-0042") {
+		t.Error("the MCP server's secret is not a secret value")
+	}
+	if err := c.Policy.Validate(); err != nil {
+		t.Errorf("the options are invalid: %v", err)
+	}
+}

@@ -110,11 +110,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		printConfigProblems(stderr, err)
 		return 2
 	}
-	for _, v := range mcpCfg.Secrets {
-		if !slices.Contains(cfg.Policy.SecretValues, v) {
-			cfg.Policy.SecretValues = append(cfg.Policy.SecretValues, v)
-		}
-	}
+	addSecrets(&cfg, mcpCfg.Secrets)
 
 	red := redactor.New(cfg.Policy.SecretValues)
 	logger := newLogger(stderr, cfg, red)
