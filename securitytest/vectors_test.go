@@ -106,11 +106,19 @@ type vectorPaths struct {
 var (
 	// expectRedacted: a known secret was printed and came back redacted.
 	expectRedacted = expectation{what: "[REDACTED]", text: func(secretSet) string { return redactor.Token }}
-	// expectControl: GH_TOKEN, allowed by PROCESS_ENV_ALLOW, arrived, and
-	// its value was redacted (GH_TOKEN=[REDACTED], GH_TOKEN="[REDACTED]",
-	// "GH_TOKEN": "[REDACTED]"); the channels are searched for the value
-	// itself like for every other secret.
-	expectControl = expectation{what: "GH_TOKEN, redacted, in the tool result",
+	// expectControl: GH_TOKEN, allowed by PROCESS_ENV_ALLOW and bound to
+	// GitHub's hosts by the built-in binding, arrived as a stand-in of
+	// the real value's shape (GH_TOKEN=gho_..., GH_TOKEN="gho_...",
+	// "GH_TOKEN": "gho_..."), which the credential proxy swaps for the
+	// real value on requests to GitHub; the channels are searched for the
+	// real value itself like for every other secret, so a match here is
+	// never the real value.
+	expectControl = expectation{what: "GH_TOKEN, as a stand-in, in the tool result",
+		pattern: regexp.MustCompile(envControl + `\W{1,4}gho_[0-9A-Za-z]{36}\b`)}
+	// expectControlRedacted: GH_TOKEN arrived through a bare spawn policy
+	// that allows it (no credential proxy), its value redacted
+	// (GH_TOKEN=[REDACTED], GH_TOKEN="[REDACTED]").
+	expectControlRedacted = expectation{what: "GH_TOKEN, redacted, in the tool result",
 		pattern: regexp.MustCompile(envControl + `\W{1,4}` + regexp.QuoteMeta(redactor.Token))}
 	// expectDigest: the fake MCP server received GITHUB_TOKEN through its
 	// explicit env entry (its value itself is redacted).

@@ -68,6 +68,9 @@ type Config struct {
 	// from (its keys are secrets: never print them), so that a refusal
 	// can say which secret a value is.
 	SecretSources map[string][]string
+	// Credentials are the credential proxy's settings (CREDENTIAL_HOSTS,
+	// AGENT_EGRESS, AGENT_EGRESS_ALLOW).
+	Credentials credentialSettings
 	// Warnings are problems that do not stop the bot (a secret too short to
 	// be redacted, for one); run logs them and the doctor prints them.
 	Warnings []string
@@ -180,6 +183,9 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
 	if err != nil {
+		errs = append(errs, err)
+	}
+	if c.Credentials, err = parseCredentials(e, c, environ); err != nil {
 		errs = append(errs, err)
 	}
 

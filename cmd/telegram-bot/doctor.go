@@ -117,6 +117,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	doctorUsage(r, cfg)
 
 	policy := doctorProcessEnvironment(r, cfg, deps.environ)
+	doctorCredentials(ctx, r, cfg, deps.environ)
 	if policy != nil {
 		doctorHardening(ctx, r, cfg, deps.probe, policy)
 	}

@@ -44,6 +44,9 @@ type Env struct {
 	ProcessEnvAllow   string `envconfig:"PROCESS_ENV_ALLOW" desc:"comma-separated names or globs agent processes keep even when denied (GH_TOKEN)"`
 	ProcessEnvDeny    string `envconfig:"PROCESS_ENV_DENY" desc:"comma-separated names or globs removed from agent processes, added to the defaults"`
 	ProcessEnvSecrets string `envconfig:"PROCESS_ENV_SECRETS" desc:"comma-separated names of variables whose values are secret (removed and redacted)"`
+	CredentialHosts   string `envconfig:"CREDENTIAL_HOSTS" desc:"bindings of allowed variables to the hosts they are for, VAR=host,*.domain;VAR=host (built in: GH_TOKEN, GITHUB_TOKEN, NPM_TOKEN, HF_TOKEN and more); agent processes get a stand-in the proxy swaps"`
+	AgentEgress       string `envconfig:"AGENT_EGRESS" desc:"open (the default), allowlist (only bound hosts and AGENT_EGRESS_ALLOW) or required (allowlist, or refuse to start where the kernel cannot enforce it)"`
+	AgentEgressAllow  string `envconfig:"AGENT_EGRESS_ALLOW" desc:"comma-separated hosts and *.domain globs agent processes may reach besides the bound ones; these may resolve to private addresses"`
 	HardenHost        string `envconfig:"PROCESS_ENV_HARDEN_HOST_PROCESS" default:"true" desc:"make the bot process non-dumpable so agent processes cannot read its environment"`
 
 	AgentDir        string `envconfig:"AGENT_DIR" default:"data" desc:"state: transcripts, chat settings, jobs, heartbeat"`

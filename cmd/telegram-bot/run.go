@@ -94,6 +94,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	// The MCP configuration comes first: the values it hands to servers on
 	// purpose are secrets too, for the policy and the redactor alike. Its
 	// errors name sources, servers and variables, never values.
+	drawStandIns(&cfg)
 	lookup := os.LookupEnv
 	if environ != nil {
 		env := environ()
@@ -104,11 +105,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		printConfigProblems(stderr, err)
 		return 2
 	}
-	for _, v := range mcpCfg.Secrets {
-		if !slices.Contains(cfg.Policy.SecretValues, v) {
-			cfg.Policy.SecretValues = append(cfg.Policy.SecretValues, v)
-		}
-	}
+	addSecrets(&cfg, mcpCfg.Secrets)
 
 	red := redactor.New(cfg.Policy.SecretValues)
 	logger := newLogger(stderr, cfg, red)
@@ -125,6 +122,17 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		return 2
 	}
 	hardening.Apply(cfg.Policy.HardenHostProcess, logger)
+	// The credential proxy comes before the sandbox, which must let
+	// agent processes read its CA bundle; it fails closed (a bound
+	// variable is withheld when it cannot start).
+	creds := startCredentialProxy(cfg, agentEnviron(environ), red, logger, caBundleDir())
+	defer creds.Close()
+	if text, warn := creds.line(); warn {
+		logger.Error(text)
+	} else {
+		logger.Info(text)
+	}
+	creds.apply(&cfg.Policy, &cfg.Sandbox)
 	// One launcher is kept started ahead, so a bash call does not wait
 	// for the launcher's own start (docs/performance.md).
 	box, err := setupSandbox(cfg, agentEnviron(environ), sandbox.WithWarm())
@@ -157,6 +165,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	logger.Info(policy.Summary())
 	logger.Info("Approvals: " + cfg.Approvals.summary())
 	for _, name := range cfg.Passed {
+		if slices.Contains(cfg.Credentials.names(), name) {
+			continue // the credential proxy's line says what they get
+		}
 		logger.Info("passed to agent processes; its value is redacted", "variable", name)
 	}
 

@@ -9,13 +9,14 @@
 // child gets. [Context.ApplyTo] copies it into an [os/exec.Cmd], whose Env is
 // then never nil, so a child never inherits the host environment untouched.
 //
-// Precedence, for every inherited variable: an explicit name in Deny removes
-// it; else a name or glob in Allow keeps it; else a glob in Deny removes it;
+// Precedence, for every inherited variable: a name in Withhold removes it;
+// an explicit name in Deny removes it; else a name or glob in Allow keeps it; else a glob in Deny removes it;
 // else a value that is a URL carrying a credential (a password, or a
 // token-like query parameter: see [URLCredentials]) removes it; else a value
 // that holds one of SecretValues, in any form the redactor knows (itself,
 // inside a longer text, base64, hex, percent- or JSON-encoded, a run of its
-// bytes), removes it; else it is kept. Names and
+// bytes), removes it; else it is kept, with its stand-in for a value when
+// StandIns has one, and Extra is set over what is kept. Names and
 // globs match case-insensitively, and "*" is the only wildcard. Variables the
 // request sets explicitly are never filtered.
 //

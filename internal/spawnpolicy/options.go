@@ -71,6 +71,20 @@ type Options struct {
 	// sandbox launcher ([Context.ApplyTo] routes it); nil starts them as
 	// they are (AGENT_SANDBOX=off).
 	Sandbox *sandbox.Launcher
+	// StandIns gives, by name, the value agent processes get in place of
+	// an inherited variable's own: a bound credential's stand-in, which
+	// the credential proxy swaps for the real value. A variable the rules
+	// remove stays removed; one they keep gets its stand-in.
+	StandIns map[string]string
+	// Withhold names variables removed from every prepared context
+	// whatever Allow says (names, not globs): a bound credential whose
+	// proxy could not start, which must never reach agent processes
+	// with its real value.
+	Withhold []string
+	// Extra are variables every prepared context gets, set after the
+	// filter and the stand-ins and before the request's own variables:
+	// the proxy's HTTPS_PROXY and the CA bundle's variables.
+	Extra map[string]string
 }
 
 // DefaultOptions returns the options a host starts from: Deny holds a fresh
@@ -104,6 +118,7 @@ func (o Options) Validate() error {
 			problems = append(problems, fmt.Errorf("spawnpolicy: hooks[%d] is nil", i))
 		}
 	}
+	problems = append(problems, o.validateSubstitutes()...)
 	return errors.Join(problems...)
 }
 

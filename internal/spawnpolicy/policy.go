@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,6 +25,8 @@ type Policy struct {
 	allow     []string
 	// launcher starts every process in the sandbox; nil when it is off.
 	launcher *sandbox.Launcher
+	// standIns and extra are Options.StandIns and Options.Extra.
+	standIns, extra map[string]string
 }
 
 // New builds a policy from opts, which must be valid (see
@@ -51,6 +54,8 @@ func New(opts Options, logger *slog.Logger, environ func() map[string]string) (*
 		denyCount: len(opts.Deny),
 		allow:     slices.Clone(opts.Allow),
 		launcher:  opts.Sandbox,
+		standIns:  maps.Clone(opts.StandIns),
+		extra:     maps.Clone(opts.Extra),
 	}, nil
 }
 
@@ -64,7 +69,9 @@ func (p *Policy) Sandbox() *sandbox.Launcher { return p.launcher }
 //  2. remove the inherited variables the rules reject (see the package
 //     documentation for the precedence), and number again the git
 //     configuration pairs (GIT_CONFIG_COUNT) left whole when that removed
-//     a part of one, which git would refuse to run with;
+//     a part of one, which git would refuse to run with; then give the
+//     kept variables that have one their stand-ins (Options.StandIns),
+//     and set Options.Extra;
 //  3. apply req.Env, setting non-nil values and removing nil ones, unfiltered;
 //  4. set TZ to req.TimeZoneID unless req.Env names TZ (not on Windows);
 //  5. run the hooks in order;
@@ -100,6 +107,7 @@ func (p *Policy) Prepare(req Request) (Context, error) {
 		env[name] = value
 	}
 	gitConfigAfterFilter(env, inherited)
+	substitute(env, p.standIns, p.extra)
 	for name, value := range req.Env {
 		if value == nil {
 			unsetVar(env, name, foldNames)

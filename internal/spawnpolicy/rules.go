@@ -10,6 +10,9 @@ import (
 // its value is a known secret.
 const ruleSecretValue = "secret value"
 
+// ruleWithheld is the rule Explain names for a variable Withhold removes.
+const ruleWithheld = "withheld: its credential proxy is not running"
+
 // rules is the compiled environment filter, built once by New.
 type rules struct {
 	// denyNames are the explicit names in Deny: they beat Allow.
@@ -21,11 +24,16 @@ type rules struct {
 	// secrets finds the SecretValues long enough to count inside a value,
 	// in every form it knows; nil when there are none.
 	secrets *redactor.Redactor
+	// withhold are the names in Withhold: they beat everything.
+	withhold []pattern
 }
 
 // compileRules compiles validated options.
 func compileRules(opts Options) rules {
 	var r rules
+	for _, name := range opts.Withhold {
+		r.withhold = append(r.withhold, compilePattern(name))
+	}
 	for _, entry := range opts.Deny {
 		p := compilePattern(entry)
 		if p.glob {
@@ -43,8 +51,8 @@ func compileRules(opts Options) rules {
 	return r
 }
 
-// removedBy applies the filter's precedence to one inherited variable: an
-// explicit name in Deny removes it; else a name or glob in Allow keeps it;
+// removedBy applies the filter's precedence to one inherited variable: a
+// name in Withhold removes it; an explicit name in Deny removes it; else a name or glob in Allow keeps it;
 // else a glob in Deny removes it; else a value that is a URL carrying a
 // credential removes it; else a value that holds a secret value removes it;
 // else it is kept. It
@@ -52,6 +60,11 @@ func compileRules(opts Options) rules {
 // "credential URL" or "secret value") and true, or "" and false when it is
 // kept.
 func (r *rules) removedBy(name, value string) (string, bool) {
+	for i := range r.withhold {
+		if r.withhold[i].match(name) {
+			return ruleWithheld, true
+		}
+	}
 	for i := range r.denyNames {
 		if r.denyNames[i].match(name) {
 			return r.denyNames[i].source, true
@@ -85,6 +98,11 @@ func (r *rules) removedAfterAllow(name, value string) (string, bool) {
 // passed reports whether Allow keeps a variable that a rule it wins over
 // would otherwise remove.
 func (r *rules) passed(name, value string) bool {
+	for i := range r.withhold {
+		if r.withhold[i].match(name) {
+			return false
+		}
+	}
 	for i := range r.denyNames {
 		if r.denyNames[i].match(name) {
 			return false
