@@ -24,6 +24,19 @@ type spec struct {
 	Parent int `json:"parent"`
 	// ExtraFiles is how many descriptors, from 3 on, the command inherits.
 	ExtraFiles int `json:"extra_files"`
+	// Relay is set when the command runs as the agent's ids ([WithSpawner]):
+	// the descriptor after the command's extra files is the socket to the
+	// agent-side launcher, which this launcher hands the command to.
+	Relay bool `json:"relay,omitempty"`
+}
+
+// relayed returns how many descriptors the launcher holds besides the
+// command's: the agent-side launcher's socket when it relays.
+func (s spec) relayed() int {
+	if s.Relay {
+		return 1
+	}
+	return 0
 }
 
 // Launcher starts commands inside the sandbox by re-executing the bot's own
@@ -39,6 +52,8 @@ type Launcher struct {
 	// test puts in its place (withWarmStart).
 	startWarm func(cmd *exec.Cmd) error
 	pool      pool
+	// agents are the agent-side launchers, with a Spawner ([WithSpawner]).
+	agents agents
 }
 
 // Option configures a [Launcher].

@@ -58,6 +58,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(runCommand(os.Args[2], os.Args[3] == "warm"))
 	}
+	if len(os.Args) == 4 && os.Args[1] == spawnerPeerArg {
+		os.Exit(askAsPeer(os.Args[2], os.Args[3]))
+	}
 	if len(os.Args) == 2 && os.Args[1] == fakeBotArg {
 		fmt.Println(os.Getpid())
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')

@@ -42,6 +42,9 @@ func (v View) OpenFile(path string, flag int, perm os.FileMode) (*os.File, error
 // pool is empty outside Linux: no launcher is started ahead.
 type pool struct{}
 
+// agents is empty outside Linux: there is no spawner.
+type agents struct{}
+
 // Start starts cmd, which Wrap made fail: a sandboxed command cannot
 // start outside Linux.
 func (l *Launcher) Start(cmd *exec.Cmd) error { return cmd.Start() }

@@ -66,6 +66,11 @@ func (l *Launcher) Start(cmd *exec.Cmd) error {
 		return cmd.Start()
 	}
 	defer spec.Close()
+	if n := len(cmd.ExtraFiles); l.agents.spawner != nil && n >= 2 {
+		// The agent-side launcher's socket: once the launcher has its
+		// copy, the bot's would only keep it from seeing the end.
+		defer cmd.ExtraFiles[n-2].Close()
+	}
 	if w := l.take(cmd); w != nil {
 		if err := w.hand(cmd); err == nil {
 			cmd.Process = w.proc
@@ -88,6 +93,7 @@ func (l *Launcher) Close() error {
 		w.end()
 	}
 	l.pool.starts.Wait()
+	l.closeAgents()
 	return nil
 }
 
