@@ -3,8 +3,10 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"sync"
+	"time"
 )
 
 // agents are a launcher's agent-side launchers: the spawner that starts
@@ -94,4 +96,25 @@ func (l *Launcher) closeAgents() {
 		f.Close()
 	}
 	a.starts.Wait()
+}
+
+// waitAgent waits until the agent-side launcher started ahead is there,
+// with a spawner: what waitWarm waits for besides the warm launcher.
+func (l *Launcher) waitAgent(ctx context.Context) error {
+	a := &l.agents
+	for a.spawner != nil {
+		l.refillAgent()
+		a.mu.Lock()
+		ready := a.next != nil || a.closed
+		a.mu.Unlock()
+		if ready {
+			return nil
+		}
+		select {
+		case <-time.After(time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }

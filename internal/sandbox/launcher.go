@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 )
 
 // LaunchArg is the hidden argument that starts the bot's binary in launcher
@@ -100,3 +101,11 @@ func (l *Launcher) Warm() bool { return l.warm }
 
 // Executable returns the binary the launcher re-executes.
 func (l *Launcher) Executable() string { return l.executable }
+
+// IDs are a uid and a gid.
+type IDs struct {
+	UID, GID int
+}
+
+// String returns "uid:gid".
+func (i IDs) String() string { return strconv.Itoa(i.UID) + ":" + strconv.Itoa(i.GID) }

@@ -61,3 +61,24 @@ func (l *Launcher) waitWarm(context.Context) error { return errUnsupported }
 // ReapLeftovers reports that outside Linux there is no launcher to leave
 // anything behind.
 func ReapLeftovers(context.Context) error { return errUnsupported }
+
+// Spawner is a stand-in outside Linux: none can be started.
+type Spawner struct{}
+
+// StartSpawner reports that the spawner needs Linux.
+func StartSpawner(string, IDs, IDs) (*Spawner, error) { return nil, errUnsupported }
+
+// Agent returns no ids: there is no spawner outside Linux.
+func (s *Spawner) Agent() IDs { return IDs{} }
+
+// Pid returns 0.
+func (s *Spawner) Pid() int { return 0 }
+
+// Close does nothing.
+func (s *Spawner) Close() error { return nil }
+
+// WithSpawner does nothing outside Linux.
+func WithSpawner(*Spawner) Option { return func(*Launcher) {} }
+
+// Agent reports that commands run as the bot's own ids outside Linux.
+func (l *Launcher) Agent() (IDs, bool) { return IDs{}, false }

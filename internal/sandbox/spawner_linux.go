@@ -47,14 +47,6 @@ const (
 	capSetpcap = unix.CAP_SETPCAP
 )
 
-// IDs are a uid and a gid.
-type IDs struct {
-	UID, GID int
-}
-
-// String returns "uid:gid".
-func (i IDs) String() string { return strconv.Itoa(i.UID) + ":" + strconv.Itoa(i.GID) }
-
 // Spawner is the one process that may start processes as the agent's ids:
 // the bot's child, started by [StartSpawner] before the bot gives up its
 // own privileges, that keeps only CAP_SETUID and CAP_SETGID (its bounding

@@ -44,7 +44,7 @@ func askAsPeer(uid, gid string) int {
 
 // newSpawner starts a spawner of a public copy of the test binary, as
 // botIDs for testAgent, ended with the test. It needs root.
-func newSpawner(t *testing.T, bin string) *sandbox.Spawner {
+func newSpawner(t testing.TB, bin string) *sandbox.Spawner {
 	t.Helper()
 	if !asusertest.Needed() {
 		t.Skip("the spawner needs root (or CAP_SETUID and CAP_SETGID) to start, and the tests do not run as root")

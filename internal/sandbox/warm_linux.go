@@ -170,9 +170,11 @@ func hasContext(cmd *exec.Cmd) bool {
 	return !v.IsValid() || v.Kind() != reflect.Interface || !v.IsNil()
 }
 
-// refill starts a replacement launcher in the background, unless one is
+// refill starts a replacement launcher in the background (and, with a
+// spawner, the agent-side one it will relay to), unless one is
 // there or being started.
 func (l *Launcher) refill() {
+	l.refillAgent()
 	p := &l.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -325,7 +327,7 @@ func (l *Launcher) waitWarm(ctx context.Context) error {
 				if !w.ok.Load() {
 					return errors.New("sandbox: the warm launcher ended before it was ready")
 				}
-				return nil
+				return l.waitAgent(ctx)
 			case <-ctx.Done():
 				return ctx.Err()
 			}
