@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -231,80 +230,19 @@ func prepareAgentDirs(cfg Config, agent sandbox.IDs, chown bool) error {
 		if err := os.MkdirAll(dir, 0o2775); err != nil {
 			return fmt.Errorf("agent uid: %w", err)
 		}
-		if err := giveTree(dir, agent, chown); err != nil {
+		uid := -1
+		if chown {
+			uid = agent.UID
+		}
+		if err := giveTree(dir, uid, agent); err != nil {
 			return fmt.Errorf("agent uid: give %s to the agent's ids %s: %w", dir, agent, err)
 		}
 	}
-	if err := os.Chmod(mcpServerHome(cfg), 0o2770); err != nil {
+	if err := setOwnerNoFollow(mcpServerHome(cfg), -1, agent.GID, 0o2770); err != nil {
 		return fmt.Errorf("agent uid: %w", err)
 	}
 	_, err := agentTempDir(os.TempDir(), agent, chown)
 	return err
-}
-
-// giveTree gives every file under root to ids (to ids.GID alone unless
-// chown), without following a symbolic link, and makes the group's
-// permissions the owner's: directories setgid, so that what is created in
-// them keeps the agent's group. The bot's file tools (the agent's group)
-// and the agent's processes (its uid) share the tree that way.
-func giveTree(root string, ids sandbox.IDs, chown bool) error {
-	uid := -1
-	if chown {
-		uid = ids.UID
-	}
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		// Only what differs is changed: a workspace is walked at every
-		// start, and most of it is already the agent's.
-		if st, ok := info.Sys().(*syscall.Stat_t); !ok || (uid >= 0 && int(st.Uid) != uid) || int(st.Gid) != ids.GID {
-			if err := os.Lchown(path, uid, ids.GID); err != nil {
-				return err
-			}
-			if info, err = os.Lstat(path); err != nil {
-				return err
-			}
-		}
-		if d.Type()&fs.ModeSymlink != 0 || !(d.IsDir() || d.Type().IsRegular()) {
-			return nil
-		}
-		mode := info.Mode()
-		want := mode.Perm()&^0o070 | (mode.Perm()&0o700)>>3
-		if d.IsDir() {
-			want |= mode&fs.ModeSticky | fs.ModeSetgid
-		}
-		if want == mode&(fs.ModePerm|fs.ModeSticky|fs.ModeSetgid|fs.ModeSetuid) {
-			return nil
-		}
-		return os.Chmod(path, want)
-	})
-}
-
-// ownTree gives every file under root but skip's tree to ids, without
-// following a symbolic link: the bot's state, which a run of an older
-// version (or as root) may have left with other owners.
-func ownTree(root, skip string, ids sandbox.IDs) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if path == skip {
-			return filepath.SkipDir
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) == ids.UID && int(st.Gid) == ids.GID {
-			return nil
-		}
-		return os.Lchown(path, ids.UID, ids.GID)
-	})
 }
 
 // agentTempDir makes the agent's temporary directory,
@@ -323,11 +261,8 @@ func agentTempDir(base string, agent sandbox.IDs, chown bool) (string, error) {
 	if chown {
 		owner = agent.UID
 	}
-	if err := os.Lchown(dir, owner, agent.GID); err != nil {
-		return "", fmt.Errorf("agent uid: %w", err)
-	}
-	if err := os.Chmod(dir, 0o770|fs.ModeSetgid); err != nil {
-		return "", fmt.Errorf("agent uid: %w", err)
+	if err := setOwnerNoFollow(dir, owner, agent.GID, 0o2770); err != nil {
+		return "", fmt.Errorf("agent uid: temporary directory: %w", err)
 	}
 	return dir, nil
 }
