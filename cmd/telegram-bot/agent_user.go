@@ -257,9 +257,13 @@ func agentTempDir(base string, agent sandbox.IDs, chown bool) (string, error) {
 	if _, err := checkAgentTempDir(base, agent, false); err != nil {
 		return "", err
 	}
-	owner := os.Geteuid()
+	owner := -1
 	if chown {
 		owner = agent.UID
+	} else if info, err := os.Lstat(dir); err == nil && int(info.Sys().(*syscall.Stat_t).Uid) != os.Geteuid() {
+		// The agent's from a start as root: without CAP_CHOWN and
+		// CAP_FOWNER it stays as it is, and checkAgentTempDir judges it.
+		return checkAgentTempDir(base, agent, true)
 	}
 	if err := setOwnerNoFollow(dir, owner, agent.GID, 0o2770); err != nil {
 		return "", fmt.Errorf("agent uid: temporary directory: %w", err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/openaitest"
@@ -275,5 +276,104 @@ func TestDoctorRootWithoutAUser(t *testing.T) {
 				t.Errorf("the doctor lacks %q:\n%s", tt.want, out)
 			}
 		})
+	}
+}
+
+// staticBot builds the bot without cgo, as the image does: a bot that
+// drops capabilities on every thread needs AllThreadsSyscall, which a cgo
+// build lacks.
+func staticBot(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "telegram-bot")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBinaryAgentUIDWithCapabilities starts the bot (built without cgo)
+// as the unprivileged user with CAP_SETUID and CAP_SETGID as ambient
+// capabilities, as a systemd unit's AmbientCapabilities= gives them: it
+// keeps its uid, drops both once the spawner has them, and the agent's
+// bash runs as AGENT_UID, refused every vector of one uid.
+func TestBinaryAgentUIDWithCapabilities(t *testing.T) {
+	needRoot(t)
+	if sandbox.ABI() == 0 {
+		t.Skip("agent processes get their own uid through the sandbox launcher, and the kernel has no Landlock")
+	}
+	for _, tool := range []string{"prlimit", "renice", "taskset"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the probe needs %s (util-linux)", tool)
+		}
+	}
+	bin := asusertest.PublicCopy(t, staticBot(t), 0o711)
+	root := filepath.Dir(bin)
+	agentDir, ws, home := filepath.Join(root, "data"), filepath.Join(root, "workspace"), filepath.Join(root, "home")
+	for _, d := range []string{agentDir, ws, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(d, asusertest.UID, asusertest.GID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tg := telegramtest.New(t)
+	var pid atomic.Int64
+	oa := openaitest.New(t, openaitest.WithResponder(func(r openaitest.ChatRequest) openaitest.Response {
+		if last := r.LastMessage(); last.Role == "tool" {
+			return openaitest.Text("probed")
+		}
+		args, err := json.Marshal(map[string]any{"command": fmt.Sprintf(agentUIDProbe, pid.Load(), agentDir), "timeout": 60})
+		if err != nil {
+			panic(err)
+		}
+		return openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: string(args)})
+	}))
+	env := withoutVars(procEnv(tg, oa.URL(), agentDir, ws, "APPROVAL_MODE=off"), "PATH", "HOME", "AGENT_ALLOW_ROOT")
+	cmd := exec.Command(bin)
+	cmd.Env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "HOME="+home)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential:  &syscall.Credential{Uid: asusertest.UID, Gid: asusertest.GID, Groups: []uint32{}},
+		AmbientCaps: []uintptr{unix.CAP_SETUID, unix.CAP_SETGID},
+	}
+	p := startBotCmd(t, cmd)
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	botPid := cmd.Process.Pid
+	pid.Store(int64(botPid))
+	line := p.waitLog("Agent uid:")
+	want := fmt.Sprintf("the bot runs as %d:%d, agent processes as 64000:64000", asusertest.UID, asusertest.GID)
+	if !strings.Contains(line, want) {
+		t.Fatalf("the start-up line about the uid lacks %q: %s\n%s", want, line, p.log())
+	}
+	p.waitLog("Agent sandbox: landlock")
+	for _, k := range []string{"CapPrm", "CapEff", "CapAmb"} {
+		if got := procStatus(t, botPid, k); strings.Trim(got, "0") != "" {
+			t.Errorf("the bot keeps capabilities: %s %s", k, got)
+		}
+	}
+	tg.SendText(procUser, procUser, "probe")
+	waitMessage(t, tg, procUser, "probed")
+	var result string
+	for _, r := range oa.ChatRequests() {
+		if m := r.LastMessage(); m.Role == "tool" {
+			result = m.Text()
+		}
+	}
+	for _, want := range []string{"uid=64000 gid=64000", "self-prlimit=ok", "prlimit=refused", "renice=refused", "taskset=refused", "self-environ=ok", "environ=refused", "chmod=refused", "touch=refused"} {
+		if !strings.Contains(result, want+"\n") {
+			t.Errorf("the agent's probe lacks %q:\n%s", want, result)
+		}
+	}
+	if !asusertest.Alive(botPid) {
+		t.Fatalf("the bot died after the probe:\n%s", p.log())
+	}
+	if code, _ := p.terminate(); code != 0 {
+		t.Errorf("exit %d:\n%s", code, p.log())
 	}
 }
