@@ -120,13 +120,21 @@ echo "chmod=$(try chmod 0 %[2]q)"
 echo "touch=$(try touch -d 2000-01-01 %[2]q)"
 echo "done"`
 
-// TestBinaryAgentUID starts the built binary as root, with an AGENT_DIR of
-// the unprivileged user's: the bot becomes that user, and the agent's bash
-// runs as AGENT_UID (its default), so the kernel refuses every vector of
-// one uid: prlimit, renice and taskset of the bot, its /proc/<pid>/environ,
-// chmod and utime of AGENT_DIR. The bot is alive afterwards, and its
-// state's mode unchanged.
-func TestBinaryAgentUID(t *testing.T) {
+// probedBot is a bot started for the agent-uid probe: its process, and
+// the probe's answers by line.
+type probedBot struct {
+	p        *botProcess
+	pid      int
+	agentDir string
+	ws       string
+}
+
+// startProbedBot starts bin, whose AGENT_DIR and home belong to the
+// unprivileged user (its workspace too when userWorkspace), with attr (as
+// root when nil), and a model whose first answer runs agentUIDProbe in
+// bash. It waits for the uid line, which must hold line.
+func startProbedBot(t *testing.T, bin string, attr *syscall.SysProcAttr, userWorkspace bool, line string) (*probedBot, *telegramtest.Server, *openaitest.Server) {
+	t.Helper()
 	needRoot(t)
 	if sandbox.ABI() == 0 {
 		t.Skip("agent processes get their own uid through the sandbox launcher, and the kernel has no Landlock")
@@ -136,15 +144,16 @@ func TestBinaryAgentUID(t *testing.T) {
 			t.Skipf("the probe needs %s (util-linux)", tool)
 		}
 	}
-	bin := asusertest.PublicCopy(t, botBinary(t), 0o711)
 	root := filepath.Dir(bin)
-	agentDir, ws, home := filepath.Join(root, "data"), filepath.Join(root, "workspace"), filepath.Join(root, "home")
-	for _, d := range []string{agentDir, ws, home} {
+	b := &probedBot{agentDir: filepath.Join(root, "data"), ws: filepath.Join(root, "workspace")}
+	home := filepath.Join(root, "home")
+	for _, d := range []string{b.agentDir, b.ws, home} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for _, d := range []string{agentDir, home} {
+		if d == b.ws && !userWorkspace {
+			continue
+		}
 		if err := os.Chown(d, asusertest.UID, asusertest.GID); err != nil {
 			t.Fatal(err)
 		}
@@ -155,31 +164,40 @@ func TestBinaryAgentUID(t *testing.T) {
 		if last := r.LastMessage(); last.Role == "tool" {
 			return openaitest.Text("probed")
 		}
-		args, err := json.Marshal(map[string]any{"command": fmt.Sprintf(agentUIDProbe, pid.Load(), agentDir), "timeout": 60})
+		args, err := json.Marshal(map[string]any{"command": fmt.Sprintf(agentUIDProbe, pid.Load(), b.agentDir), "timeout": 60})
 		if err != nil {
 			panic(err)
 		}
 		return openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: string(args)})
 	}))
-	env := withoutVars(procEnv(tg, oa.URL(), agentDir, ws, "APPROVAL_MODE=off"), "PATH", "HOME", "AGENT_ALLOW_ROOT")
+	env := withoutVars(procEnv(tg, oa.URL(), b.agentDir, b.ws, "APPROVAL_MODE=off"), "PATH", "HOME", "AGENT_ALLOW_ROOT")
 	cmd := exec.Command(bin)
 	cmd.Env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "HOME="+home)
 	cmd.Dir = "/"
-	p := startBotCmd(t, cmd)
-	botPid := cmd.Process.Pid
-	pid.Store(int64(botPid))
-	line := p.waitLog("Agent uid:")
-	want := fmt.Sprintf("the bot runs as %d:%d (the owner of AGENT_DIR), agent processes as 64000:64000", asusertest.UID, asusertest.GID)
-	if !strings.Contains(line, want) {
-		t.Fatalf("the start-up line about the uid lacks %q: %s\n%s", want, line, p.log())
+	cmd.SysProcAttr = attr
+	b.p = startBotCmd(t, cmd)
+	if attr != nil {
+		// The child's change of uid cleared the test runner's flag.
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
 	}
-	p.waitLog("Agent sandbox: landlock")
-	if got := procStatus(t, botPid, "Uid"); got != strings.Repeat(strconv.Itoa(asusertest.UID)+" ", 3)+strconv.Itoa(asusertest.UID) {
-		t.Errorf("the bot runs as uids %s", got)
+	b.pid = cmd.Process.Pid
+	pid.Store(int64(b.pid))
+	if got := b.p.waitLog("Agent uid:"); !strings.Contains(got, line) {
+		t.Fatalf("the start-up line about the uid lacks %q: %s\n%s", line, got, b.p.log())
 	}
-	if got := procStatus(t, botPid, "CapEff"); strings.Trim(got, "0") != "" {
-		t.Errorf("the bot keeps capabilities %s", got)
+	b.p.waitLog("Agent sandbox: landlock")
+	for _, k := range []string{"CapPrm", "CapEff", "CapAmb"} {
+		if got := procStatus(t, b.pid, k); strings.Trim(got, "0") != "" {
+			t.Errorf("the bot keeps capabilities: %s %s", k, got)
+		}
 	}
+	return b, tg, oa
+}
+
+// probe has the bot's agent run the probe, and returns its answers by
+// line and the whole result.
+func (b *probedBot) probe(t *testing.T, tg *telegramtest.Server, oa *openaitest.Server) (map[string]string, string) {
+	t.Helper()
 	tg.SendText(procUser, procUser, "probe")
 	waitMessage(t, tg, procUser, "probed")
 	var result string
@@ -194,41 +212,62 @@ func TestBinaryAgentUID(t *testing.T) {
 			got[k] = v
 		}
 	}
-	wantProbe := map[string]string{
-		"uid": "64000 gid=64000", "self-prlimit": "ok", "prlimit": "refused", "self-renice": "ok", "renice": "refused",
-		"self-taskset": "ok", "taskset": "refused", "self-environ": "ok", "environ": "refused", "chmod": "refused", "touch": "refused",
+	return got, result
+}
+
+// wantProbe is the probe's answers where the agent has a uid of its own.
+var wantProbe = map[string]string{
+	"uid": "64000 gid=64000", "self-prlimit": "ok", "prlimit": "refused", "self-renice": "ok", "renice": "refused",
+	"self-taskset": "ok", "taskset": "refused", "self-environ": "ok", "environ": "refused", "chmod": "refused", "touch": "refused",
+}
+
+// TestBinaryAgentUID starts the built binary as root, with an AGENT_DIR of
+// the unprivileged user's: the bot becomes that user, and the agent's bash
+// runs as AGENT_UID (its default), so the kernel refuses every vector of
+// one uid: prlimit, renice and taskset of the bot, its /proc/<pid>/environ,
+// chmod and utime of AGENT_DIR. The bot is alive afterwards, and its
+// state's mode unchanged.
+func TestBinaryAgentUID(t *testing.T) {
+	needRoot(t)
+	b, tg, oa := startProbedBot(t, asusertest.PublicCopy(t, botBinary(t), 0o711), nil, false,
+		fmt.Sprintf("the bot runs as %d:%d (the owner of AGENT_DIR), agent processes as 64000:64000", asusertest.UID, asusertest.GID))
+	if got := procStatus(t, b.pid, "Uid"); got != strings.TrimSpace(strings.Repeat(strconv.Itoa(asusertest.UID)+" ", 4)) {
+		t.Errorf("the bot runs as uids %s", got)
 	}
+	got, result := b.probe(t, tg, oa)
 	if diff := cmp.Diff(wantProbe, got); diff != "" {
 		t.Errorf("the agent's probe (-want +got):\n%s\nthe tool's result:\n%s", diff, result)
 	}
-	if info, err := os.Stat(agentDir); err != nil || info.Mode().Perm() != 0o711 {
+	if info, err := os.Stat(b.agentDir); err != nil || info.Mode().Perm() != 0o711 {
 		t.Errorf("AGENT_DIR after the probe: %v, %v", info.Mode(), err)
 	}
-	if info, err := os.Stat(ws); err != nil || info.Sys().(*syscall.Stat_t).Uid != 64000 {
+	if info, err := os.Stat(b.ws); err != nil || info.Sys().(*syscall.Stat_t).Uid != 64000 {
 		t.Errorf("the workspace was not given to the agent: %v", err)
 	}
-	time.Sleep(1500 * time.Millisecond) // an RLIMIT_CPU of 1 s would have killed the bot by now
-	if !asusertest.Alive(botPid) {
-		t.Fatalf("the bot died after the probe:\n%s", p.log())
+	b.end(t)
+}
+
+// end checks that the bot outlived the probe (an RLIMIT_CPU of 1 s would
+// have killed it within the pause) and stops it.
+func (b *probedBot) end(t *testing.T) {
+	t.Helper()
+	time.Sleep(1500 * time.Millisecond)
+	if !asusertest.Alive(b.pid) {
+		t.Fatalf("the bot died after the probe:\n%s", b.p.log())
 	}
-	if code, _ := p.terminate(); code != 0 {
-		t.Errorf("exit %d:\n%s", code, p.log())
+	if code, _ := b.p.terminate(); code != 0 {
+		t.Errorf("exit %d:\n%s", code, b.p.log())
 	}
 }
 
-// procStatus returns a field of /proc/<pid>/status, its blanks one space.
+// procStatus returns a field of /proc/<pid>/status.
 func procStatus(t *testing.T, pid int, name string) string {
 	t.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	v, err := asusertest.StatusField(pid, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.Join(strings.Fields(v), " ")
-		}
-	}
-	return ""
+	return v
 }
 
 // withoutVars returns env without the variables names.
@@ -303,77 +342,15 @@ func staticBot(t *testing.T) string {
 // bash runs as AGENT_UID, refused every vector of one uid.
 func TestBinaryAgentUIDWithCapabilities(t *testing.T) {
 	needRoot(t)
-	if sandbox.ABI() == 0 {
-		t.Skip("agent processes get their own uid through the sandbox launcher, and the kernel has no Landlock")
-	}
-	for _, tool := range []string{"prlimit", "renice", "taskset"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the probe needs %s (util-linux)", tool)
-		}
-	}
-	bin := asusertest.PublicCopy(t, staticBot(t), 0o711)
-	root := filepath.Dir(bin)
-	agentDir, ws, home := filepath.Join(root, "data"), filepath.Join(root, "workspace"), filepath.Join(root, "home")
-	for _, d := range []string{agentDir, ws, home} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(d, asusertest.UID, asusertest.GID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tg := telegramtest.New(t)
-	var pid atomic.Int64
-	oa := openaitest.New(t, openaitest.WithResponder(func(r openaitest.ChatRequest) openaitest.Response {
-		if last := r.LastMessage(); last.Role == "tool" {
-			return openaitest.Text("probed")
-		}
-		args, err := json.Marshal(map[string]any{"command": fmt.Sprintf(agentUIDProbe, pid.Load(), agentDir), "timeout": 60})
-		if err != nil {
-			panic(err)
-		}
-		return openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: string(args)})
-	}))
-	env := withoutVars(procEnv(tg, oa.URL(), agentDir, ws, "APPROVAL_MODE=off"), "PATH", "HOME", "AGENT_ALLOW_ROOT")
-	cmd := exec.Command(bin)
-	cmd.Env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "HOME="+home)
-	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{
+	attr := &syscall.SysProcAttr{
 		Credential:  &syscall.Credential{Uid: asusertest.UID, Gid: asusertest.GID, Groups: []uint32{}},
 		AmbientCaps: []uintptr{unix.CAP_SETUID, unix.CAP_SETGID},
 	}
-	p := startBotCmd(t, cmd)
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
-	botPid := cmd.Process.Pid
-	pid.Store(int64(botPid))
-	line := p.waitLog("Agent uid:")
-	want := fmt.Sprintf("the bot runs as %d:%d, agent processes as 64000:64000", asusertest.UID, asusertest.GID)
-	if !strings.Contains(line, want) {
-		t.Fatalf("the start-up line about the uid lacks %q: %s\n%s", want, line, p.log())
+	b, tg, oa := startProbedBot(t, asusertest.PublicCopy(t, staticBot(t), 0o711), attr, true,
+		fmt.Sprintf("the bot runs as %d:%d, agent processes as 64000:64000", asusertest.UID, asusertest.GID))
+	got, result := b.probe(t, tg, oa)
+	if diff := cmp.Diff(wantProbe, got); diff != "" {
+		t.Errorf("the agent's probe (-want +got):\n%s\nthe tool's result:\n%s", diff, result)
 	}
-	p.waitLog("Agent sandbox: landlock")
-	for _, k := range []string{"CapPrm", "CapEff", "CapAmb"} {
-		if got := procStatus(t, botPid, k); strings.Trim(got, "0") != "" {
-			t.Errorf("the bot keeps capabilities: %s %s", k, got)
-		}
-	}
-	tg.SendText(procUser, procUser, "probe")
-	waitMessage(t, tg, procUser, "probed")
-	var result string
-	for _, r := range oa.ChatRequests() {
-		if m := r.LastMessage(); m.Role == "tool" {
-			result = m.Text()
-		}
-	}
-	for _, want := range []string{"uid=64000 gid=64000", "self-prlimit=ok", "prlimit=refused", "renice=refused", "taskset=refused", "self-environ=ok", "environ=refused", "chmod=refused", "touch=refused"} {
-		if !strings.Contains(result, want+"\n") {
-			t.Errorf("the agent's probe lacks %q:\n%s", want, result)
-		}
-	}
-	if !asusertest.Alive(botPid) {
-		t.Fatalf("the bot died after the probe:\n%s", p.log())
-	}
-	if code, _ := p.terminate(); code != 0 {
-		t.Errorf("exit %d:\n%s", code, p.log())
-	}
+	b.end(t)
 }

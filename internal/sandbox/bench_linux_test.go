@@ -66,25 +66,7 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { warm.Close() })
-	run := func(b *testing.B, l *sandbox.Launcher) {
-		cmd := exec.Command(bash, "-c", "true")
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=/usr/bin:/bin"}
-		if l != nil {
-			l.Wrap(cmd, sandbox.Paths{})
-		}
-		procgroup.Set(cmd)
-		start := cmd.Start
-		if l != nil {
-			start = func() error { return l.Start(cmd) }
-		}
-		if err := start(); err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Wait(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	run := func(b *testing.B, l *sandbox.Launcher) { bashTrue(b, bash, dir, l) }
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
 			run(b, nil)
@@ -162,25 +144,7 @@ func BenchmarkBashTrueAgentUID(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { agent.Close() })
-	run := func(b *testing.B, l *sandbox.Launcher) {
-		cmd := exec.Command(bash, "-c", "true")
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=/usr/bin:/bin"}
-		if l != nil {
-			l.Wrap(cmd, sandbox.Paths{})
-		}
-		procgroup.Set(cmd)
-		start := cmd.Start
-		if l != nil {
-			start = func() error { return l.Start(cmd) }
-		}
-		if err := start(); err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Wait(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	run := func(b *testing.B, l *sandbox.Launcher) { bashTrue(b, bash, dir, l) }
 	var bare, one, two time.Duration
 	n := 0
 	for b.Loop() {
@@ -204,4 +168,26 @@ func BenchmarkBashTrueAgentUID(b *testing.B) {
 	b.ReportMetric(float64(two.Nanoseconds())/float64(n), "agent-ns/op")
 	b.ReportMetric(float64(one)/float64(bare), "warm/bare")
 	b.ReportMetric(float64(two)/float64(bare), "agent/bare")
+}
+
+// bashTrue runs `bash -c true` in dir through l, or bare when l is nil,
+// and waits for it.
+func bashTrue(b *testing.B, bash, dir string, l *sandbox.Launcher) {
+	cmd := exec.Command(bash, "-c", "true")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	if l != nil {
+		l.Wrap(cmd, sandbox.Paths{})
+	}
+	procgroup.Set(cmd)
+	start := cmd.Start
+	if l != nil {
+		start = func() error { return l.Start(cmd) }
+	}
+	if err := start(); err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		b.Fatal(err)
+	}
 }

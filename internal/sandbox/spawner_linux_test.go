@@ -84,17 +84,11 @@ func newAgentLayout(t *testing.T, warm bool) (*layout, *sandbox.Spawner) {
 // statusField returns a field of /proc/<pid>/status.
 func statusField(t *testing.T, pid int, name string) string {
 	t.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	v, err := asusertest.StatusField(pid, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.Join(strings.Fields(v), " ")
-		}
-	}
-	t.Fatalf("no %s in the status of %d", name, pid)
-	return ""
+	return v
 }
 
 // TestSpawnerKeepsOnlySetuidSetgid checks the spawner's credentials: the
