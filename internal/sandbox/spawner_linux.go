@@ -68,9 +68,9 @@ type Spawner struct {
 // StartSpawner starts the spawner from executable (this binary, whose main
 // calls [Launch] when [IsLaunch] says so), as runAs, with agent the ids it
 // starts launchers as. The caller must be root, or hold CAP_SETUID and
-// CAP_SETGID (in its permitted and inheritable sets: the spawner gets them
-// as ambient capabilities); it gives up its own privileges afterwards. It
-// returns once the spawner has narrowed its capabilities and is ready.
+// CAP_SETGID in its permitted set (the spawner gets them as ambient
+// capabilities); it gives up its own privileges afterwards. It returns
+// once the spawner has narrowed its capabilities and is ready.
 func StartSpawner(executable string, runAs, agent IDs) (*Spawner, error) {
 	if agent.UID <= 0 || agent.GID <= 0 || runAs.UID <= 0 || runAs.GID <= 0 {
 		return nil, fmt.Errorf("sandbox: the spawner as %s for the agent's %s: neither may be root's", runAs, agent)
@@ -119,7 +119,8 @@ func StartSpawner(executable string, runAs, agent IDs) (*Spawner, error) {
 }
 
 // held reports whether the calling thread has capability c in its
-// permitted and inheritable sets, as an ambient capability needs.
+// permitted set: what an ambient capability of a child needs (os/exec adds
+// it to the inheritable set itself).
 func held(c int) bool {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
