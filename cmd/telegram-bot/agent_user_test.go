@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
 	"github.com/volcanic/telegram-agent/internal/asusertest"
@@ -353,4 +354,90 @@ func TestBinaryAgentUIDWithCapabilities(t *testing.T) {
 		t.Errorf("the agent's probe (-want +got):\n%s\nthe tool's result:\n%s", diff, result)
 	}
 	b.end(t)
+}
+
+// whoamiMCPArg starts the test binary as a stdio MCP server whose one
+// tool, whoami, says which uid it runs as and whether it may write its
+// HOME.
+const whoamiMCPArg = "whoami-mcp"
+
+// serveWhoamiMCP is that server.
+func serveWhoamiMCP() int {
+	server := mcp.NewServer(&mcp.Implementation{Name: "whoami", Version: "v1.0.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "whoami", Description: "Says which uid the server runs as."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			home := "home=refused"
+			if err := os.WriteFile(filepath.Join(os.Getenv("HOME"), "probe"), []byte("x"), 0o600); err == nil {
+				home = "home=ok"
+			}
+			text := fmt.Sprintf("server-uid=%d %s", os.Getuid(), home)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
+	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestBinaryMCPServerAsTheAgent starts the bot as root with a stdio MCP
+// server (this test binary): discovery and the session's server both run
+// as AGENT_UID, and the server writes its home below AGENT_DIR.
+func TestBinaryMCPServerAsTheAgent(t *testing.T) {
+	needRoot(t)
+	if sandbox.ABI() == 0 {
+		t.Skip("agent processes get their own uid through the sandbox launcher, and the kernel has no Landlock")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := asusertest.PublicCopy(t, exe, 0o755)
+	bin := asusertest.PublicCopy(t, botBinary(t), 0o711)
+	root := filepath.Dir(bin)
+	agentDir, ws, home := filepath.Join(root, "data"), filepath.Join(root, "workspace"), filepath.Join(root, "home")
+	for _, d := range []string{agentDir, ws, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{agentDir, home} {
+		if err := os.Chown(d, asusertest.UID, asusertest.GID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"who": map[string]any{
+		"command": server, "args": []string{whoamiMCPArg},
+		"sandbox": map[string]any{"read": []string{filepath.Dir(server)}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := telegramtest.New(t)
+	oa := openaitest.New(t, openaitest.WithResponder(func(r openaitest.ChatRequest) openaitest.Response {
+		if last := r.LastMessage(); last.Role == "tool" {
+			return openaitest.Text("asked: " + last.Text())
+		}
+		return openaitest.ToolCalls(openaitest.ToolCall{Name: "mcp__who__whoami", Arguments: "{}"})
+	}))
+	env := withoutVars(procEnv(tg, oa.URL(), agentDir, ws, "APPROVAL_MODE=off", "MCP_CONFIG="+string(cfg)), "PATH", "HOME", "AGENT_ALLOW_ROOT")
+	cmd := exec.Command(bin)
+	cmd.Env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "HOME="+home)
+	cmd.Dir = "/"
+	p := startBotCmd(t, cmd)
+	p.waitLog("Agent uid:")
+	tg.SendText(procUser, procUser, "who?")
+	waitMessage(t, tg, procUser, "asked: ")
+	var got string
+	for _, m := range tg.Messages(procUser) {
+		if strings.Contains(m.Visible, "asked: ") {
+			got = m.Visible
+		}
+	}
+	if !strings.Contains(got, "server-uid=64000 home=ok") {
+		t.Errorf("the MCP server's answer: %q, want it to run as 64000 and write its home\n%s", got, p.log())
+	}
+	if code, _ := p.terminate(); code != 0 {
+		t.Errorf("exit %d:\n%s", code, p.log())
+	}
 }

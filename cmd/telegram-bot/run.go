@@ -207,8 +207,14 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	// MCP servers keep their HOME, npm's cache and pip's user base in the
 	// agent dir, which agent processes cannot write, not in the workspace.
-	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger), mcp.WithServerHome(mcpServerHome(cfg)),
-		mcp.WithAgentWritable(box.agentWritable(cfg)...))
+	mcpOpts := []mcp.Option{mcp.WithLogger(logger), mcp.WithServerHome(mcpServerHome(cfg)),
+		mcp.WithAgentWritable(box.agentWritable(cfg)...)}
+	if box.view != nil && cfg.Sandbox.Spawner != nil {
+		// Discovery's working directories in the agent's own temporary
+		// directory, where a server of the agent's uid can enter them.
+		mcpOpts = append(mcpOpts, mcp.WithTempDir(box.view.Temp))
+	}
+	mcpExt := mcp.New(mcpCfg, mcpOpts...)
 	defer mcpExt.Close()
 	// Approvals come last, so that they see every call's arguments after
 	// the other extensions' handlers; they ask through the chat host.

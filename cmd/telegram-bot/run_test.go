@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if sandbox.IsLaunch(os.Args) {
 		os.Exit(sandbox.Launch(os.Args, os.Stderr))
 	}
+	if len(os.Args) == 2 && os.Args[1] == whoamiMCPArg {
+		os.Exit(serveWhoamiMCP())
+	}
 	hardening.Apply(false, slog.New(slog.DiscardHandler))
 	os.Exit(m.Run())
 }
