@@ -29,15 +29,6 @@ type agents struct {
 // as the bot's uid instead.
 func WithSpawner(s *Spawner) Option { return func(l *Launcher) { l.agents.spawner = s } }
 
-// Agent returns the ids the launcher runs commands as, and false when it
-// runs them as the bot's own (no [WithSpawner]).
-func (l *Launcher) Agent() (IDs, bool) {
-	if l.agents.spawner == nil {
-		return IDs{}, false
-	}
-	return l.agents.spawner.Agent(), true
-}
-
 // agentSocket returns the socket to an agent-side launcher for one
 // command: the one started ahead, or a new one. With WithWarm another is
 // asked for at once, off the command's path.

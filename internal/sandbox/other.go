@@ -79,6 +79,3 @@ func (s *Spawner) Close() error { return nil }
 
 // WithSpawner does nothing outside Linux.
 func WithSpawner(*Spawner) Option { return func(*Launcher) {} }
-
-// Agent reports that commands run as the bot's own ids outside Linux.
-func (l *Launcher) Agent() (IDs, bool) { return IDs{}, false }
