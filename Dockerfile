@@ -59,21 +59,29 @@ COPY --from=gh --chown=root:root /out/gh /usr/local/bin/gh
 COPY --from=node /usr/local/bin/node /usr/local/bin/node
 COPY --from=node /usr/local/lib/node_modules /usr/local/lib/node_modules
 
-# The bot runs as an unprivileged user with a fixed uid. This is what makes
-# host hardening effective: root reads every process's /proc/<pid>/environ,
-# hardened or not, so an agent running as root could read the bot's secrets.
+# Two fixed uids. The container starts as root only so that the bot can
+# give the agent a uid of its own: before it reads a byte from Telegram it
+# starts the spawner (which keeps CAP_SETUID and CAP_SETGID alone, and
+# starts the agent's launchers as AGENT_UID 64000) and becomes the owner of
+# /data, the unprivileged user bot (10001). Agent processes then cannot
+# prlimit, renice or read the bot, nor change its state's modes: the
+# kernel's same-uid checks refuse them. Root reads every process's
+# /proc/<pid>/environ, hardened or not, so neither stays root.
 #
 # tini is PID 1 and holds the container's whole environment for as long as
-# the container runs, as the same user as the agent: made execute-only
-# (0711) like the bot, the kernel makes it non-dumpable, so its
-# /proc/1/environ is closed to the agent.
+# the container runs, as root: made execute-only (0711) like the bot, the
+# kernel makes it non-dumpable too, so its /proc/1/environ is closed to the
+# agent twice over.
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
  && chmod 0711 /usr/bin/tini \
- && groupadd --system --gid 10001 agent \
- && useradd --system --uid 10001 --gid agent --home-dir /home/agent --shell /bin/bash agent \
+ && groupadd --system --gid 10001 bot \
+ && useradd --system --uid 10001 --gid bot --home-dir /home/agent --shell /bin/bash bot \
+ && groupadd --gid 64000 agent \
+ && useradd --uid 64000 --gid agent --no-create-home --home-dir /workspace --shell /bin/bash agent \
  && mkdir -p /data /workspace /home/agent \
- && chown agent:agent /data /workspace
+ && chown bot:bot /data \
+ && chown agent:agent /workspace
 
 # The Claude Code CLI for MODEL_PROVIDER=claude-code, pinned (the version
 # internal/claudecode was checked against) and root-owned in the system's
@@ -102,10 +110,15 @@ COPY --from=build --chown=root:root --chmod=0711 /out/telegram-bot /usr/local/bi
 # into /workspace/.npm-global, and both bin directories are on PATH, after
 # the system's, so that nothing the agent installs shadows a system command.
 # A venv (python3 -m venv) works as usual. PIP_BREAK_SYSTEM_PACKAGES lets
-# pip install into the user site of Debian's Python; as uid 10001 it cannot
-# touch the system's packages anyway.
+# pip install into the user site of Debian's Python; as uid 64000 it cannot
+# touch the system's packages anyway. The sandbox is required: a host
+# without Landlock refuses to start instead of running the agent
+# unconfined.
 ENV AGENT_DIR=/data \
     WORKSPACE_DIR=/workspace \
+    AGENT_SANDBOX=required \
+    AGENT_UID=64000 \
+    AGENT_GID=64000 \
     HOME=/home/agent \
     PYTHONUSERBASE=/workspace/.local \
     PIP_BREAK_SYSTEM_PACKAGES=1 \
@@ -115,7 +128,7 @@ ENV AGENT_DIR=/data \
 
 VOLUME ["/data"]
 WORKDIR /workspace
-USER 10001:10001
+# No USER: the bot starts as root and gives it up itself (see above).
 
 # Fresh when the polling loop touched its heartbeat in the last 90 s. The
 # health check and the entrypoint run with the container's whole

@@ -474,6 +474,10 @@ func botEnv(tg *telegramtest.Server, tgURL, oaURL, agentDir, ws string, users []
 		"OPENAI_API_KEY=sk-chaos-0123456789abcdef",
 		"OPENAI_BASE_URL=" + oaURL,
 		"AGENT_DIR=" + agentDir,
+		// Started as root (as CI runs), the bot stays root as it did: these
+		// tests are not about the agent's uid (cmd/telegram-bot's
+		// agent_user_test.go is).
+		"AGENT_ALLOW_ROOT=1",
 		"WORKSPACE_DIR=" + ws,
 		"PROCESS_ENV_HARDEN_HOST_PROCESS=false",
 		"APPROVAL_MODE=off",

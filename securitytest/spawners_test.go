@@ -136,15 +136,32 @@ func claudeEnviron(path string, pkg *ast.Ident, name string) bool {
 }
 
 // launcherStart reports whether the call pkg.name in function fn of the
-// file path is the sandbox launcher starting its command.
+// file path is the sandbox launcher starting its command, or the spawner
+// re-executing itself once it narrowed its capabilities (its own fixed
+// environment: the agent's ids and the bot's pid).
 func launcherStart(path, fn string, pkg *ast.Ident, name string) bool {
-	return pkg != nil && pkg.Name == "syscall" && name == "ForkExec" && fn == "startConfined" &&
-		filepath.ToSlash(path) == "../internal/sandbox/launch_linux.go"
+	switch {
+	case pkg == nil || pkg.Name != "syscall":
+		return false
+	case name == "ForkExec" && fn == "startConfined":
+		return filepath.ToSlash(path) == "../internal/sandbox/launch_linux.go"
+	case name == "Exec" && fn == "launchSpawner":
+		return filepath.ToSlash(path) == "../internal/sandbox/spawner_linux.go"
+	}
+	return false
 }
 
 // warmStart reports whether function fn of the file path starts the
-// sandbox's launcher ahead of its command: the launcher itself, with the
-// launcher's own environment (launcherEnv), not an agent's command.
+// sandbox's launcher (or the spawner) as a process of its own: the
+// launcher itself, with its own fixed environment (launcherEnv; the
+// spawner's ids), not an agent's command. The launcher ahead of its
+// command, the spawner, and the agent-side launcher the spawner starts.
 func warmStart(path, fn string) bool {
-	return fn == "start" && filepath.ToSlash(path) == "../internal/sandbox/warm_linux.go"
+	switch filepath.ToSlash(path) {
+	case "../internal/sandbox/warm_linux.go":
+		return fn == "start"
+	case "../internal/sandbox/spawner_linux.go":
+		return fn == "StartSpawner" || fn == "startAgent"
+	}
+	return false
 }

@@ -93,6 +93,8 @@ type Config struct {
 	StrangerReply bool
 	// Sandbox is AGENT_SANDBOX and its additions.
 	Sandbox SandboxConfig
+	// AgentUser is AGENT_UID, AGENT_GID and AGENT_ALLOW_ROOT.
+	AgentUser AgentUserConfig
 
 	LogLevel  slog.Level
 	LogFormat string
@@ -205,6 +207,9 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		c.MCPTimeout = d
 	}
 	if c.Sandbox, err = parseSandbox(e, c.AgentDir, c.WorkspaceDir); err != nil {
+		errs = append(errs, err)
+	}
+	if c.AgentUser, err = parseAgentUser(e); err != nil {
 		errs = append(errs, err)
 	}
 	if d, err := time.ParseDuration(strings.TrimSpace(e.BashTimeoutMax)); err != nil || d <= 0 {

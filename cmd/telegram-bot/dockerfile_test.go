@@ -13,8 +13,8 @@ import (
 )
 
 // TestDockerfile checks the facts the deployment relies on, since no
-// container engine runs on the development machines: a non-root USER with a
-// fixed uid, the health check, the volume and directories, a static build,
+// container engine runs on the development machines: a start as root (the
+// bot gives it up itself), the sandbox required, the two fixed uids, the health check, the volume and directories, a static build,
 // and no .env or secret copied into the image.
 func TestDockerfile(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -53,19 +53,17 @@ func TestDockerfile(t *testing.T) {
 	if stages < 2 {
 		t.Errorf("the Dockerfile has %d stage(s), want a multi-stage build", stages)
 	}
-	switch uid, _, _ := strings.Cut(user, ":"); {
-	case user == "":
-		t.Error("no USER: the bot would run as root, and root reads every process's environment")
-	case uid == "0" || uid == "root":
-		t.Errorf("USER %s is root", user)
-	case strings.Trim(uid, "0123456789") != "":
-		t.Errorf("USER %s is not a fixed numeric uid", user)
+	// The container starts as root so that the bot can start the spawner
+	// and give the agent a uid of its own; the bot becomes the owner of
+	// /data, a fixed unprivileged uid, itself.
+	if uid, _, _ := strings.Cut(user, ":"); user != "" && uid != "0" && uid != "root" {
+		t.Errorf("USER %s: the bot must start as root to give agent processes a uid of their own", user)
 	}
 	if !strings.Contains(healthcheck, "telegram-bot") || !strings.Contains(healthcheck, "healthcheck") {
 		t.Errorf("HEALTHCHECK = %q, want it to call telegram-bot healthcheck", healthcheck)
 	}
 	allEnv := strings.Join(env, " ")
-	for _, want := range []string{"AGENT_DIR=/data", "WORKSPACE_DIR=/workspace"} {
+	for _, want := range []string{"AGENT_DIR=/data", "WORKSPACE_DIR=/workspace", "AGENT_SANDBOX=required", "AGENT_UID=64000", "AGENT_GID=64000"} {
 		if !strings.Contains(allEnv, want) {
 			t.Errorf("ENV lacks %s", want)
 		}
@@ -88,9 +86,13 @@ func TestDockerfile(t *testing.T) {
 		"COPY --from=node /usr/local/bin/node /usr/local/bin/node",
 		"ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm",
 		"ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx",
-		// tini holds the whole environment as the agent's user: it must be
-		// non-dumpable, as an execute-only binary is.
+		// tini holds the whole environment: it must be non-dumpable, as
+		// an execute-only binary is.
 		"chmod 0711 /usr/bin/tini",
+		// The bot's uid is /data's owner, fixed and unprivileged; the
+		// agent's is another.
+		"useradd --system --uid 10001 --gid bot", "chown bot:bot /data",
+		"useradd --uid 64000 --gid agent",
 		// The commit, since the build context has no .git.
 		"ARG SOURCE_COMMIT",
 		"-X main.sourceCommit=${SOURCE_COMMIT}",
@@ -261,7 +263,7 @@ func TestComposeFile(t *testing.T) {
 		t.Fatalf("read compose.yaml: %v", err)
 	}
 	compose := string(data)
-	imageDefaults := map[string]string{"AGENT_DIR": "/data", "WORKSPACE_DIR": "/workspace"}
+	imageDefaults := map[string]string{"AGENT_DIR": "/data", "WORKSPACE_DIR": "/workspace", "AGENT_SANDBOX": "required"}
 	fields := reflect.TypeFor[Env]()
 	for i := range fields.NumField() {
 		f := fields.Field(i)

@@ -122,6 +122,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 		doctorHardening(ctx, r, cfg, deps.probe, policy)
 	}
 	agentWritable := doctorSandbox(ctx, r, cfg, deps.environ)
+	doctorAgentUser(r, cfg)
 	doctorSockets(ctx, r, hostSocketPlaces(os.Getuid(), deps.environ()))
 	doctorTools(r, cfg)
 	doctorClaude(ctx, r, cfg, deps.environ)

@@ -70,6 +70,11 @@ func runDoctorIn(t *testing.T, e Env, environ map[string]string, probe func(cont
 	if e.BotToken != "" {
 		e = onlineFakes(t, e)
 	}
+	if e.AgentAllowRoot == "" {
+		// The tests run as root, with AGENT_DIRs of root's: the bot
+		// would refuse to start (TestDoctorRootWithoutAUser checks it).
+		e.AgentAllowRoot = "1"
+	}
 	var out bytes.Buffer
 	code := doctor(context.Background(), &out, doctorDeps{
 		loadEnv: func() (Env, error) { return e, nil },

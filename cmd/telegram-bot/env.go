@@ -64,6 +64,9 @@ type Env struct {
 	AgentSandbox      string `envconfig:"AGENT_SANDBOX" default:"auto" desc:"auto, required or off: confine agent processes and the file tools with Landlock (auto: where the kernel has it)"`
 	AgentSandboxRead  string `envconfig:"AGENT_SANDBOX_READ" desc:"comma-separated absolute paths the sandboxed agent may also read and execute"`
 	AgentSandboxWrite string `envconfig:"AGENT_SANDBOX_WRITE" desc:"comma-separated absolute paths the sandboxed agent may also read, write and execute"`
+	AgentUID          string `envconfig:"AGENT_UID" default:"64000" desc:"uid agent processes run as when the bot starts as root or with CAP_SETUID and CAP_SETGID"`
+	AgentGID          string `envconfig:"AGENT_GID" default:"64000" desc:"gid agent processes run as, with AGENT_UID"`
+	AgentAllowRoot    string `envconfig:"AGENT_ALLOW_ROOT" default:"0" desc:"1: a bot started as root with no user to become (AGENT_DIR owned by root) runs as root, agent processes too, instead of refusing to start"`
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`

@@ -91,6 +91,15 @@ func newLogger(w io.Writer, cfg Config, red *redactor.Redactor) *slog.Logger {
 // done. environ is what agent processes inherit from (nil: the real
 // environment).
 func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[string]string) int {
+	// The bot's own uid, and the agent's, come first: from here on the bot
+	// runs unprivileged, and reads nothing before (agent_user.go).
+	user, err := becomeBotUser(cfg, cfg.Policy.HardenHostProcess)
+	if err != nil {
+		fmt.Fprintf(stderr, "telegram-bot: %v\n", err)
+		return 2
+	}
+	defer user.close()
+	cfg.Sandbox.Spawner = user.spawner
 	// The MCP configuration comes first: the values it hands to servers on
 	// purpose are secrets too, for the policy and the redactor alike. Its
 	// errors name sources, servers and variables, never values.
@@ -111,6 +120,12 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	logger := newLogger(stderr, cfg, red)
 	logger.Info("telegram-bot starting", "version", buildVersion(), "secrets", strings.Join(cfg.SecretNames, ", "))
 	for _, w := range append(cfg.Warnings, mcpCfg.Warnings...) {
+		logger.Warn(w)
+	}
+	for _, l := range user.info {
+		logger.Info(l)
+	}
+	for _, w := range user.warn {
 		logger.Warn(w)
 	}
 	if w := exposingParent("/proc", os.Getppid(), cfg.Policy.SecretValues); w != "" {
@@ -212,9 +227,15 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	// MCP servers keep their HOME, npm's cache and pip's user base in the
 	// agent dir, which agent processes cannot write, not in the workspace.
-	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger), mcp.WithServerHome(mcpServerHome(cfg)),
+	mcpOpts := []mcp.Option{mcp.WithLogger(logger), mcp.WithServerHome(mcpServerHome(cfg)),
 		mcp.WithAgentWritable(box.agentWritable(cfg)...), mcp.WithDiscoveryTimeout(cfg.MCPTimeout),
-		mcp.WithStatusHook(mcpStatusWriter(cfg.AgentDir, logger)))
+		mcp.WithStatusHook(mcpStatusWriter(cfg.AgentDir, logger))}
+	if box.view != nil && cfg.Sandbox.Spawner != nil {
+		// Discovery's working directories in the agent's own temporary
+		// directory, where a server of the agent's uid can enter them.
+		mcpOpts = append(mcpOpts, mcp.WithTempDir(box.view.Temp))
+	}
+	mcpExt := mcp.New(mcpCfg, mcpOpts...)
 	defer mcpExt.Close()
 	// Approvals come last, so that they see every call's arguments after
 	// the other extensions' handlers; they ask through the chat host.

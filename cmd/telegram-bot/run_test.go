@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == fakeMCPArg {
 		os.Exit(runFakeMCP(os.Args[2:]))
 	}
+	if len(os.Args) == 2 && os.Args[1] == whoamiMCPArg {
+		os.Exit(serveWhoamiMCP())
+	}
 	hardening.Apply(false, slog.New(slog.DiscardHandler))
 	os.Exit(m.Run())
 }
@@ -93,6 +96,9 @@ func procEnv(tg *telegramtest.Server, oaURL, agentDir, workspace string, extra .
 		"OPENAI_API_KEY=" + procOpenAI,
 		"OPENAI_BASE_URL=" + oaURL,
 		"AGENT_DIR=" + agentDir,
+		// Started as root (as CI runs), the bot stays root as it did: these
+		// tests are not about the agent's uid (agent_user_test.go is).
+		"AGENT_ALLOW_ROOT=1",
 		"WORKSPACE_DIR=" + workspace,
 		"PROCESS_ENV_HARDEN_HOST_PROCESS=false",
 		"LOG_LEVEL=debug",
@@ -104,6 +110,13 @@ func startBot(t *testing.T, env []string, args ...string) *botProcess {
 	t.Helper()
 	cmd := exec.Command(botBinary(t), args...)
 	cmd.Env = env
+	return startBotCmd(t, cmd)
+}
+
+// startBotCmd starts cmd, the bot's binary with its environment set, and
+// reads its stderr.
+func startBotCmd(t *testing.T, cmd *exec.Cmd) *botProcess {
+	t.Helper()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,10 @@ type SandboxConfig struct {
 	Mode sandbox.Mode
 	// Read and Write are the operator's additions to the view.
 	Read, Write []string
+	// Spawner, set by run once the bot started one (agent_user.go), starts
+	// the agent's launchers as AGENT_UID and AGENT_GID; nil when agent
+	// processes run as the bot's own uid.
+	Spawner *sandbox.Spawner
 }
 
 // parseSandbox checks the AGENT_SANDBOX* variables, and that the sandbox

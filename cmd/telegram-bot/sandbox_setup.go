@@ -56,7 +56,14 @@ func buildSandbox(cfg Config, environ map[string]string, abiOf func() int, opts 
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
-	temp, err := sandboxTempDir(os.TempDir())
+	var temp string
+	if sp := cfg.Sandbox.Spawner; sp != nil {
+		// The agent's own, made before the bot gave up its privileges.
+		temp, err = checkAgentTempDir(os.TempDir(), sp.Agent(), true)
+		opts = append(opts, sandbox.WithSpawner(sp))
+	} else {
+		temp, err = sandboxTempDir(os.TempDir())
+	}
 	if err != nil {
 		return agentSandbox{}, err
 	}

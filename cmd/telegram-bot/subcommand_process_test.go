@@ -102,6 +102,9 @@ func TestRejectedTokenExitsWithConfigCode(t *testing.T) {
 		"TELEGRAM_API_URL=" + tg.URL(),
 		"OPENAI_BASE_URL=http://127.0.0.1:9/v1",
 		"AGENT_DIR=" + t.TempDir(),
+		// Started as root (as CI runs), the bot stays root as it did: these
+		// tests are not about the agent's uid (agent_user_test.go is).
+		"AGENT_ALLOW_ROOT=1",
 		"WORKSPACE_DIR=" + workspace,
 	}
 	out, err := cmd.CombinedOutput()
@@ -145,6 +148,9 @@ func TestHelpAndVersion(t *testing.T) {
 		// Nothing may be polled: an address where no Bot API listens.
 		"TELEGRAM_API_URL=http://127.0.0.1:9",
 		"AGENT_DIR=" + t.TempDir(),
+		// Started as root (as CI runs), the bot stays root as it did: these
+		// tests are not about the agent's uid (agent_user_test.go is).
+		"AGENT_ALLOW_ROOT=1",
 		"WORKSPACE_DIR=" + t.TempDir(),
 	}
 	usage := []string{"Usage: telegram-bot [command] [--help]", "Commands:", "Environment:"}

@@ -26,6 +26,13 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 	if err != nil {
 		return nil, fmt.Errorf("creating a working directory: %w", err)
 	}
+	// Open to the directory's group too: in the agent's temporary
+	// directory that is the agent's, whose uid the server runs as when
+	// the bot gives agent processes a uid of their own.
+	if err := os.Chmod(dir, 0o770); err != nil {
+		os.Remove(dir)
+		return nil, fmt.Errorf("creating a working directory: %w", err)
+	}
 	defer func() {
 		if err := os.RemoveAll(dir); err != nil {
 			e.logger.Warn("mcp: removing the discovery directory", "server", sc.Name, "err", err)

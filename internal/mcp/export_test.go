@@ -16,6 +16,3 @@ func WithReconnectBackoff(first, most time.Duration) Option { return withReconne
 
 // WithStopGrace is withStopGrace, for the tests.
 func WithStopGrace(d time.Duration) Option { return withStopGrace(d) }
-
-// WithTempDir is withTempDir, for the tests.
-func WithTempDir(dir string) Option { return withTempDir(dir) }

@@ -142,9 +142,11 @@ func WithAgentWritable(dirs ...string) Option {
 	return func(o *options) { o.agentWritable = dirs }
 }
 
-// withTempDir sets where discovery creates the servers' temporary working
-// directories (default: os.TempDir()).
-func withTempDir(dir string) Option {
+// WithTempDir sets where discovery creates the servers' temporary working
+// directories (default: os.TempDir()): the bot passes the sandbox's
+// temporary directory, which is the agent's own (its group's, setgid)
+// where servers run as the agent's uid, so that they can enter theirs.
+func WithTempDir(dir string) Option {
 	return func(o *options) { o.tempDir = dir }
 }
 

@@ -3,10 +3,12 @@ package sandbox_test
 import (
 	"context"
 	"flag"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/asusertest"
 	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
@@ -75,25 +77,7 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { unfiltered.Close() })
-	run := func(b *testing.B, l *sandbox.Launcher) {
-		cmd := exec.Command(bash, "-c", "true")
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=/usr/bin:/bin"}
-		if l != nil {
-			l.Wrap(cmd, sandbox.Paths{})
-		}
-		procgroup.Set(cmd)
-		start := cmd.Start
-		if l != nil {
-			start = func() error { return l.Start(cmd) }
-		}
-		if err := start(); err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Wait(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	run := func(b *testing.B, l *sandbox.Launcher) { bashTrue(b, bash, dir, l) }
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
 			run(b, nil)
@@ -194,4 +178,83 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.ReportMetric(float64(filtered)/float64(bare), "filtered/bare")
 		b.ReportMetric(float64(filtered)/float64(unfilt), "filtered/unfiltered")
 	})
+}
+
+// BenchmarkBashTrueAgentUID measures `bash -c true` through a warm
+// launcher whose command runs as the agent's ids (a spawner, and the
+// relay to the agent-side launcher, both started ahead) against the bare
+// exec and the warm launcher of one uid, interleaved as in
+// BenchmarkBashTrue (the same pause before each triple), reported as
+// bare-ns/op, warm-ns/op, agent-ns/op and the ratios. It needs root.
+func BenchmarkBashTrueAgentUID(b *testing.B) {
+	if sandbox.ABI() == 0 {
+		b.Skip("the kernel has no Landlock")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("bash is not installed")
+	}
+	bin := asusertest.PublicCopy(b, mustExecutable(b), 0o755)
+	dir := asusertest.PublicDir(b)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		b.Fatal(err)
+	}
+	s := newSpawner(b, bin)
+	view := sandbox.View{Workspace: dir, Temp: dir, System: sandbox.SystemDirs(nil)}
+	warm, err := sandbox.NewLauncher(bin, view, sandbox.WithWarm())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { warm.Close() })
+	agent, err := sandbox.NewLauncher(bin, view, sandbox.WithWarm(), sandbox.WithSpawner(s))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { agent.Close() })
+	run := func(b *testing.B, l *sandbox.Launcher) { bashTrue(b, bash, dir, l) }
+	var bare, one, two time.Duration
+	n := 0
+	for b.Loop() {
+		for _, l := range []*sandbox.Launcher{warm, agent} {
+			if err := sandbox.WaitWarm(context.Background(), l); err != nil {
+				b.Fatal(err)
+			}
+		}
+		time.Sleep(gap)
+		t0 := time.Now()
+		run(b, nil)
+		t1 := time.Now()
+		run(b, warm)
+		t2 := time.Now()
+		run(b, agent)
+		bare, one, two = bare+t1.Sub(t0), one+t2.Sub(t1), two+time.Since(t2)
+		n++
+	}
+	b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
+	b.ReportMetric(float64(one.Nanoseconds())/float64(n), "warm-ns/op")
+	b.ReportMetric(float64(two.Nanoseconds())/float64(n), "agent-ns/op")
+	b.ReportMetric(float64(one)/float64(bare), "warm/bare")
+	b.ReportMetric(float64(two)/float64(bare), "agent/bare")
+}
+
+// bashTrue runs `bash -c true` in dir through l, or bare when l is nil,
+// and waits for it.
+func bashTrue(b *testing.B, bash, dir string, l *sandbox.Launcher) {
+	cmd := exec.Command(bash, "-c", "true")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	if l != nil {
+		l.Wrap(cmd, sandbox.Paths{})
+	}
+	procgroup.Set(cmd)
+	start := cmd.Start
+	if l != nil {
+		start = func() error { return l.Start(cmd) }
+	}
+	if err := start(); err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		b.Fatal(err)
+	}
 }

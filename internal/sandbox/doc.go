@@ -65,6 +65,18 @@
 // spec) and is in no domain, so no agent process can signal, trace or
 // read it.
 //
+// With [WithSpawner], commands run as the agent's own ids. [StartSpawner]
+// starts the one process that may switch uids, before the bot gives up its
+// privileges: it keeps CAP_SETUID and CAP_SETGID alone (the bounding set
+// too, where it may), answers only the bot's pid, and only starts this
+// binary's launcher, only as the configured ids. The launcher the bot
+// starts (cold or warm, as above, as the bot's uid) relays its command to
+// one the spawner started as the agent's ids, which confines and starts
+// it and reports how it ended; so os/exec's Wait, pipes and process-group
+// kills work as before, and the kernel's same-uid checks (prlimit,
+// scheduling, /proc/<pid>/environ, the metadata of the bot's files) keep
+// every agent process from the bot.
+//
 // The file tools run inside the bot and cannot be confined by Landlock; they
 // open files through [View.OpenFile], which resolves every path beneath a
 // directory the view grants with openat2(RESOLVE_BENEATH |

@@ -4,7 +4,10 @@ package sandbox
 
 import (
 	"context"
+	"os"
 	"os/exec"
+
+	"golang.org/x/sys/unix"
 )
 
 // WithWarmStart hands withWarmStart to the tests.
@@ -28,4 +31,23 @@ func WarmPid(l *Launcher) int {
 		return 0
 	}
 	return l.pool.next.proc.Pid
+}
+
+// SpawnerFile returns a copy of the bot's end of the spawner's socket.
+func SpawnerFile(s *Spawner) (*os.File, error) {
+	fd, err := unix.Dup(int(s.conn.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), "spawner"), nil
+}
+
+// AskSpawner asks the spawner at the other end of f for a launcher as ids,
+// and closes the socket to it when one was started.
+func AskSpawner(f *os.File, ids IDs) error {
+	sock, err := askSpawner(int(f.Fd()), ids)
+	if err == nil {
+		sock.Close()
+	}
+	return err
 }

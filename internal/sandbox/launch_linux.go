@@ -59,8 +59,17 @@ func Launch(args []string, stderr io.Writer) int {
 	if name, err := unix.BytePtrFromString(launcherName); err == nil {
 		_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(name)), 0, 0, 0)
 	}
-	if len(args) == 3 && args[2] == warmArg {
-		return launchWarm(stderr)
+	if len(args) == 3 {
+		switch args[2] {
+		case warmArg:
+			return launchWarm(stderr, false)
+		case agentArg:
+			return launchAgent(stderr)
+		case spawnerArg:
+			return launchSpawner(stderr)
+		case spawnerServeArg:
+			return serveSpawner(stderr)
+		}
 	}
 	if isNetnsStage(args) {
 		return netnsStage(args, stderr)
@@ -75,10 +84,10 @@ func Launch(args []string, stderr io.Writer) int {
 		return exitNotStarted
 	}
 	files := []int{0, 1, 2}
-	for i := range s.ExtraFiles {
+	for i := range s.ExtraFiles + s.relayed() {
 		files = append(files, 3+i)
 	}
-	return run(s, files, files[3:], sigs, stderr)
+	return run(s, files, files[3:], sigs, stderr, noControl)
 }
 
 // becomeReaper makes the launcher a child subreaper and catches the
@@ -96,7 +105,13 @@ func becomeReaper(stderr io.Writer) (chan os.Signal, error) {
 // run starts the command confined to s's view with
 // files as its descriptors 0, 1, 2, 3... and no other, closes the
 // launcher's copies in drop, forwards sigs to it, waits for it and kills what is left.
-func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
+// A spec to relay (with a [Spawner]) goes to the agent-side launcher whose
+// socket is the last of files instead (see relay). The agent-side launcher
+// has a control: the relay's messages, and its status at the end.
+func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl agentControl) int {
+	if s.Relay {
+		return relay(s, files[:len(files)-1], files[len(files)-1], sigs, stderr)
+	}
 	// The spawner made the launcher the leader of a new process group
 	// (procgroup.Set), and it signals that group to end the command. The
 	// command stays in it; the launcher leaves it below, so a group
@@ -109,6 +124,7 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 	pid, serve, err := startConfined(s, files, !leader)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+		report(ctl, exited(exitNotStarted))
 		return exitNotStarted
 	}
 	for _, fd := range drop {
@@ -127,13 +143,18 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 	serve()
 	stop := make(chan struct{})
 	go forward(sigs, stop, group, s.Parent)
+	if ctl.sock >= 0 {
+		go control(ctl, group)
+	}
 	status, err := waitFor(pid)
 	close(stop)
 	killLeft()
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: wait: %v\n", err)
+		report(ctl, exited(exitNotStarted))
 		return exitNotStarted
 	}
+	report(ctl, status)
 	return exitAs(status)
 }
 
@@ -234,8 +255,8 @@ func readSpecFD(fd, extra int) (spec, error) {
 	if s.Path == "" || len(s.Args) == 0 || s.Env == nil {
 		return spec{}, errors.New("the command has no path, arguments or environment")
 	}
-	if s.ExtraFiles != extra {
-		return spec{}, fmt.Errorf("%d inherited descriptors, the spec says %d", extra, s.ExtraFiles)
+	if s.ExtraFiles+s.relayed() != extra {
+		return spec{}, fmt.Errorf("%d inherited descriptors, the spec says %d", extra, s.ExtraFiles+s.relayed())
 	}
 	return s, nil
 }

@@ -38,8 +38,10 @@ const handedMin = 4
 // it is the cold launcher: a new Landlock domain for this command, and so
 // on. Until then it holds nothing but its own binary: a signal that would
 // end a process ends it, and so does the bot closing the socket (the bot
-// shutting down, or dying).
-func launchWarm(stderr io.Writer) int {
+// shutting down, or dying). The agent-side launcher (agent) is one whose
+// command comes from the launcher that relays it, which it then serves
+// (see control).
+func launchWarm(stderr io.Writer, agent bool) int {
 	sigs, err := becomeReaper(stderr)
 	if err != nil {
 		return exitNotStarted
@@ -76,7 +78,7 @@ func launchWarm(stderr io.Writer) int {
 	// The bot may have handed the command over and closed its end before
 	// this: the write then fails, and the command is still there to read.
 	_, _ = unix.Write(warmSocket, []byte{'r'})
-	fds, err := receive(warmSocket)
+	fds, sender, err := receive(warmSocket)
 	mu.Lock()
 	idle = false
 	close(handed)
@@ -105,14 +107,28 @@ func launchWarm(stderr io.Writer) int {
 	// launcher may still have to say once the command runs, as a cold
 	// launcher keeps its own descriptor 2; the others are closed.
 	drop := append(slices.Clone(files[:2]), files[3:]...)
-	return run(s, files, drop, sigs, fdWriter(fds[2]))
+	ctl := noControl
+	if agent {
+		ctl.sock = warmSocket
+		// The relay's pid, which the kernel vouches for: its end is the
+		// command's, even while another process holds the socket's
+		// other end (the bot's copy, until it is closed).
+		if sender > 0 {
+			if fd, err := unix.PidfdOpen(sender, 0); err == nil {
+				ctl.pidfd = fd
+				unix.CloseOnExec(fd)
+			}
+		}
+	}
+	return run(s, files, drop, sigs, fdWriter(fds[2]), ctl)
 }
 
-// receive reads the bot's hand-over from sock: the descriptors it carries,
-// or io.EOF when the bot closed the socket instead.
-func receive(sock int) ([]int, error) {
+// receive reads the bot's hand-over from sock: the descriptors it carries
+// and the sender's pid (0 unless sock has SO_PASSCRED), or io.EOF when the
+// bot closed the socket instead.
+func receive(sock int) ([]int, int, error) {
 	buf := make([]byte, 1)
-	oob := make([]byte, unix.CmsgSpace(maxHanded*4))
+	oob := make([]byte, unix.CmsgSpace(maxHanded*4)+unix.CmsgSpace(unix.SizeofUcred))
 	for {
 		n, oobn, flags, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
 		// A socket closed with data it had not read (the bot's end, with
@@ -122,27 +138,32 @@ func receive(sock int) ([]int, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("receive the command: %w", err)
+			return nil, 0, fmt.Errorf("receive the command: %w", err)
 		}
 		if n == 0 && oobn == 0 {
-			return nil, io.EOF
+			return nil, 0, io.EOF
 		}
 		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 		if err != nil {
-			return nil, fmt.Errorf("receive the command: %w", err)
+			return nil, 0, fmt.Errorf("receive the command: %w", err)
 		}
 		var fds []int
+		pid := 0
 		for i := range msgs {
+			if cred, err := unix.ParseUnixCredentials(&msgs[i]); err == nil {
+				pid = int(cred.Pid)
+				continue
+			}
 			got, err := unix.ParseUnixRights(&msgs[i])
 			if err != nil {
-				return fds, fmt.Errorf("receive the command: %w", err)
+				return fds, 0, fmt.Errorf("receive the command: %w", err)
 			}
 			fds = append(fds, got...)
 		}
 		if flags&unix.MSG_CTRUNC != 0 || len(fds) < handedMin {
-			return fds, fmt.Errorf("receive the command: %d descriptors", len(fds))
+			return fds, 0, fmt.Errorf("receive the command: %d descriptors", len(fds))
 		}
-		return fds, nil
+		return fds, pid, nil
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 )
 
 // LaunchArg is the hidden argument that starts the bot's binary in launcher
@@ -34,6 +35,19 @@ type spec struct {
 	Egress *Egress `json:"egress,omitempty"`
 	// EgressTier is the tier the launcher confines the network at.
 	EgressTier EgressTier `json:"egress_tier,omitempty"`
+	// Relay is set when the command runs as the agent's ids ([WithSpawner]):
+	// the descriptor after the command's extra files is the socket to the
+	// agent-side launcher, which this launcher hands the command to.
+	Relay bool `json:"relay,omitempty"`
+}
+
+// relayed returns how many descriptors the launcher holds besides the
+// command's: the agent-side launcher's socket when it relays.
+func (s spec) relayed() int {
+	if s.Relay {
+		return 1
+	}
+	return 0
 }
 
 // Launcher starts commands inside the sandbox by re-executing the bot's own
@@ -60,6 +74,8 @@ type Launcher struct {
 	// egressAtMost caps the tier (withEgressAtMost): tests of a lower
 	// tier on a kernel that offers a higher one.
 	egressAtMost EgressTier
+	// agents are the agent-side launchers, with a Spawner ([WithSpawner]).
+	agents agents
 }
 
 // Option configures a [Launcher].
@@ -126,3 +142,11 @@ func (l *Launcher) Warm() bool { return l.warm }
 
 // Executable returns the binary the launcher re-executes.
 func (l *Launcher) Executable() string { return l.executable }
+
+// IDs are a uid and a gid.
+type IDs struct {
+	UID, GID int
+}
+
+// String returns "uid:gid".
+func (i IDs) String() string { return strconv.Itoa(i.UID) + ":" + strconv.Itoa(i.GID) }

@@ -70,6 +70,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) == 5 && os.Args[1] == egressProbeArg {
 		os.Exit(probeEgress(os.Args[2], os.Args[3], os.Args[4]))
 	}
+	if len(os.Args) == 4 && os.Args[1] == spawnerPeerArg {
+		os.Exit(askAsPeer(os.Args[2], os.Args[3]))
+	}
 	if len(os.Args) == 2 && os.Args[1] == fakeBotArg {
 		fmt.Println(os.Getpid())
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')

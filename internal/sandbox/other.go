@@ -42,6 +42,9 @@ func (v View) OpenFile(path string, flag int, perm os.FileMode) (*os.File, error
 // pool is empty outside Linux: no launcher is started ahead.
 type pool struct{}
 
+// agents is empty outside Linux: there is no spawner.
+type agents struct{}
+
 // Start starts cmd, which Wrap made fail: a sandboxed command cannot
 // start outside Linux.
 func (l *Launcher) Start(cmd *exec.Cmd) error { return cmd.Start() }
@@ -64,3 +67,21 @@ func Seccomp() SeccompSupport { return SeccompNone }
 
 // DetectEgress reports that outside Linux the network cannot be confined.
 func DetectEgress(string) (EgressTier, error) { return EgressNone, errUnsupported }
+
+// Spawner is a stand-in outside Linux: none can be started.
+type Spawner struct{}
+
+// StartSpawner reports that the spawner needs Linux.
+func StartSpawner(string, IDs, IDs) (*Spawner, error) { return nil, errUnsupported }
+
+// Agent returns no ids: there is no spawner outside Linux.
+func (s *Spawner) Agent() IDs { return IDs{} }
+
+// Pid returns 0.
+func (s *Spawner) Pid() int { return 0 }
+
+// Close does nothing.
+func (s *Spawner) Close() error { return nil }
+
+// WithSpawner does nothing outside Linux.
+func WithSpawner(*Spawner) Option { return func(*Launcher) {} }

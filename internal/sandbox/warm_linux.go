@@ -66,6 +66,11 @@ func (l *Launcher) Start(cmd *exec.Cmd) error {
 		return cmd.Start()
 	}
 	defer spec.Close()
+	if n := len(cmd.ExtraFiles); l.agents.spawner != nil && n >= 2 {
+		// The agent-side launcher's socket: once the launcher has its
+		// copy, the bot's would only keep it from seeing the end.
+		defer cmd.ExtraFiles[n-2].Close()
+	}
 	if w := l.take(cmd); w != nil {
 		if err := w.hand(cmd); err == nil {
 			cmd.Process = w.proc
@@ -88,6 +93,7 @@ func (l *Launcher) Close() error {
 		w.end()
 	}
 	l.pool.starts.Wait()
+	l.closeAgents()
 	return nil
 }
 
@@ -164,9 +170,11 @@ func hasContext(cmd *exec.Cmd) bool {
 	return !v.IsValid() || v.Kind() != reflect.Interface || !v.IsNil()
 }
 
-// refill starts a replacement launcher in the background, unless one is
+// refill starts a replacement launcher in the background (and, with a
+// spawner, the agent-side one it will relay to), unless one is
 // there or being started.
 func (l *Launcher) refill() {
+	l.refillAgent()
 	p := &l.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -319,7 +327,7 @@ func (l *Launcher) waitWarm(ctx context.Context) error {
 				if !w.ok.Load() {
 					return errors.New("sandbox: the warm launcher ended before it was ready")
 				}
-				return nil
+				return l.waitAgent(ctx)
 			case <-ctx.Done():
 				return ctx.Err()
 			}

@@ -22,7 +22,10 @@ import (
 // the bot dies. Call Wrap before the spawner sets its process group
 // (procgroup.Set keeps what Wrap set). When the context cannot be handed
 // over, cmd.Err is set, so cmd.Start fails instead of starting the command
-// unconfined. Start the command with [Launcher.Start].
+// unconfined. With [WithSpawner] the launcher also inherits the socket to
+// a launcher the spawner started as the agent's ids (one descriptor
+// before the spec's), and relays the command to it. Start the command
+// with [Launcher.Start].
 func (l *Launcher) Wrap(cmd *exec.Cmd, extra Paths) {
 	if cmd.Err != nil {
 		return
@@ -44,10 +47,25 @@ func (l *Launcher) Wrap(cmd *exec.Cmd, extra Paths) {
 		// The caller forgot ApplyTo: an empty environment, never the bot's.
 		s.Env = []string{}
 	}
+	var agent *os.File
+	if l.agents.spawner != nil {
+		var err error
+		if agent, err = l.agentSocket(); err != nil {
+			cmd.Err = fmt.Errorf("sandbox: a launcher as the agent's ids: %w", err)
+			return
+		}
+		s.Relay = true
+	}
 	f, err := specFile(s)
 	if err != nil {
+		if agent != nil {
+			agent.Close()
+		}
 		cmd.Err = fmt.Errorf("sandbox: hand the command to the launcher: %w", err)
 		return
+	}
+	if agent != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, agent)
 	}
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, f)

@@ -42,7 +42,7 @@ type step struct {
 
 // TestImage starts the image as the deployment would (its entrypoint, its
 // user, the secrets in the container's environment) and checks it through
-// chats: the bot answers, runs as uid 10001 under tini, its binary is
+// chats: the bot answers, runs as uid 10001 under tini (its agent as 64000), its binary is
 // execute-only and the bot and tini are non-dumpable, the agent's
 // environment holds no secret, the toolbox works, tini reaps an orphan, and
 // the health check is healthy while polling works and unhealthy once it
@@ -224,15 +224,15 @@ touch /workspace/agent-was-here && echo "workspace written"`)
 func steps(secrets map[string]string) []step {
 	return []step{
 		{
-			name:    "runs as uid 10001 under tini",
+			name:    "the agent as uid 64000, the bot as 10001, under tini",
 			command: `echo "uid=$(id -u) gid=$(id -g)"; ps -eo pid=,ppid=,uid=,comm= | awk '{print "proc", $1, $2, $3, $4}'`,
 			check: func(t *testing.T, out string) {
-				if !strings.Contains(out, "uid=10001 gid=10001") {
-					t.Errorf("the agent's bash is not uid 10001:\n%s", out)
+				if !strings.Contains(out, "uid=64000 gid=64000") {
+					t.Errorf("the agent's bash is not uid 64000 (AGENT_UID):\n%s", out)
 				}
 				procs := procLines(out)
-				if p := procs["1"]; len(p) < 3 || p[2] != "tini" || p[1] != "10001" {
-					t.Errorf("PID 1 is %v, want tini as uid 10001:\n%s", p, out)
+				if p := procs["1"]; len(p) < 3 || p[2] != "tini" || p[1] != "0" {
+					t.Errorf("PID 1 is %v, want tini as root:\n%s", p, out)
 				}
 				bot := botPID(procs)
 				if bot == "" {
