@@ -150,10 +150,17 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	creds.apply(&cfg.Policy, &cfg.Sandbox)
 	// One launcher is kept started ahead, so a bash call does not wait
 	// for the launcher's own start (docs/performance.md).
-	box, err := setupSandbox(cfg, agentEnviron(environ), sandbox.WithWarm())
+	enf, running := creds.Enforcement()
+	box, egressLine, egressWarn, err := setupConfinedSandbox(cfg, agentEnviron(environ), enf, running, sandbox.WithWarm())
 	if err != nil {
 		logger.Error("agent sandbox", "err", err)
 		return 2
+	}
+	switch {
+	case egressWarn:
+		logger.Warn(egressLine)
+	case egressLine != "":
+		logger.Info(egressLine)
 	}
 	if box.launcher != nil {
 		defer box.launcher.Close()
