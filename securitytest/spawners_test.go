@@ -136,17 +136,24 @@ func claudeEnviron(path string, pkg *ast.Ident, name string) bool {
 }
 
 // launcherStart reports whether the call pkg.name in function fn of the
-// file path is the sandbox launcher starting its command, or the spawner
-// re-executing itself once it narrowed its capabilities (its own fixed
-// environment: the agent's ids and the bot's pid).
+// file path is the sandbox launcher starting its command (directly, or
+// through the network namespace's stage, which runs it with the spec's
+// prepared environment once confined), the launcher starting that stage
+// or the namespace probe (the bot's own binary, with launcherEnv's empty
+// environment), or the spawner re-executing itself once it narrowed its
+// capabilities (its own fixed environment: the agent's ids and the bot's
+// pid).
 func launcherStart(path, fn string, pkg *ast.Ident, name string) bool {
+	path = filepath.ToSlash(path)
 	switch {
 	case pkg == nil || pkg.Name != "syscall":
 		return false
 	case name == "ForkExec" && fn == "startConfined":
-		return filepath.ToSlash(path) == "../internal/sandbox/launch_linux.go"
+		return path == "../internal/sandbox/launch_linux.go"
 	case name == "Exec" && fn == "launchSpawner":
-		return filepath.ToSlash(path) == "../internal/sandbox/spawner_linux.go"
+		return path == "../internal/sandbox/spawner_linux.go"
+	case name == "Exec" && fn == "netnsStage", name == "ForkExec" && (fn == "forkDumpable" || fn == "probeNamespace"):
+		return path == "../internal/sandbox/netns_linux.go"
 	}
 	return false
 }
