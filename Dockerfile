@@ -88,7 +88,10 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
 # node_modules, so neither the agent nor claude's own updater can change it
 # (the provider also sets DISABLE_AUTOUPDATER). It adds about 240 MB to the
 # image: the package is a native build of claude for the platform.
-RUN npm install -g --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@2.1.197 \
+# npm trusts the system's roots (--use-openssl-ca), as every other client
+# in the image does: a build behind a TLS-inspecting proxy whose CA the
+# build host adds to the system store then works as apt does.
+RUN NODE_OPTIONS=--use-openssl-ca npm install -g --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@2.1.197 \
  && npm cache clean --force
 
 # Root-owned and execute-only (0711): the kernel makes every process that
