@@ -145,6 +145,22 @@ func (e *Extension) assess(tool string, raw json.RawMessage, workspace string) (
 		} else {
 			ids = []string{RuleUnparsable}
 		}
+	case "schedule_job":
+		// A watcher's script runs later, in no turn and with no tool call:
+		// it is assessed as a bash command when the job is created, so it
+		// is asked about in the chat that creates it and denied in a
+		// scheduled job's own turn. Keyed on the tool's name until tools
+		// declare which argument is a command.
+		var args struct {
+			Script string `json:"script"`
+		}
+		switch {
+		case json.Unmarshal(raw, &args) != nil:
+			ids = []string{RuleUnparsable}
+		case args.Script != "":
+			shown = "schedule_job script: " + args.Script
+			ids = assessCommand(args.Script, e.cfg.custom)
+		}
 	case "write", "edit":
 		var args struct {
 			Path string `json:"path"`
