@@ -3,6 +3,7 @@ package approvals
 import (
 	"fmt"
 	"github.com/google/go-cmp/cmp"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -159,6 +160,22 @@ var forms = func() []form {
 		"git fetch --upload-pack=%q origin", "git -C repo -c core.pager=%q log",
 		"GIT_PAGER=%q git log", "GIT_SSH_COMMAND=%q git fetch", "export GIT_EDITOR=%q; git commit",
 		"PAGER=%q man ls", "env GIT_PAGER=%q git log")
+	// Every wrapper of the table, in its plainest forms.
+	for _, name := range slices.Sorted(maps.Keys(wrappers)) {
+		spec := wrappers[name]
+		if name == "time" {
+			// Bash reads time as its keyword, which takes no "--" or
+			// operand before the command: escaped, it is the program.
+			name = `\time`
+		}
+		add(false, name+" %s", name+" -- %s", name+" arg %s")
+		for _, letter := range spec.script {
+			add(false, name+" -"+string(letter)+" %q")
+		}
+		for _, long := range spec.scriptLong {
+			add(false, name+" "+long+" %q", name+" "+long+"=%q")
+		}
+	}
 	return fs
 }()
 
@@ -240,6 +257,29 @@ var harmless = []string{
 	`at -l`, `atq`, `crontab -l`, `crontab jobs.cron`, `dd if=/dev/urandom bs=16 count=1 | xxd`,
 	`command -v rm`, `type -a python3`, `which git`, `man rm`, `rsync -av src/ dst/`, `scp file host:/tmp/`,
 	`history | tail`, `ulimit -n`, `umask 022`, `true`, `:`,
+	// Wrappers, strings run later and git's commands, used as they are
+	// every day.
+	`timeout 30 npm test`, `xargs -I{} cp {} backup/ < list`, `find . -name '*.log' | xargs rm -f`,
+	`nice -n 19 tar czf backup.tgz /srv/data`, `env GOOS=linux GOARCH=arm64 go build ./cmd/app`,
+	`parallel gzip ::: *.log`, `parallel 'convert {} {.}.png' ::: *.jpg`, `flock -n /tmp/x.lock ./cron.sh`,
+	`timeout 10 git fetch`, `git log --format='%H' -n 3 | xargs -n1 git show --stat`,
+	`strace -f -e trace=openat ./app`, `systemd-run --user --scope make`, `watch -n 2 'ps aux | grep node'`,
+	`GIT_EDITOR=true git rebase --continue`, `GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy -o IdentitiesOnly=yes' git fetch`,
+	`git -c core.sshCommand='ssh -o StrictHostKeyChecking=no' clone git@example.com:x/y.git`,
+	`git config core.editor "code --wait"`, `git config --global core.pager 'less -R'`,
+	`git config credential.helper 'cache --timeout=3600'`, `git -c core.fsmonitor=false status`,
+	`git -c http.proxy=http://proxy:3128 clone https://example.com/x.git`, `git -c merge.tool=meld mergetool`,
+	`git rebase --exec 'make test' main`, `git bisect run make test`, `git submodule foreach git pull`,
+	`git filter-branch --tree-filter 'rm -f secret.txt' HEAD`, `trap 'echo done' EXIT`,
+	`alias k=kubectl; k get pods`, `at now + 5 minutes <<< 'echo hi > /tmp/hi'`,
+	`crontab - <<'EOF'` + "\n0 3 * * * cd /srv && make backup\nEOF", `crontab -l | grep backup`,
+	`MANPAGER='less -R' man bash`, `EDITOR="code --wait" git commit`, `export VISUAL=vim`,
+	`PROMPT_COMMAND='history -a'`, `nohup python3 server.py > server.log 2>&1 &`, `xargs -0 -n 100 grep -l foo < files`,
+	`env -S 'python3 -u' script.py`, `script -q /dev/null -c 'ls --color'`, `time (make && make test)`,
+	`ionice -c2 -n7 rsync -a src/ dst/`, `taskset -c 0-3 make -j4`, `prlimit --as=1000000000 ./app`,
+	`chrt -b 0 ./batchjob`, `find . -type f -name '*.bak' -exec rm -f {} \;`, `kill -0 $(cat app.pid)`,
+	`unshare -rn ./test.sh`, `setpriv --no-new-privs ./app`, `fakeroot dpkg-deb --build pkg`,
+	`sudo_cmd=no; echo $sudo_cmd`, `$SHELL --version`, `exec "$SHELL"`,
 }
 
 // knownFalseAsks are the commands of the corpus that are asked about by
