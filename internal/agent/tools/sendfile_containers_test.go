@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,8 +95,13 @@ func TestSendFileLooksInsideContainers(t *testing.T) {
 
 // gzipped returns data compressed with gzip.
 func gzipped(data []byte) []byte {
+	return compressed(data, func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) })
+}
+
+// compressed returns data written through the compressor newWriter makes.
+func compressed(data []byte, newWriter func(io.Writer) io.WriteCloser) []byte {
 	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
+	w := newWriter(&b)
 	w.Write(data)
 	w.Close()
 	return b.Bytes()
@@ -153,11 +159,7 @@ func zipEntries(headers []*zip.FileHeader, data [][]byte) []byte {
 // zlibbed returns data compressed with zlib, as Flate streams and PNG
 // text chunks hold it.
 func zlibbed(data []byte) []byte {
-	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
-	w.Write(data)
-	w.Close()
-	return b.Bytes()
+	return compressed(data, func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) })
 }
 
 // pdf returns a small PDF whose second stream holds content, Flate
