@@ -91,13 +91,10 @@ func TestSecurityApprovalRequest(t *testing.T) {
 		t.Errorf("the model did not get the denial: %s", s.safe(got))
 	}
 	// The model itself wrote the secrets into its tool call here (it
-	// never sees one: this stands for a model that got one all the same),
-	// so the transcript keeps them as the model's own words; the channels
-	// that leave the host are the model provider, Telegram and the log.
+	// never sees one: this stands for a model that got one all the same):
+	// the transcript stores the call redacted, as it would leave, so the
+	// agent dir is searched like the channels that leave the host.
 	for _, r := range s.evaluateGlobal(observe(t, l, ai, tg, b)) {
-		if r.channel == chanAgentDir {
-			continue
-		}
 		if r.outcome == outcomeLeak || r.outcome == outcomeFail {
 			t.Errorf("%s %s %s: %s", r.vector, r.channel, r.outcome, strings.Join(r.details, "; "))
 		}
