@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	usagelog "github.com/volcanic/telegram-agent/internal/usage"
@@ -73,6 +75,9 @@ type Config struct {
 	BashTimeoutMax   time.Duration
 	// Approvals is APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES.
 	Approvals approvalSettings
+	// ToolStatus is TOOL_STATUS: chat.ToolStatusLast, ToolStatusAll or
+	// ToolStatusOff.
+	ToolStatus string
 	// StrangerReply is STRANGER_REPLY: tell users who are not allowed their
 	// id.
 	StrangerReply bool
@@ -194,6 +199,10 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		errs = append(errs, err)
 	}
 	var ok bool
+	c.ToolStatus = cmp.Or(strings.ToLower(strings.TrimSpace(e.ToolStatus)), chat.ToolStatusLast)
+	if !chat.ValidToolStatus(c.ToolStatus) {
+		problem("TOOL_STATUS must be last, all or off")
+	}
 	if c.StrangerReply, ok = parseSwitch(e.StrangerReply); !ok {
 		problem("STRANGER_REPLY must be on or off")
 	}
@@ -473,6 +482,23 @@ func absDir(name, dir string) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return abs, nil
+}
+
+// switchableModels are the models /model offers a chat: OPENAI_MODELS
+// (with OPENAI_MODEL), then the fallback models not among them, which the
+// operator allowed to answer already. None when OPENAI_MODELS is unset:
+// switching is then not configured.
+func (c Config) switchableModels() []string {
+	if len(c.Models) == 0 {
+		return nil
+	}
+	out := slices.Clone(c.Models)
+	for _, m := range c.FallbackModels {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // splitList splits a comma-separated list, trimming blanks and dropping

@@ -215,6 +215,31 @@ func TestParseModelsIncludesDefault(t *testing.T) {
 	}
 }
 
+// TestSwitchableModels checks that /model offers the fallback models too,
+// after OPENAI_MODELS, and nothing when switching is not configured.
+func TestSwitchableModels(t *testing.T) {
+	tests := []struct {
+		models, fallbacks string
+		want              []string
+	}{
+		{"", "", nil},
+		{"", "gpt-4.1-nano", nil},
+		{"a", "", []string{"gpt-4.1-mini", "a"}},
+		{"a", "gpt-4.1-nano, a", []string{"gpt-4.1-mini", "a", "gpt-4.1-nano"}},
+	}
+	for _, tt := range tests {
+		e := goodEnv()
+		e.OpenAIModels, e.FallbackModels = tt.models, tt.fallbacks
+		c, err := e.Parse(nil)
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		if diff := cmp.Diff(tt.want, c.switchableModels()); diff != "" {
+			t.Errorf("OPENAI_MODELS=%q OPENAI_FALLBACK_MODELS=%q: switchable models (-want +got):\n%s", tt.models, tt.fallbacks, diff)
+		}
+	}
+}
+
 func TestParseUsageAndFallbacks(t *testing.T) {
 	e := goodEnv()
 	e.OpenAIModels = "gpt-4.1"
@@ -434,6 +459,7 @@ func TestApplyBlankDefaults(t *testing.T) {
 		AgentSandbox:    "auto",
 		ApprovalMode:    "risky",
 		ApprovalTimeout: "10m",
+		ToolStatus:      "last",
 		StrangerReply:   "on",
 		LogLevel:        "info",
 		LogFormat:       "text",

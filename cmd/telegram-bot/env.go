@@ -52,6 +52,7 @@ type Env struct {
 	ApprovalMode      string `envconfig:"APPROVAL_MODE" default:"risky" desc:"off, risky (ask the chat before the commands the rules match) or all (before every call but read)"`
 	ApprovalTimeout   string `envconfig:"APPROVAL_TIMEOUT" default:"10m" desc:"how long a call waits for the chat's answer; no answer denies it"`
 	ApprovalRules     string `envconfig:"APPROVAL_RULES" desc:"comma-separated regular expressions: a bash command one matches is asked about too"`
+	ToolStatus        string `envconfig:"TOOL_STATUS" default:"last" desc:"how turns show their tool calls: last (the running call, folded into one line once the answer is there), all (every call, kept) or off; a chat toggles with /verbose"`
 	StrangerReply     string `envconfig:"STRANGER_REPLY" default:"on" desc:"on: a user who is not allowed is told their id once a day, in a private chat; off: silence"`
 	AgentSandbox      string `envconfig:"AGENT_SANDBOX" default:"auto" desc:"auto, required or off: confine agent processes and the file tools with Landlock (auto: where the kernel has it)"`
 	AgentSandboxRead  string `envconfig:"AGENT_SANDBOX_READ" desc:"comma-separated absolute paths the sandboxed agent may also read and execute"`

@@ -253,8 +253,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		View:              box.view,
 		DefaultTimeZone:   cfg.DefaultTimeZone,
 		Model:             cfg.Model,
-		Models:            cfg.Models,
+		Models:            cfg.switchableModels(),
 		SilentToStrangers: !cfg.StrangerReply,
+		ToolStatus:        cfg.ToolStatus,
 	}, opts...)
 	if err != nil {
 		logger.Error("chat host", "err", err)

@@ -56,13 +56,13 @@ func (s *Session) executeTool(ctx context.Context, call ToolCall) (*ToolContext,
 		return s.ToolContext(), json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Tool %q not found. Available tools: %s", call.Name, s.agent.toolNames()))
 	}
 	tc := s.ToolContext().WithOrigin(rt.origin)
-	args, err := parseArguments(rt.schema, call.Arguments)
+	args, err := rt.schema.parseArguments(call.Arguments)
 	if err != nil {
 		return tc, json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", call.Name, err))
 	}
 	for _, api := range s.agent.apis {
 		for _, h := range api.toolCall {
-			ev := &ToolCallEvent{Context: tc.WithOrigin(api.name), CallID: call.ID, ToolName: call.Name, Arguments: cloneRaw(args)}
+			ev := &ToolCallEvent{Context: tc.WithOrigin(api.name), CallID: call.ID, ToolName: call.Name, Effects: rt.spec.Effects, Arguments: cloneRaw(args)}
 			if err := safeCall(func() error { return h(ctx, ev) }); err != nil {
 				s.emit(extensionError(s.id, api.name, "tool_call", err))
 				return tc, args, ErrorResult(fmt.Sprintf("Tool call blocked: extension %q failed: %v", api.name, err))
@@ -74,7 +74,7 @@ func (s *Session) executeTool(ctx context.Context, call ToolCall) (*ToolContext,
 				return tc, args, ErrorResult(reason)
 			}
 			if string(ev.Arguments) != string(args) {
-				if args, err = parseArguments(rt.schema, string(ev.Arguments)); err != nil {
+				if args, err = rt.schema.parseArguments(string(ev.Arguments)); err != nil {
 					return tc, ev.Arguments, ErrorResult(fmt.Sprintf("Invalid arguments for tool %q (after extension %q): %v", call.Name, api.name, err))
 				}
 			}

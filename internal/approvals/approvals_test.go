@@ -525,6 +525,9 @@ func TestScheduledScript(t *testing.T) {
 					created++
 					return agent.Result{Content: []agent.Content{agent.Text("scheduled")}}, nil
 				})
+			// Declared as the scheduler's schedule_job declares it: the
+			// script is a command kept to run later.
+			job.ToolSpec.Effects = agent.Effects{Command: "script", Deferred: true}
 			e := newEnvWith(t, newFakeAsker(tt.decision), newMemoryStore(), []agent.Tool{job})
 			_, err := e.call(t, tt.ctx(t.Context()), "schedule_job", map[string]string{"schedule": "*/5 * * * *", "prompt": "check", "script": tt.script})
 			if err != nil {

@@ -5,7 +5,10 @@
 // In [ModeRisky] (the default) it asks before a bash command that one of
 // the rules matches, and before a write or edit outside the session's
 // workspace (and the directories of [WithWritable]); in [ModeAll] before
-// every call but those of the read-only tools, and in [ModeOff] never. The
+// every call but those of the read-only tools, and in [ModeOff] never. A
+// call is judged by what its tool declares on its spec ([agent.Effects]:
+// the argument it runs as a command, the path argument it writes,
+// read-only), never by the tool's name. The
 // question goes through an [Asker], which the chat host implements with
 // the buttons Allow once, Always in this chat and Deny; "always" decisions
 // are kept per chat and rule by a [DecisionStore]. No answer within the
@@ -28,7 +31,8 @@
 // aliases the command defines, the values of variables programs run as
 // commands (GIT_PAGER, GIT_SSH_COMMAND, PROMPT_COMMAND), git configuration
 // keys whose value git runs (core.pager, core.sshCommand, diff.*.textconv)
-// and a scheduled job's script, when schedule_job creates the job. A
+// and a command a tool keeps to run later (a watcher's script, declared
+// Deferred), when the call that keeps it is made. A
 // command named by a variable from the environment ($SHELL) may be any
 // program: its -c script and its operands are looked at. A value the
 // command computes itself (a variable it sets, a positional parameter, a
