@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-telegram/bot/models"
-
 	"github.com/volcanic/telegram-agent/internal/openaitest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -62,13 +60,7 @@ func TestSecurityApprovalFamilies(t *testing.T) {
 	calls = append(calls, openaitest.ToolCall{Name: "schedule_job", Arguments: string(job)})
 	markers := len(calls)
 
-	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
-	ai := openaitest.New(t, openaitest.WithScript(openaitest.ToolCalls(calls...), openaitest.Text("done")))
-	env := setEnv(botEnv(l, set, tg.URL(), ai.URL(), []int64{chat}), "APPROVAL_MODE=risky")
-	b := startBot(t, l, env)
-	if !waitPolling(tg, b, 0) {
-		t.Fatalf("the bot did not start polling; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
-	}
+	tg, ai, b := riskyBot(t, set, l, s, chat, calls...)
 	tg.SendText(chat, chat, "go")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -90,17 +82,7 @@ func TestSecurityApprovalFamilies(t *testing.T) {
 		}
 		denied[request.ID] = true
 		asked = append(asked, request.Visible)
-		var kb models.InlineKeyboardMarkup
-		if err := json.Unmarshal([]byte(request.ReplyMarkup), &kb); err != nil {
-			t.Fatalf("an approval request's buttons do not decode: %v", err)
-		}
-		for _, row := range kb.InlineKeyboard {
-			for _, btn := range row {
-				if strings.HasSuffix(btn.CallbackData, ":deny") {
-					tg.SendCallback(chat, chat, request.ID, btn.CallbackData)
-				}
-			}
-		}
+		tg.SendCallback(chat, chat, request.ID, denyButton(t, request))
 	}
 	if !waitUntil(ctx, 100*time.Millisecond, func() bool { return b.exited() || len(ai.ChatRequests()) >= 2 }) || b.exited() {
 		t.Fatalf("the model was not asked again after the denials; the bot's log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
