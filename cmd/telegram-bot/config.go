@@ -61,6 +61,10 @@ type Config struct {
 	// PROCESS_ENV_ALLOW lets through: they reach agent processes, and their
 	// values are among the secrets, redacted everywhere.
 	Passed []string
+	// SecretSources names, for each of SecretValues, the variables it came
+	// from (its keys are secrets: never print them), so that a refusal
+	// can say which secret a value is.
+	SecretSources map[string][]string
 	// Warnings are problems that do not stop the bot (a secret too short to
 	// be redacted, for one); run logs them and the doctor prints them.
 	Warnings []string
@@ -69,10 +73,10 @@ type Config struct {
 	WorkspaceDir    string
 	DefaultTimeZone string
 	MCPConfig       string
-	// MCPConfigDefault reports that MCP_CONFIG was not set and MCPConfig is
-	// the default file in the agent dir.
-	MCPConfigDefault bool
-	BashTimeoutMax   time.Duration
+	// MCPTimeout bounds an MCP server's first discovery attempt
+	// (MCP_DISCOVERY_TIMEOUT).
+	MCPTimeout     time.Duration
+	BashTimeoutMax time.Duration
 	// Approvals is APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES.
 	Approvals approvalSettings
 	// ToolStatus is TOOL_STATUS: chat.ToolStatusLast, ToolStatusAll or
@@ -166,7 +170,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	}
 
 	ps, err := policyOptions(e, c, environ)
-	c.Policy, c.SecretNames, c.Passed = ps.opts, ps.names, ps.passed
+	c.Policy, c.SecretNames, c.Passed, c.SecretSources = ps.opts, ps.names, ps.passed, ps.sources
 	c.Warnings = append(c.Warnings, ps.warnings...)
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
@@ -181,10 +185,13 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		errs = append(errs, err)
 	}
 	c.Policy.Hooks = append(c.Policy.Hooks, agentHome(c.WorkspaceDir, environ["HOME"]))
+	// No default path: every place the bot's user owns (AGENT_DIR) is one
+	// whose file would be refused, so MCP_CONFIG names one or there is none.
 	c.MCPConfig = strings.TrimSpace(e.MCPConfig)
-	if c.MCPConfig == "" && c.AgentDir != "" {
-		c.MCPConfig = filepath.Join(c.AgentDir, "mcp.json")
-		c.MCPConfigDefault = true
+	if d, err := time.ParseDuration(cmp.Or(strings.TrimSpace(e.MCPTimeout), "30s")); err != nil || d <= 0 {
+		problem("MCP_DISCOVERY_TIMEOUT must be a positive duration such as 30s or 2m")
+	} else {
+		c.MCPTimeout = d
 	}
 	if c.Sandbox, err = parseSandbox(e, c.AgentDir, c.WorkspaceDir); err != nil {
 		errs = append(errs, err)
@@ -237,6 +244,8 @@ type policySettings struct {
 	// that do not stop the bot, and passed the variables Allow lets through
 	// with their values redacted.
 	names, warnings, passed []string
+	// sources names, per secret value, the variables it came from.
+	sources map[string][]string
 }
 
 // policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
@@ -367,7 +376,7 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
 		return policySettings{opts: opts, names: names, warnings: warnings}, errors.Join(errs...)
 	}
-	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ)}, errors.Join(errs...)
+	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ), sources: sources}, errors.Join(errs...)
 }
 
 // secretCarriers returns, sorted, the names among hostVars that are set in

@@ -83,8 +83,11 @@ func TestParseGood(t *testing.T) {
 	if !c.Policy.HardenHostProcess {
 		t.Error("HardenHostProcess = false, want true by default")
 	}
-	if c.MCPConfig != "/data/mcp.json" {
-		t.Errorf("MCPConfig = %q, want mcp.json in AGENT_DIR", c.MCPConfig)
+	if c.MCPConfig != "" {
+		t.Errorf("MCPConfig = %q, want none: every default place is one the bot's user owns, whose file is refused", c.MCPConfig)
+	}
+	if c.MCPTimeout != 30*time.Second {
+		t.Errorf("MCPTimeout = %v, want 30s", c.MCPTimeout)
 	}
 }
 
@@ -455,6 +458,7 @@ func TestApplyBlankDefaults(t *testing.T) {
 		HardenHost:      "true",
 		AgentDir:        "data",
 		WorkspaceDir:    "workspace",
+		MCPTimeout:      "30s",
 		BashTimeoutMax:  "600s",
 		AgentSandbox:    "auto",
 		ApprovalMode:    "risky",

@@ -46,7 +46,8 @@ type Env struct {
 	AgentDir        string `envconfig:"AGENT_DIR" default:"data" desc:"state: transcripts, chat settings, jobs, heartbeat"`
 	WorkspaceDir    string `envconfig:"WORKSPACE_DIR" default:"workspace" desc:"the agent's working directory"`
 	DefaultTimeZone string `envconfig:"DEFAULT_TIMEZONE" desc:"IANA zone for chats without /tz (default: the host's)"`
-	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers: inline JSON, or a file the bot's user cannot modify (default: mcp.json in AGENT_DIR)"`
+	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers: inline JSON, or a file the bot's user cannot modify (default: none)"`
+	MCPTimeout      string `envconfig:"MCP_DISCOVERY_TIMEOUT" default:"30s" desc:"how long an MCP server's first start may take; each retry may take twice as long, up to 5m"`
 	BashTimeoutMax  string `envconfig:"BASH_TIMEOUT_MAX" default:"600s" desc:"the longest a bash call may run"`
 
 	ApprovalMode      string `envconfig:"APPROVAL_MODE" default:"risky" desc:"off, risky (ask the chat before the commands the rules match) or all (before every call but read)"`

@@ -55,6 +55,12 @@ func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time) i
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
 	}
+	// A failed MCP server is a note, not a failure: the bot answers, with
+	// fewer tools, and a restart would not bring the server back sooner.
+	if note := mcpDegraded(dir, now); note != "" {
+		fmt.Fprintf(stdout, "healthy, degraded: %s\n", note)
+		return 0
+	}
 	fmt.Fprintln(stdout, "healthy")
 	return 0
 }

@@ -30,10 +30,12 @@ type Agent struct {
 	cfg      config
 	logger   *slog.Logger
 
-	// apis are the extensions' APIs in load order; tools and toolIndex
-	// are the host tools then the extensions' tools. All three are
-	// written only by Start and read-only afterwards.
+	// apis are the extensions' APIs in load order, written only by Start
+	// and read-only afterwards; tools and toolIndex are the host tools
+	// then the extensions' tools, under toolsMu: an extension may add a
+	// tool later (API.AddTool).
 	apis      []*API
+	toolsMu   sync.RWMutex
 	tools     []*registeredTool
 	toolIndex map[string]*registeredTool
 
@@ -139,6 +141,8 @@ func (a *Agent) addTool(t Tool, origin string) error {
 	if t == nil {
 		return errors.New("agent: tool is nil")
 	}
+	a.toolsMu.Lock()
+	defer a.toolsMu.Unlock()
 	spec := t.Spec()
 	if spec.Name == "" {
 		return errors.New("agent: a tool has no name")
@@ -230,6 +234,8 @@ func (a *Agent) Start(ctx context.Context) error {
 // Tools returns the specs of every tool the model is offered: the host
 // tools, then the extensions' in load order.
 func (a *Agent) Tools() []ToolSpec {
+	a.toolsMu.RLock()
+	defer a.toolsMu.RUnlock()
 	out := make([]ToolSpec, 0, len(a.tools))
 	for _, t := range a.tools {
 		out = append(out, t.spec)

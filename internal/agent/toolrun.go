@@ -51,7 +51,7 @@ func (s *Session) runTool(ctx context.Context, call ToolCall) Result {
 // executeTool looks the tool up, validates the arguments, runs the
 // tool_call handlers and the tool. Its result is not redacted yet.
 func (s *Session) executeTool(ctx context.Context, call ToolCall) (*ToolContext, json.RawMessage, Result) {
-	rt, ok := s.agent.toolIndex[call.Name]
+	rt, ok := s.agent.tool(call.Name)
 	if !ok {
 		return s.ToolContext(), json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Tool %q not found. Available tools: %s", call.Name, s.agent.toolNames()))
 	}
@@ -157,11 +157,11 @@ func (s *Session) invoke(ctx context.Context, rt *registeredTool, tc *ToolContex
 // toolNames lists the tools' names for an unknown-tool error.
 func (a *Agent) toolNames() string {
 	names := ""
-	for i, t := range a.tools {
+	for i, n := range a.toolNameList() {
 		if i > 0 {
 			names += ", "
 		}
-		names += t.spec.Name
+		names += n
 	}
 	if names == "" {
 		return "none"

@@ -85,8 +85,8 @@ func quoteWords(words []string) string {
 // quote single-quotes s for the shell.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// forms are every wrapper and construct the guide's approvals section
-// names, in the forms it names them.
+// forms are every wrapper and construct the threat model's section on
+// the approval rules names, in the forms it names them.
 var forms = func() []form {
 	var fs []form
 	add := func(computed bool, tmpls ...string) {
@@ -180,7 +180,7 @@ var forms = func() []form {
 }()
 
 // TestEveryFormAsked builds every destructive base command in every form
-// the guide names and checks each is asked about, under the base
+// the docs name and checks each is asked about, under the base
 // command's rule (or as computed, where the form computes it).
 func TestEveryFormAsked(t *testing.T) {
 	n := 0
@@ -324,32 +324,34 @@ func TestDownloadedThenRun(t *testing.T) {
 	}
 }
 
-// TestFormsNamedInGuide checks that the guide names what the forms
-// follow: every wrapper in the table is in its approvals section.
+// TestFormsNamedInGuide checks that the docs name what the forms follow:
+// every wrapper of the table, and a row for every rule, in the threat
+// model's section on the approval rules.
 func TestFormsNamedInGuide(t *testing.T) {
 	section := guideSection(t)
 	for name := range wrappers {
 		if !strings.Contains(section, "`"+name+"`") {
-			t.Errorf("the guide's approvals section does not name the wrapper %s", name)
+			t.Errorf("the approval rules section of security.md does not name the wrapper %s", name)
 		}
 	}
 	for _, r := range builtinRules {
 		if !strings.Contains(section, fmt.Sprintf("| `%s` |", r.ID)) {
-			t.Errorf("the guide's approvals table has no row for the rule %s", r.ID)
+			t.Errorf("the approval rules table of security.md has no row for the rule %s", r.ID)
 		}
 	}
 }
 
-// guideSection returns the operator guide's approvals section.
+// guideSection returns the section of the threat model that says exactly
+// what the approval rules match and follow.
 func guideSection(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "telegram-bot.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "security.md"))
 	if err != nil {
-		t.Fatalf("reading the guide: %v", err)
+		t.Fatalf("reading the threat model: %v", err)
 	}
-	_, s, ok := strings.Cut(string(b), "\n## Approvals\n")
+	_, s, ok := strings.Cut(string(b), "\n## The approval rules, exactly\n")
 	if !ok {
-		t.Fatal("the guide has no approvals section")
+		t.Fatal("the threat model has no section on the approval rules")
 	}
 	s, _, _ = strings.Cut(s, "\n## ")
 	return s

@@ -382,6 +382,11 @@ func (h *Host) status(ctx context.Context, t target) string {
 		zone = "the host's (" + time.Now().Format("MST") + ")"
 	}
 	fmt.Fprintf(&b, "Time zone: %s", zone)
+	if h.statusLines != nil {
+		for _, l := range h.statusLines() {
+			b.WriteString("\n" + l)
+		}
+	}
 	return b.String()
 }
 

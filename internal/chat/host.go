@@ -23,6 +23,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
@@ -188,6 +189,8 @@ type Host struct {
 	// reportPause is the first pause before a report that did not go out
 	// is sent again (see report); tests shorten it.
 	reportPause time.Duration
+	// statusLines, when set, adds lines to /status (WithStatusLines).
+	statusLines func() []string
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -225,7 +228,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		strangers:       make(map[int64]time.Time),
 		strangerReplies: make(map[int64]time.Time),
 		outbox:          make(map[string][]func(context.Context)),
-		pollSleep:       sleep,
+		pollSleep:       backoff.Sleep,
 		reportPause:     3 * time.Second,
 	}
 	h.source = pollSource{h}

@@ -22,7 +22,8 @@ import (
 // and Stop button would stay for good. It is a cosmetic record, not state:
 // lines are appended without fsync (a process kill loses none; a power
 // loss may lose the last edits), a line that does not parse is skipped,
-// and the file is emptied whenever no status is open.
+// and the file is emptied at start-up and once it has grown past
+// statusLogMax with no status open.
 const StatusFile = "tool-status.jsonl"
 
 // statusRecord is one line of StatusFile: a status shown or edited (its
@@ -34,11 +35,18 @@ type statusRecord struct {
 	Closed bool   `json:"closed,omitempty"`
 }
 
+// statusLogMax is the size past which StatusFile starts afresh once no
+// status is open. Not at every moment none is: emptying it frees its
+// blocks, which on a full disk would let the next state write through
+// only by luck.
+const statusLogMax = 64 << 10
+
 // statusLog is StatusFile, open for appending.
 type statusLog struct {
 	logger *slog.Logger
 	mu     sync.Mutex
 	f      *os.File
+	size   int64
 	open   map[int]bool
 }
 
@@ -99,9 +107,10 @@ func (l *statusLog) append(r statusRecord) {
 			return
 		}
 		delete(l.open, r.Msg)
-		if len(l.open) == 0 {
+		if len(l.open) == 0 && l.size > statusLogMax {
 			// Nothing is open: the file starts afresh.
 			if err := l.f.Truncate(0); err == nil {
+				l.size = 0
 				return
 			}
 		}
@@ -112,7 +121,9 @@ func (l *statusLog) append(r statusRecord) {
 	if err != nil {
 		return
 	}
-	if _, err := l.f.Write(append(line, '\n')); err != nil {
+	n, err := l.f.Write(append(line, '\n'))
+	l.size += int64(n)
+	if err != nil {
 		// A full disk costs only the edit after a crash.
 		l.logger.Debug("the tool status record was not written", "err", err)
 	}

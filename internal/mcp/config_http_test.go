@@ -103,7 +103,7 @@ func TestLoadRemote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := load(tt.body, remoteLookup, hostSecrets, noTrustCheck)
+			cfg, err := load(tt.body, remoteLookup, asHostSecrets(hostSecrets), noTrustCheck)
 			checkLoaded(t, cfg, err, loadWant{servers: tt.want, secrets: tt.wantSecrets, warnHas: tt.warnHas, errHas: tt.errHas})
 		})
 	}
