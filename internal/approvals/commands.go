@@ -78,8 +78,12 @@ func (c *command) run(argv []string, hops int) {
 		return
 	}
 	args := argv[1:]
-	if value, ok := a.aliases[name]; ok {
+	if value, ok := a.aliases[name]; ok && !a.expanding[name] {
+		// As bash does, an alias is not expanded again inside its own
+		// expansion (alias ls='ls --color').
+		a.expanding[name] = true
 		c.alias(value, args)
+		delete(a.expanding, name)
 	}
 	if strings.Contains(name, environment) {
 		c.unknownProgram(args, hops)

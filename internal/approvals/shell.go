@@ -65,8 +65,10 @@ type analysis struct {
 	all bool
 	// downloads reports a download program anywhere in the command.
 	downloads bool
-	// aliases holds the aliases the command defines, by name.
-	aliases map[string]string
+	// aliases holds the aliases the command defines, by name; expanding
+	// those whose expansion is being looked at.
+	aliases   map[string]string
+	expanding map[string]bool
 	// followed holds the runs of arguments wrappers were followed to.
 	followed map[followKey]bool
 }
@@ -96,7 +98,7 @@ var commandVariables = map[string]bool{
 func assessCommand(command string, custom []customRule) []string {
 	a := &analysis{
 		custom: custom, seen: map[string]bool{}, set: map[string]bool{},
-		aliases: map[string]string{}, followed: map[followKey]bool{},
+		aliases: map[string]string{}, expanding: map[string]bool{}, followed: map[followKey]bool{},
 	}
 	a.matchCustom(command)
 	a.script(command, 0)
