@@ -38,16 +38,7 @@ func TestSecurityApprovalRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
-	ai := openaitest.New(t, openaitest.WithScript(
-		openaitest.ToolCalls(openaitest.ToolCall{Name: "bash", Arguments: string(args)}),
-		openaitest.Text("done"),
-	))
-	env := setEnv(botEnv(l, set, tg.URL(), ai.URL(), []int64{chat}), "APPROVAL_MODE=risky")
-	b := startBot(t, l, env)
-	if !waitPolling(tg, b, 0) {
-		t.Fatalf("the bot did not start polling; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
-	}
+	tg, ai, b := riskyBot(t, set, l, s, chat, openaitest.ToolCall{Name: "bash", Arguments: string(args)})
 	tg.SendText(chat, chat, "clean up")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -67,22 +58,7 @@ func TestSecurityApprovalRequest(t *testing.T) {
 	if !strings.Contains(request.Visible, marker) || !strings.Contains(request.Visible, `<a href="https://evil.example/">`) {
 		t.Errorf("the approval request does not show the command, its markup as text; it shows, redacted:\n%s", s.safe(request.Visible))
 	}
-	var kb models.InlineKeyboardMarkup
-	if err := json.Unmarshal([]byte(request.ReplyMarkup), &kb); err != nil {
-		t.Fatalf("the approval request's buttons do not decode: %v", err)
-	}
-	deny := ""
-	for _, row := range kb.InlineKeyboard {
-		for _, btn := range row {
-			if strings.HasSuffix(btn.CallbackData, ":deny") {
-				deny = btn.CallbackData
-			}
-		}
-	}
-	if deny == "" {
-		t.Fatal("the approval request has no Deny button")
-	}
-	tg.SendCallback(chat, chat, request.ID, deny)
+	tg.SendCallback(chat, chat, request.ID, denyButton(t, request))
 	if !waitUntil(ctx, 100*time.Millisecond, func() bool { return b.exited() || len(ai.ChatRequests()) >= 2 }) || b.exited() {
 		t.Fatalf("the model was not asked again after the denial; the bot's log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
 	}
@@ -91,15 +67,46 @@ func TestSecurityApprovalRequest(t *testing.T) {
 		t.Errorf("the model did not get the denial: %s", s.safe(got))
 	}
 	// The model itself wrote the secrets into its tool call here (it
-	// never sees one: this stands for a model that got one all the same),
-	// so the transcript keeps them as the model's own words; the channels
-	// that leave the host are the model provider, Telegram and the log.
+	// never sees one: this stands for a model that got one all the same):
+	// the transcript stores the call redacted, as it would leave, so the
+	// agent dir is searched like the channels that leave the host.
 	for _, r := range s.evaluateGlobal(observe(t, l, ai, tg, b)) {
-		if r.channel == chanAgentDir {
-			continue
-		}
 		if r.outcome == outcomeLeak || r.outcome == outcomeFail {
 			t.Errorf("%s %s %s: %s", r.vector, r.channel, r.outcome, strings.Join(r.details, "; "))
 		}
 	}
+}
+
+// riskyBot starts the built bot with APPROVAL_MODE=risky for chat, a fake
+// Telegram and a model that answers with calls and then "done", and waits
+// until it polls.
+func riskyBot(t *testing.T, set secretSet, l *layout, s *suite, chat int64, calls ...openaitest.ToolCall) (*telegramtest.Server, *openaitest.Server, *bot) {
+	t.Helper()
+	tg := telegramtest.New(t, telegramtest.WithToken(set.byName(envBotToken).value), telegramtest.WithWaitTimeout(startTimeout))
+	ai := openaitest.New(t, openaitest.WithScript(openaitest.ToolCalls(calls...), openaitest.Text("done")))
+	env := setEnv(botEnv(l, set, tg.URL(), ai.URL(), []int64{chat}), "APPROVAL_MODE=risky")
+	b := startBot(t, l, env)
+	if !waitPolling(tg, b, 0) {
+		t.Fatalf("the bot did not start polling; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
+	}
+	return tg, ai, b
+}
+
+// denyButton returns the callback data of an approval request's Deny
+// button.
+func denyButton(t *testing.T, request telegramtest.Message) string {
+	t.Helper()
+	var kb models.InlineKeyboardMarkup
+	if err := json.Unmarshal([]byte(request.ReplyMarkup), &kb); err != nil {
+		t.Fatalf("the approval request's buttons do not decode: %v", err)
+	}
+	for _, row := range kb.InlineKeyboard {
+		for _, btn := range row {
+			if strings.HasSuffix(btn.CallbackData, ":deny") {
+				return btn.CallbackData
+			}
+		}
+	}
+	t.Fatal("the approval request has no Deny button")
+	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -52,6 +54,10 @@ func sendFileVectors() []vector {
 		send("send-file-fake-png", imageFake, expectNotSent),
 		send("send-file-tar", archiveTar, expectNotSent),
 		send("send-file-zip-stored", archiveZip, expectNotSent),
+		send("send-file-tar-gz", archiveTarGz, expectNotSent),
+		send("send-file-zip-deflated", archiveZipDeflated, expectNotSent),
+		send("send-file-pdf-flate", documentPDF, expectNotSent),
+		send("send-file-png-ztxt", imageZTXt, expectNotSent),
 	}
 }
 
@@ -61,6 +67,14 @@ func sendFileVectors() []vector {
 const (
 	archiveTar = "secrets.tar"
 	archiveZip = "secrets.zip"
+)
+
+// The compressed files in the secrets directory: every known secret
+// compressed inside, nowhere in the file's own bytes.
+const (
+	archiveTarGz       = "secrets.tar.gz"
+	archiveZipDeflated = "secrets-deflated.zip"
+	documentPDF        = "secrets.pdf"
 )
 
 // writeSecretArchives writes the archives into the secrets directory.
@@ -100,6 +114,45 @@ func (l *layout) writeSecretArchives(t *testing.T, set secretSet) {
 	}
 	writeBotFile(t, l, filepath.Join(l.secretsDir, archiveTar), tb.String())
 	writeBotFile(t, l, filepath.Join(l.secretsDir, archiveZip), zb.String())
+
+	// Compressed content that compression really encodes: a short run of
+	// high-entropy secrets alone may be kept as a stored block, raw.
+	filler := strings.Repeat("# settings of the service, as the archive keeps them\nname=value\n", 40)
+	content := filler + all.String() + filler
+	var ctb bytes.Buffer
+	ctw := tar.NewWriter(&ctb)
+	if err := ctw.WriteHeader(&tar.Header{Name: "all.txt", Mode: 0o600, Size: int64(len(content))}); err != nil {
+		t.Fatal(err)
+	}
+	ctw.Write([]byte(content))
+	ctw.Close()
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(ctb.Bytes())
+	gw.Close()
+	var dz bytes.Buffer
+	dw := zip.NewWriter(&dz)
+	w, err := dw.CreateHeader(&zip.FileHeader{Name: "all.txt", Method: zip.Deflate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(content))
+	dw.Close()
+	flate := zlibBytes([]byte(content))
+	pdf := fmt.Sprintf("%%PDF-1.7\n1 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream\nendobj\ntrailer\n<< >>\n%%%%EOF\n", len(flate), flate)
+	writeBotFile(t, l, filepath.Join(l.secretsDir, archiveTarGz), gz.String())
+	writeBotFile(t, l, filepath.Join(l.secretsDir, archiveZipDeflated), dz.String())
+	writeBotFile(t, l, filepath.Join(l.secretsDir, documentPDF), pdf)
+}
+
+// zlibBytes returns data compressed with zlib, as PDF streams and PNG
+// zTXt chunks hold it.
+func zlibBytes(data []byte) []byte {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	w.Write(data)
+	w.Close()
+	return b.Bytes()
 }
 
 // processEntryVectors point the in-process file tools (read, send_file) at

@@ -20,6 +20,8 @@ const (
 	imageTrailing = "trailing.png"
 	// imageText is a valid PNG with the secrets in a tEXt chunk.
 	imageText = "text.png"
+	// imageZTXt is a valid PNG with the secrets compressed in a zTXt chunk.
+	imageZTXt = "ztxt.png"
 	// imageEXIF is a valid JPEG with the secrets in an EXIF segment and a
 	// comment.
 	imageEXIF = "exif.jpg"
@@ -57,6 +59,8 @@ func secretImages(t *testing.T, secrets string) map[string][]byte {
 	const afterIHDR = 8 + 25
 	text := append(bytes.Clone(pngData[:afterIHDR]), chunk("tEXt", []byte("Comment\x00"+secrets))...)
 	text = append(text, pngData[afterIHDR:]...)
+	ztxt := append(bytes.Clone(pngData[:afterIHDR]), chunk("zTXt", append([]byte("Comment\x00\x00"), zlibBytes([]byte(strings.Repeat("a comment on the picture\n", 40)+secrets))...))...)
+	ztxt = append(ztxt, pngData[afterIHDR:]...)
 
 	segment := func(marker byte, data string) []byte {
 		s := []byte{0xff, marker, 0, 0}
@@ -70,6 +74,7 @@ func secretImages(t *testing.T, secrets string) map[string][]byte {
 	return map[string][]byte{
 		imageTrailing: append(bytes.Clone(pngData), "\n"+secrets...),
 		imageText:     text,
+		imageZTXt:     ztxt,
 		imageEXIF:     exif,
 		imageFake:     append([]byte("\x89PNG\r\n\x1a\n"), secrets...),
 	}

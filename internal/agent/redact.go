@@ -28,6 +28,25 @@ func redactProgress(red *redactor.Redactor, r Result) Result {
 	return redactResultWith(red.RedactPartial, red.Redact, r)
 }
 
+// redactMessage returns a copy of m with every known secret replaced in
+// what a model or a tool wrote: the text blocks, the tool calls' names, IDs
+// and arguments (a secret inside the JSON text becomes the token, which
+// keeps it JSON), the name and ID of the call a tool message answers, and
+// Details. Images are left alone. m is not modified.
+func redactMessage(red *redactor.Redactor, m Message) Message {
+	r := redactResult(red, Result{Content: m.Content, Details: m.Details, IsError: m.IsError})
+	m.Content, m.Details = r.Content, r.Details
+	if m.ToolCalls != nil {
+		calls := make([]ToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			calls[i] = ToolCall{ID: red.Redact(c.ID), Name: red.Redact(c.Name), Arguments: red.Redact(c.Arguments)}
+		}
+		m.ToolCalls = calls
+	}
+	m.ToolCallID, m.ToolName = red.Redact(m.ToolCallID), red.Redact(m.ToolName)
+	return m
+}
+
 // redactResultWith returns a copy of r with redactText applied to the text
 // of every text block and redact to every string inside Details.
 func redactResultWith(redactText, redact func(string) string, r Result) Result {

@@ -163,6 +163,7 @@ func (a *Agent) openSession(opts SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	tr.red = a.red
 	s.tr = tr
 	s.messages = msgs
 	s.compaction = tr.loaded

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/atomicfile"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // Transcript entry types. Every line of a transcript is an envelope
@@ -48,6 +49,11 @@ type entryLog interface {
 type transcript struct {
 	path string
 	log  entryLog
+	// red redacts every entry before it is written: what the model wrote
+	// (its text, its tool calls' arguments) is stored like what leaves,
+	// since the agent's processes may read the file back. Nil writes
+	// entries as they are.
+	red *redactor.Redactor
 	// loaded is the last compaction the file recorded when it was opened.
 	loaded compactionState
 }
@@ -120,8 +126,9 @@ func userIndex(msgs []Message, n int) (i int, ok bool) {
 	return len(msgs), n == 0
 }
 
-// appendMessage writes m as one line and syncs the file.
+// appendMessage writes m, redacted, as one line and syncs the file.
 func (t *transcript) appendMessage(m Message) error {
+	m = redactMessage(t.red, m)
 	return t.appendEntry(transcriptEntry{Type: entryMessage, Message: &m})
 }
 
@@ -129,7 +136,7 @@ func (t *transcript) appendMessage(m Message) error {
 // tokens.
 func (t *transcript) appendCompaction(c compactionState, tokensBefore int) error {
 	return t.appendEntry(transcriptEntry{
-		Type: entryCompaction, Summary: c.summary, FirstKeptUser: c.usersBefore,
+		Type: entryCompaction, Summary: t.red.Redact(c.summary), FirstKeptUser: c.usersBefore,
 		Time: c.at, TokensBefore: tokensBefore,
 	})
 }

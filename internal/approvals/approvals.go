@@ -131,7 +131,7 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 // the command it runs is assessed with the shell rules, the path it
 // writes against the writable roots, and in ModeAll every tool not
 // declared read-only is asked about. A deferred command (a watcher's
-// script, run later) is not assessed here.
+// script, run later) is assessed when the call that keeps it is made.
 func (e *Extension) assess(tool string, fx agent.Effects, raw json.RawMessage, workspace string) (string, []string) {
 	var ids []string
 	shown := tool + " " + string(raw)
@@ -142,12 +142,21 @@ func (e *Extension) assess(tool string, fx agent.Effects, raw json.RawMessage, w
 		}
 		shown = tool + " " + p
 	}
-	if fx.Command != "" && !fx.Deferred {
-		if command, ok := stringArgument(raw, fx.Command); ok {
+	if fx.Command != "" {
+		command, ok := stringArgument(raw, fx.Command)
+		switch {
+		case !ok:
+			ids = append(ids, RuleUnparsable)
+		case fx.Deferred && command != "":
+			// A deferred command (a watcher's script) runs later, in no
+			// turn and with no tool call of its own: it is assessed now,
+			// so it is asked about in the chat that creates it and denied
+			// in a scheduled job's own turn.
+			shown = tool + " " + fx.Command + ": " + command
+			ids = append(ids, assessCommand(command, e.cfg.custom)...)
+		case !fx.Deferred:
 			shown = command
 			ids = append(ids, assessCommand(command, e.cfg.custom)...)
-		} else {
-			ids = append(ids, RuleUnparsable)
 		}
 	}
 	if e.cfg.mode == ModeAll && !fx.ReadOnly {

@@ -99,6 +99,12 @@ type env struct {
 
 func newEnv(t *testing.T, asker *fakeAsker, store *memoryStore, opts ...Option) *env {
 	t.Helper()
+	return newEnvWith(t, asker, store, nil, opts...)
+}
+
+// newEnvWith is newEnv with more tools than the built-in ones.
+func newEnvWith(t *testing.T, asker *fakeAsker, store *memoryStore, extra []agent.Tool, opts ...Option) *env {
+	t.Helper()
 	workspace := t.TempDir()
 	popts := spawnpolicy.DefaultOptions()
 	popts.HardenHostProcess = false
@@ -117,7 +123,7 @@ func newEnv(t *testing.T, asker *fakeAsker, store *memoryStore, opts ...Option) 
 	a, err := agent.New(provider, policy, redactor.New(popts.SecretValues),
 		agent.WithWorkspace(workspace),
 		agent.WithSessionDir(t.TempDir()),
-		agent.WithTools(tools.All()...),
+		agent.WithTools(append(tools.All(), extra...)...),
 		agent.WithExtensions(ext))
 	if err != nil {
 		t.Fatal(err)
@@ -490,5 +496,52 @@ func TestShortenedRequestSaysWhatItHides(t *testing.T) {
 	}
 	if strings.Contains(cmd, "rm -rf ~/") {
 		t.Fatal("the test's command was not cut where it meant to be")
+	}
+}
+
+// TestScheduledScript checks that a watcher's script is assessed when the
+// job is created: asked about in the chat, denied without asking in a
+// scheduled job's own turn, and not asked about when it is harmless.
+func TestScheduledScript(t *testing.T) {
+	tests := []struct {
+		name       string
+		ctx        func(context.Context) context.Context
+		decision   Decision
+		script     string
+		wantAsked  int
+		wantCreate bool
+	}{
+		{"risky, denied in the chat", func(c context.Context) context.Context { return c }, Deny, "rm -rf ~", 1, false},
+		{"risky, allowed in the chat", func(c context.Context) context.Context { return c }, AllowOnce, "git push -f", 1, true},
+		{"risky, in a job's turn", Unattended, AllowOnce, "prlimit --pid 1 --cpu=1:1", 0, false},
+		{"harmless", Unattended, Deny, "test -f done && echo ready", 0, true},
+		{"no script", Unattended, Deny, "", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			created := 0
+			job := agenttest.NewTool("schedule_job", `{"type":"object","properties":{"schedule":{"type":"string"},"prompt":{"type":"string"},"script":{"type":"string"}}}`,
+				func(context.Context, *agent.Call) (agent.Result, error) {
+					created++
+					return agent.Result{Content: []agent.Content{agent.Text("scheduled")}}, nil
+				})
+			// Declared as the scheduler's schedule_job declares it: the
+			// script is a command kept to run later.
+			job.ToolSpec.Effects = agent.Effects{Command: "script", Deferred: true}
+			e := newEnvWith(t, newFakeAsker(tt.decision), newMemoryStore(), []agent.Tool{job})
+			_, err := e.call(t, tt.ctx(t.Context()), "schedule_job", map[string]string{"schedule": "*/5 * * * *", "prompt": "check", "script": tt.script})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(e.asker.requests()); got != tt.wantAsked {
+				t.Errorf("asked %d times, want %d", got, tt.wantAsked)
+			}
+			if got := created == 1; got != tt.wantCreate {
+				t.Errorf("job created: %v, want %v", got, tt.wantCreate)
+			}
+			if reqs := e.asker.requests(); len(reqs) > 0 && !strings.Contains(reqs[0].Command, tt.script) {
+				t.Errorf("the request shows %q, not the script", reqs[0].Command)
+			}
+		})
 	}
 }

@@ -16,6 +16,9 @@ type command struct {
 	w   *walker
 	st  *syntax.Stmt
 	cfg *expand.Config
+	// guessed says argv is one of the places a wrapper's command may start,
+	// not known to be the command.
+	guessed bool
 }
 
 // shells run a script given with -c, as a file operand, or on stdin.
@@ -54,8 +57,9 @@ var sqlClients = map[string]bool{
 var sqlDrop = regexp.MustCompile(`(?i)\b(drop|truncate)\b`)
 
 // run looks at argv, the arguments of one command after expansion: it
-// follows wrappers (env, nice, timeout, sudo, xargs...) to the command they
-// run, parses the scripts given to shells and eval, and checks the rules.
+// follows aliases and wrappers (env, nice, timeout, sudo, xargs, setsid...)
+// to the command they run, parses the scripts given to shells, eval and
+// trap, and checks the rules.
 func (c *command) run(argv []string, hops int) {
 	a := c.w.a
 	if len(argv) == 0 {
@@ -65,45 +69,241 @@ func (c *command) run(argv []string, hops int) {
 		a.add(RuleUnparsable)
 		return
 	}
-	a.matchCustom(strings.Join(argv, " "))
+	if len(a.custom) > 0 {
+		a.matchCustom(strings.Join(argv, " "))
+	}
 	name := argv[0]
 	if leadsComputed(name) || isComputedText(path.Base(name)) {
 		a.add(RuleComputedCommand)
 		return
 	}
 	args := argv[1:]
-	switch base := path.Base(name); {
-	case wrappers[base] != nil:
-		if inner, ok := wrappers[base](args); ok {
-			c.run(inner, hops+1)
-		}
-	case base == "sudo" || base == "doas" || base == "pkexec" || base == "su" || base == "runuser":
-		a.add(RuleSudo)
-		c.privileged(base, args, hops)
+	if value, ok := a.aliases[name]; ok && !a.expanding[name] {
+		// As bash does, an alias is not expanded again inside its own
+		// expansion (alias ls='ls --color').
+		a.expanding[name] = true
+		c.alias(value, args)
+		delete(a.expanding, name)
+	}
+	if strings.Contains(name, environment) {
+		c.unknownProgram(args, hops)
+		return
+	}
+	if a.downloads && runByPath(name, c.guessed) {
+		// A program run by its path in a command that downloads may be
+		// what was downloaded.
+		a.add(RuleDownloadToShell)
+	}
+	base := path.Base(name)
+	c.processControl(base, args)
+	switch spec, ok := wrappers[base]; {
+	case ok:
+		c.wrapped(base, spec, args, hops)
 	case shells[base]:
 		c.shell(args)
 	case isInterpreter(base):
 		c.interpreter(args)
-		c.check(base, args)
+		c.check(base, args, hops)
 	case base == "eval":
 		c.nested(strings.Join(args, " "))
 	case base == "source" || base == ".":
-		if len(args) > 0 && isComputedText(args[0]) {
+		switch {
+		case len(args) > 0 && isComputedText(args[0]):
 			c.nested(args[0])
+		case len(args) > 0 && a.downloads:
+			a.add(RuleDownloadToShell)
 		}
-	case base == "busybox" || base == "toybox":
-		c.run(args, hops+1)
+	case base == "trap":
+		c.trap(args)
+	case base == "at" || base == "batch":
+		c.stdinScript(false)
+	case base == "crontab":
+		c.crontab(args)
 	case base == "find":
 		c.find(args, hops)
 	case base == "watch":
 		c.watch(args, hops)
 	default:
-		c.check(base, args)
+		c.check(base, args, hops)
 	}
 }
 
+// knownNames are the commands some rule looks at, besides the wrappers,
+// shells and interpreters.
+var knownNames = map[string]bool{
+	"rm": true, "rsync": true, "chmod": true, "chown": true, "chgrp": true, "git": true, "dd": true,
+	"mke2fs": true, "mkswap": true, "wipefs": true, "kill": true, "pkill": true, "killall": true,
+	"shutdown": true, "reboot": true, "poweroff": true, "halt": true, "systemctl": true, "init": true,
+	"telinit": true, "tee": true, "eval": true, "source": true, ".": true, "trap": true, "at": true,
+	"batch": true, "crontab": true, "find": true, "watch": true, "renice": true,
+	"apt": true, "apt-get": true, "aptitude": true, "dpkg": true, "npm": true, "pnpm": true,
+	"yarn": true, "uv": true, "dnf": true, "yum": true, "microdnf": true, "zypper": true, "apk": true,
+	"pacman": true, "brew": true, "snap": true, "gem": true, "conda": true, "mamba": true,
+}
+
+// known reports whether the word names a command some rule or wrapper
+// looks at, or one the rules cannot name (computed, from the environment,
+// an alias, a path while the command downloads).
+func (a *analysis) known(word string) bool {
+	base := path.Base(word)
+	_, wrapper := wrappers[base]
+	_, alias := a.aliases[word]
+	return wrapper || alias || knownNames[base] || shells[base] || isInterpreter(base) || sqlClients[base] ||
+		strings.HasPrefix(base, "mkfs") || strings.HasPrefix(base, "pip") ||
+		isComputedText(word) || strings.Contains(word, environment) || a.downloads && strings.Contains(word, "/")
+}
+
+// runByPath reports whether name runs a program by its path, outside the
+// system's own directories (which a download without privileges cannot
+// replace). Where a wrapper's command may start (guessed), an operand with
+// a slash is more often a file or a URL for the command before it, and
+// only a path relative to the working directory (./i.sh) counts.
+func runByPath(name string, guessed bool) bool {
+	if guessed {
+		return strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../")
+	}
+	if !strings.Contains(name, "/") || strings.Contains(name, "://") {
+		return false
+	}
+	for _, dir := range []string{"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/libexec/"} {
+		if strings.HasPrefix(path.Clean(name), dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// alias looks at a command named by an alias the command defines: the
+// alias's text with the arguments after it, as bash reads it (aliases are
+// taken as expanded, whether or not expand_aliases is on).
+func (c *command) alias(value string, args []string) {
+	c.nested(value + " " + shellQuote(args))
+}
+
+// shellQuote joins args, each quoted for the shell.
+func shellQuote(args []string) string {
+	quoted := make([]string, len(args))
+	for i, s := range args {
+		quoted[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
+}
+
+// unknownProgram looks at a command named by a variable from the
+// environment ($SHELL, $EDITOR): it may be any program, a shell or a
+// wrapper among them. Its -c script is parsed, its operands are followed
+// as a wrapper's are, and in a command that downloads, a pipe or a file
+// it reads may be the download run as a script.
+func (c *command) unknownProgram(args []string, hops int) {
+	for _, script := range scriptOptions(args, "c", []string{"--command"}) {
+		c.nested(script)
+	}
+	c.wrapped("", wrapperSpec{}, args, hops)
+	if c.w.a.downloads {
+		if in := c.stdin(); in.piped || in.file || len(operands(args)) > 0 {
+			c.w.a.add(RuleDownloadToShell)
+		}
+	}
+}
+
+// trap looks at the action trap sets, a script the shell runs later: its
+// first operand, when a signal follows it.
+func (c *command) trap(args []string) {
+	ops := operands(args)
+	if len(args) > 0 && args[0] == "--" {
+		ops = args[1:]
+	}
+	if len(ops) >= 2 {
+		c.nested(ops[0])
+	}
+}
+
+// stdinScript looks at a script a command reads on its standard input (at
+// and batch run it later): a here-document is parsed, a pipe or a file is
+// a script known only when it runs.
+func (c *command) stdinScript(fileToo bool) {
+	in := c.stdin()
+	switch {
+	case in.hasDoc:
+		c.nested(in.doc)
+	case in.piped || fileToo && in.file:
+		c.computedScript()
+	}
+}
+
+// crontab looks at a crontab installed from standard input: each entry's
+// command is a script cron runs later. One installed from a file is not
+// read, as a script run by name is not.
+func (c *command) crontab(args []string) {
+	if ops := operands(args); len(ops) > 0 && ops[0] != "-" {
+		return
+	}
+	if slices.ContainsFunc(args, func(s string) bool { return s == "-l" || s == "-r" || s == "-e" }) {
+		return
+	}
+	in := c.stdin()
+	if !in.hasDoc {
+		c.stdinScript(false)
+		return
+	}
+	for _, line := range strings.Split(in.doc, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 0 || strings.HasPrefix(fields[0], "#"):
+		case strings.HasPrefix(fields[0], "@") && len(fields) > 1:
+			c.nested(strings.Join(fields[1:], " "))
+		case len(fields) > 5 && !strings.Contains(fields[0], "="):
+			c.nested(strings.Join(fields[5:], " "))
+		}
+	}
+}
+
+// processControl checks the commands that change another process's
+// limits, scheduling, CPUs or I/O priority, or attach to it: what a
+// process of the same user may do to the bot itself.
+func (c *command) processControl(base string, args []string) {
+	acts := false
+	pid := hasOption("p", "--pid")
+	switch base {
+	case "renice":
+		acts = !slices.ContainsFunc(args, func(s string) bool { return s == "--help" || s == "-h" || s == "--version" || s == "-V" })
+	case "prlimit":
+		// With a pid, a limit given a value is set on that process.
+		acts = pid(args) && slices.ContainsFunc(args, func(s string) bool {
+			return isComputedText(s) || strings.HasPrefix(s, "--") && strings.Contains(s, "=") && !strings.HasPrefix(s, "--pid=") && !strings.HasPrefix(s, "--output=") ||
+				len(s) > 2 && s[0] == '-' && s[1] != '-' && s[1] != 'p' && s[1] != 'o'
+		})
+	case "taskset", "chrt":
+		// -p with one operand shows the setting, with two sets it.
+		acts = pid(args) && len(operandsAnywhere(args)) >= 2
+	case "ionice":
+		acts = hasOption("pPu", "--pid", "--pgid", "--uid")(args) && hasOption("cn", "--class", "--classdata")(args)
+	case "choom":
+		acts = pid(args) && hasOption("n", "--adjust")(args)
+	case "strace", "ltrace":
+		acts = hasOption("p", "--attach")(args)
+	case "gdb":
+		acts = pid(args) || slices.Contains(args, "attach")
+	}
+	if acts {
+		c.w.a.add(RuleProcessControl)
+	}
+}
+
+// operandsAnywhere returns the arguments that are not options, wherever
+// they stand (GNU tools permute them).
+func operandsAnywhere(args []string) []string {
+	var out []string
+	for _, s := range args {
+		if !strings.HasPrefix(s, "-") || isComputedText(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // check applies the rules about one command that runs no other.
-func (c *command) check(base string, args []string) {
+func (c *command) check(base string, args []string, hops int) {
 	a := c.w.a
 	opts := beforeDashes(args)
 	switch {
@@ -120,7 +320,7 @@ func (c *command) check(base string, args []string) {
 			a.add(RuleRecursiveChmod)
 		}
 	case base == "git":
-		c.git(args)
+		c.git(args, hops)
 	case base == "dd":
 		if slices.ContainsFunc(args, func(s string) bool { return strings.HasPrefix(s, "of=") || leadsComputed(s) }) {
 			a.add(RuleDD)
@@ -197,8 +397,12 @@ func (c *command) sql(args []string) {
 	}
 }
 
-// git checks git's subcommands: push with force, reset --hard, clean.
-func (c *command) git(args []string) {
+// git checks git's subcommands (push with force, reset --hard, clean)
+// and the commands git is told to run: configuration keys given with -c,
+// --config-env or git config whose value is a command, and the options of
+// subcommands that take one (--upload-pack, rebase --exec, bisect run,
+// submodule foreach, filter-branch's filters).
+func (c *command) git(args []string, hops int) {
 	a := c.w.a
 	i := 0
 	for ; i < len(args); i++ {
@@ -206,18 +410,27 @@ func (c *command) git(args []string) {
 		if !strings.HasPrefix(s, "-") {
 			break
 		}
-		switch s {
-		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--attr-source", "--exec-path":
-			if s == "-c" && i+1 < len(args) && strings.HasPrefix(strings.ToLower(args[i+1]), "alias.") {
-				// An alias defined on the command line can be anything.
-				a.add(RuleComputedCommand)
-			}
-			if s != "--exec-path" {
+		switch {
+		case s == "-c" && i+1 < len(args):
+			i++
+			key, value, _ := strings.Cut(args[i], "=")
+			c.gitConfig(key, value)
+		case strings.HasPrefix(s, "-c") && len(s) > 2:
+			key, value, _ := strings.Cut(s[2:], "=")
+			c.gitConfig(key, value)
+		case s == "--config-env" && i+1 < len(args) || strings.HasPrefix(s, "--config-env="):
+			spec, ok := strings.CutPrefix(s, "--config-env=")
+			if !ok {
 				i++
+				spec = args[i]
 			}
-		}
-		if strings.HasPrefix(strings.ToLower(s), "-calias.") {
-			a.add(RuleComputedCommand)
+			if key, _, _ := strings.Cut(spec, "="); gitRunsValue(key) != gitPlain {
+				a.add(RuleComputedCommand) // the value is a variable's, which the command may set
+			}
+		case strings.HasPrefix(s, "--exec-path="):
+			a.add(RuleComputedCommand) // git runs its subcommands from there
+		case s == "-C" || s == "--git-dir" || s == "--work-tree" || s == "--namespace" || s == "--super-prefix" || s == "--attr-source":
+			i++
 		}
 	}
 	if i >= len(args) {
@@ -227,6 +440,21 @@ func (c *command) git(args []string) {
 	if isComputedText(sub) {
 		a.add(RuleComputedCommand)
 		return
+	}
+	for j, s := range rest {
+		if strings.HasPrefix(s, "ext::") || isComputedText(s) && strings.HasPrefix(s, "ext:") {
+			a.add(RuleComputedCommand) // the ext transport runs a command
+		}
+		name, value, hasValue := strings.Cut(s, "=")
+		if !hasValue && j+1 < len(rest) {
+			value = rest[j+1]
+		}
+		switch {
+		case gitCommandOption(sub, name):
+			c.nested(value)
+		case sub == "clone" && name == "-u" && j+1 < len(rest):
+			c.nested(rest[j+1])
+		}
 	}
 	switch sub {
 	case "push":
@@ -242,6 +470,87 @@ func (c *command) git(args []string) {
 		if !shortFlagLiteral(rest, "n") && !longFlagLiteral(rest, 1, "dry-run") {
 			a.add(RuleGitClean)
 		}
+	case "config":
+		c.gitConfigCommand(rest)
+	case "bisect":
+		if len(rest) > 1 && rest[0] == "run" {
+			c.follow(rest[1:], hops+1)
+		}
+	case "submodule":
+		if k := slices.Index(rest, "foreach"); k >= 0 {
+			c.nested(strings.Join(operands(rest[k+1:]), " "))
+		}
+	}
+}
+
+// gitCommandOption reports whether a subcommand's option takes a command
+// git runs.
+func gitCommandOption(sub, name string) bool {
+	switch name {
+	case "--upload-pack", "--receive-pack", "--exec":
+		return true
+	case "-x", "--extcmd":
+		return sub == "rebase" || sub == "difftool"
+	case "--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter", "--tag-name-filter":
+		return sub == "filter-branch"
+	}
+	return false
+}
+
+// gitConfigCommand looks at git config setting a key: git config [options]
+// key value, and git config set [options] key value.
+func (c *command) gitConfigCommand(args []string) {
+	ops := operandsAnywhere(args)
+	if len(ops) > 0 && ops[0] == "set" {
+		ops = ops[1:]
+	}
+	if len(ops) >= 2 {
+		c.gitConfig(ops[0], ops[1])
+	}
+}
+
+// How git uses a configuration value.
+const (
+	gitPlain   = iota // data
+	gitScript         // a command git runs through the shell
+	gitUnknown        // code the rules cannot see: an alias, a file of configuration or of hooks
+)
+
+// gitRunsValue says how git uses the value of a configuration key: by the
+// key's last part (core.pager, diff.x.textconv, filter.x.smudge) or its
+// section (alias.*, pager.*, include.*).
+func gitRunsValue(key string) int {
+	key = strings.ToLower(key)
+	section, _, _ := strings.Cut(key, ".")
+	last := key[strings.LastIndex(key, ".")+1:]
+	switch {
+	case isComputedText(key):
+		return gitUnknown
+	case section == "alias" || section == "include" || section == "includeif" || last == "hookspath" || last == "path" && (section == "difftool" || section == "mergetool"):
+		return gitUnknown
+	case section == "pager":
+		return gitScript
+	}
+	switch last {
+	case "pager", "editor", "sshcommand", "askpass", "fsmonitor", "gitproxy", "program", "helper",
+		"textconv", "command", "cmd", "external", "clean", "smudge", "process", "driver",
+		"difffilter", "uploadpack", "receivepack", "packobjectshook", "browser", "sendmailcmd",
+		"smtpserver", "httpd", "defaultkeycommand", "alternaterefscommand":
+		return gitScript
+	}
+	return gitPlain
+}
+
+// gitConfig looks at one configuration key and its value: a command git
+// runs is parsed as a script ("!" starts a shell command in credential
+// helpers and aliases), and a key whose code cannot be seen is a computed
+// command.
+func (c *command) gitConfig(key, value string) {
+	switch gitRunsValue(key) {
+	case gitScript:
+		c.nested(strings.TrimPrefix(value, "!"))
+	case gitUnknown:
+		c.w.a.add(RuleComputedCommand)
 	}
 }
 
@@ -297,52 +606,6 @@ func firstOperand(args []string) string {
 		}
 	}
 	return ""
-}
-
-// privileged looks at the command sudo, doas, pkexec, su or runuser runs.
-func (c *command) privileged(base string, args []string, hops int) {
-	if base == "su" || base == "runuser" {
-		for i, s := range args {
-			if (s == "-c" || s == "--command") && i+1 < len(args) {
-				c.nested(args[i+1])
-				return
-			}
-			if v, ok := strings.CutPrefix(s, "--command="); ok {
-				c.nested(v)
-				return
-			}
-		}
-		return
-	}
-	withValue := map[string]bool{
-		"sudo":   true, // -u -g -C -D -h -p -r -t -T -U
-		"doas":   true, // -u -C
-		"pkexec": true, // --user
-	}
-	valued := "ugCDhprtTU"
-	i := 0
-	for ; i < len(args); i++ {
-		s := args[i]
-		if s == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(s, "-") {
-			break
-		}
-		if strings.HasPrefix(s, "--") {
-			if !strings.Contains(s, "=") && (s == "--user" || s == "--group" || s == "--chdir" || s == "--prompt" || s == "--host" || s == "--role" || s == "--type" || s == "--close-from" || s == "--command-timeout" || s == "--other-user") {
-				i++
-			}
-			continue
-		}
-		if withValue[base] && len(s) == 2 && strings.ContainsRune(valued, rune(s[1])) {
-			i++
-		}
-	}
-	if i < len(args) {
-		c.run(args[i:], hops+1)
-	}
 }
 
 // shell looks at the script a shell runs: the -c string, a file operand

@@ -455,7 +455,9 @@ func TestAssessReadsEffects(t *testing.T) {
 	}{
 		{"renamed shell tool", ModeRisky, "run_shell", agent.Effects{Command: "cmd"}, `{"cmd":"rm -rf /srv"}`, "rm -rf /srv", []string{RuleRecursiveDelete}},
 		{"command not a string", ModeRisky, "run_shell", agent.Effects{Command: "cmd"}, `{"cmd":1}`, `run_shell {"cmd":1}`, []string{RuleUnparsable}},
-		{"deferred command not assessed yet", ModeRisky, "later", agent.Effects{Command: "script", Deferred: true}, `{"script":"rm -rf /srv"}`, `later {"script":"rm -rf /srv"}`, nil},
+		{"deferred command assessed when kept", ModeRisky, "later", agent.Effects{Command: "script", Deferred: true}, `{"script":"rm -rf /srv"}`, "later script: rm -rf /srv", []string{RuleRecursiveDelete}},
+		{"deferred command absent", ModeRisky, "later", agent.Effects{Command: "script", Deferred: true}, `{"prompt":"p"}`, `later {"prompt":"p"}`, nil},
+		{"deferred command not a string", ModeRisky, "later", agent.Effects{Command: "script", Deferred: true}, `{"script":1}`, `later {"script":1}`, []string{RuleUnparsable}},
 		{"bash declaring nothing", ModeRisky, "bash", agent.Effects{}, `{"command":"rm -rf /srv"}`, `bash {"command":"rm -rf /srv"}`, nil},
 		{"renamed writer outside", ModeRisky, "save", agent.Effects{WritesPath: "to"}, `{"to":"/etc/passwd"}`, "save /etc/passwd", []string{RuleWriteOutsideView}},
 		{"renamed writer inside", ModeRisky, "save", agent.Effects{WritesPath: "to"}, `{"to":"notes.txt"}`, "save notes.txt", nil},

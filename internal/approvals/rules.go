@@ -27,6 +27,7 @@ const (
 	RuleDownloadToShell  = "download-to-shell"
 	RuleSudo             = "sudo"
 	RuleKill             = "kill"
+	RuleProcessControl   = "process-control"
 	RuleShutdown         = "shutdown"
 	RuleDeviceWrite      = "device-write"
 	RuleSQLDrop          = "sql-drop"
@@ -57,8 +58,9 @@ var builtinRules = []Rule{
 	{RuleMkfs, "formatting a disk (mkfs, mkswap, wipefs)"},
 	{RuleRecursiveChmod, "a recursive chmod, chown or chgrp"},
 	{RuleDownloadToShell, "a download run as a script (curl | sh)"},
-	{RuleSudo, "running as another user (sudo, doas, su, pkexec)"},
+	{RuleSudo, "running as another user (sudo, doas, su, runuser, sg, pkexec)"},
 	{RuleKill, "sending a signal to processes (kill, pkill, killall)"},
+	{RuleProcessControl, "changing another process's limits, scheduling, CPUs or I/O priority, or attaching to it (prlimit --pid, renice, chrt -p, taskset -p, ionice -p, strace -p)"},
 	{RuleShutdown, "shutting down or rebooting the machine"},
 	{RuleDeviceWrite, "writing to a device under /dev"},
 	{RuleSQLDrop, "DROP or TRUNCATE in a SQL client"},

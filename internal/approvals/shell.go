@@ -63,14 +63,43 @@ type analysis struct {
 	// (source, eval).
 	set map[string]bool
 	all bool
-	// downloads reports a curl or wget anywhere in the command.
+	// downloads reports a download program anywhere in the command.
 	downloads bool
+	// aliases holds the aliases the command defines, by name; expanding
+	// those whose expansion is being looked at.
+	aliases   map[string]string
+	expanding map[string]bool
+	// followed holds the runs of arguments wrappers were followed to.
+	followed map[followKey]bool
+}
+
+// downloaders are the programs that fetch files from elsewhere: a script
+// run in the same command may be what they fetched.
+var downloaders = map[string]bool{
+	"curl": true, "wget": true, "wget2": true, "aria2c": true, "axel": true, "fetch": true,
+	"http": true, "https": true, "xh": true, "curlie": true, "lftp": true, "ftp": true,
+	"tftp": true, "scp": true, "sftp": true,
+}
+
+// commandVariables are variables whose value programs run as a command
+// (git runs $GIT_PAGER, ssh runs $SSH_ASKPASS, bash $PROMPT_COMMAND): an
+// assignment to one is a script run later.
+var commandVariables = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "GIT_EDITOR": true,
+	"GIT_SEQUENCE_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true,
+	"GIT_PROXY_COMMAND": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true, "PAGER": true,
+	"MANPAGER": true, "SYSTEMD_PAGER": true, "EDITOR": true, "VISUAL": true,
+	"PROMPT_COMMAND": true, "LESSOPEN": true, "LESSCLOSE": true, "RSYNC_RSH": true,
+	"RSYNC_CONNECT_PROG": true, "BROWSER": true,
 }
 
 // assessCommand returns the IDs of the rules the bash command matches, in
 // the order they were found.
 func assessCommand(command string, custom []customRule) []string {
-	a := &analysis{custom: custom, seen: map[string]bool{}, set: map[string]bool{}}
+	a := &analysis{
+		custom: custom, seen: map[string]bool{}, set: map[string]bool{},
+		aliases: map[string]string{}, expanding: map[string]bool{}, followed: map[followKey]bool{},
+	}
 	a.matchCustom(command)
 	a.script(command, 0)
 	return a.found
@@ -122,6 +151,12 @@ func (a *analysis) collectSettings(f *syntax.File) {
 			if x.Name != nil {
 				a.set[x.Name.Value] = true
 			}
+			if x.Name != nil && x.Name.Value == "BASH_ALIASES" && x.Index != nil && x.Value != nil {
+				// BASH_ALIASES[name]=value defines an alias too.
+				if name, err := expand.Literal(cfg, indexWord(x.Index)); err == nil {
+					a.aliases[name] = wordText(cfg, x.Value)
+				}
+			}
 		case *syntax.ForClause:
 			if it, ok := x.Loop.(*syntax.WordIter); ok {
 				a.set[it.Name.Value] = true
@@ -138,7 +173,7 @@ func (a *analysis) collectSettings(f *syntax.File) {
 		case *syntax.CallExpr:
 			args := literalArgs(cfg, x.Args)
 			for _, arg := range args {
-				if b := path.Base(arg); b == "curl" || b == "wget" {
+				if downloaders[path.Base(arg)] {
 					a.downloads = true
 				}
 			}
@@ -146,6 +181,12 @@ func (a *analysis) collectSettings(f *syntax.File) {
 				break
 			}
 			switch name := args[0]; {
+			case name == "alias":
+				for _, arg := range args[1:] {
+					if n, v, ok := strings.Cut(arg, "="); ok {
+						a.aliases[n] = v
+					}
+				}
 			case anyVariableBuiltins[name]:
 				a.all = true
 			case settingBuiltins[name]:
@@ -158,6 +199,24 @@ func (a *analysis) collectSettings(f *syntax.File) {
 		}
 		return true
 	})
+}
+
+// indexWord returns an array index as a word, when it is one.
+func indexWord(e syntax.ArithmExpr) *syntax.Word {
+	if w, ok := e.(*syntax.Word); ok {
+		return w
+	}
+	return &syntax.Word{}
+}
+
+// wordText expands w to one string, the computed mark standing for what it
+// cannot know.
+func wordText(cfg *expand.Config, w *syntax.Word) string {
+	fields, err := expand.Fields(cfg, w)
+	if err != nil {
+		return computed
+	}
+	return strings.Join(fields, " ")
 }
 
 // literalArgs expands words, for the first pass; a word that cannot be
@@ -301,6 +360,10 @@ type walker struct {
 // first stage and the text of the stages before it to each later one,
 // however the parser nested it.
 func (w *walker) visit(n syntax.Node) bool {
+	if as, ok := n.(*syntax.Assign); ok {
+		w.assign(as)
+		return true
+	}
 	st, ok := n.(*syntax.Stmt)
 	if !ok {
 		return true
@@ -314,6 +377,51 @@ func (w *walker) visit(n syntax.Node) bool {
 	}
 	w.statement(st)
 	return true
+}
+
+// assign looks at an assignment, alone, before a command or in export,
+// declare and local.
+func (w *walker) assign(as *syntax.Assign) {
+	if as.Name == nil || as.Value == nil && as.Array == nil {
+		return
+	}
+	cfg := w.a.expandConfig()
+	var value string
+	switch {
+	case as.Value != nil:
+		value = wordText(cfg, as.Value)
+	default:
+		var parts []string
+		for _, el := range as.Array.Elems {
+			if el.Value != nil {
+				parts = append(parts, wordText(cfg, el.Value))
+			}
+		}
+		value = strings.Join(parts, "; ")
+	}
+	w.a.assigned(as.Name.Value, value, w.depth)
+}
+
+// assigned looks at the value given to the variable name: a command some
+// program runs (GIT_PAGER, PROMPT_COMMAND) is parsed as a script, and git's
+// configuration given in the environment as keys and values is looked at
+// as git -c is.
+func (a *analysis) assigned(name, value string, depth int) {
+	switch {
+	case commandVariables[name]:
+		if isComputedText(value) {
+			a.add(RuleComputedCommand)
+			return
+		}
+		a.matchCustom(value)
+		a.script(value, depth+1)
+	case name == "GIT_CONFIG_PARAMETERS":
+		a.add(RuleComputedCommand)
+	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"):
+		if gitRunsValue(value) != gitPlain {
+			a.add(RuleComputedCommand) // its value is GIT_CONFIG_VALUE_<n>'s
+		}
+	}
 }
 
 // text returns the source of node.
@@ -348,6 +456,16 @@ func (w *walker) statement(st *syntax.Stmt) {
 	var argv []string
 	for _, word := range call.Args {
 		argv = append(argv, a.fields(cfg, word)...)
+	}
+	if len(call.Args) > 0 {
+		// The parser takes name=value words after the command's name as
+		// assignments in one place (coproc dd of=x); bash takes them as
+		// arguments, and so are they here.
+		for _, as := range call.Assigns {
+			if as.Pos().After(call.Args[0].Pos()) && as.Name != nil && as.Value != nil {
+				argv = append(argv, as.Name.Value+"="+wordText(cfg, as.Value))
+			}
+		}
 	}
 	c := &command{w: w, st: st, cfg: cfg}
 	c.run(argv, 0)

@@ -102,6 +102,9 @@ func refLayout(s string) (string, []int, []refLine) {
 	var lines []refLine
 	last := -1
 	var info refLine
+	// od's offset column: the line before began with seven octal digits
+	// and a space (prevOd), giving the offset prevOdValue.
+	prevOd, prevOdValue := false, uint64(0)
 	add := func(c byte, p int) {
 		if last >= 0 && p-last-1 > maxGap {
 			syms, pos, lines = append(syms, 0), append(pos, p), append(lines, info)
@@ -126,11 +129,16 @@ func refLayout(s string) (string, []int, []refLine) {
 			d++
 		}
 		kind := kindPlain
+		curOd, curOdValue := false, uint64(0)
+		if j+d < len(line) && d == 7 && line[j+d] == ' ' && strings.Trim(line[j:j+d], "01234567") == "" {
+			curOd = true
+			curOdValue, _ = strconv.ParseUint(line[j:j+d], 8, 32)
+		}
 		if j+d < len(line) {
 			switch c := line[j+d]; {
 			case c == ':' && d >= 6 && d <= maxOffsetDigits:
 				kind, j = kindColon, j+d+1
-			case c == ' ' && d == 7 && strings.Trim(line[j:j+d], "01234567") == "":
+			case curOd && (curOdValue == 0 || prevOd && curOdValue > prevOdValue):
 				kind, j = kindSpaced, j+d+1
 			case c == ' ' && d == 8 && j+d+1 < len(line) && line[j+d+1] == ' ':
 				kind, j = kindSpaced, j+d+2
@@ -170,6 +178,7 @@ func refLayout(s string) (string, []int, []refLine) {
 			}
 		}
 		start = end + 1
+		prevOd, prevOdValue = curOd, curOdValue
 	}
 	return string(syms), pos, lines
 }

@@ -53,8 +53,9 @@ const encBuf = encBlock + maxEncodedLen
 // whose symbols may be interleaved with separators, in the layouts of the
 // standard dump tools. Bytes are skipped, not matched, when they are
 // whitespace of any kind; an offset column at a line start (6 to 10 hex
-// digits and ':' as xxd writes it, 7 octal digits and a space as od does,
-// 8 hex digits and two spaces as hexdump -C does); or the text column of a dump
+// digits and ':' as xxd writes it, 7 octal digits and a space as od does
+// on a dump's first line, offset 0, or after a line whose offset is
+// smaller, 8 hex digits and two spaces as hexdump -C does); or the text column of a dump
 // line (after two spaces following data on a line whose offset ends in
 // ':', as xxd writes it; after '|' on a line whose offset ends in a space,
 // as hexdump -C writes it). Every other byte is a symbol; one in no pattern
@@ -99,6 +100,12 @@ type encState struct {
 	extFrom     int  // where that match ended
 	closeAt     int  // where the last covered rest ended, when !ext
 
+	// A line that starts with seven octal digits and a space, as od's
+	// does, and the offset they give: for the current line and the one
+	// before it.
+	curOd, prevOd           bool
+	curOdValue, prevOdValue uint32
+
 	// An xxd line's text column shows one character a byte of the line's
 	// data (and a '\r' before a CRLF line end), so one longer than that is
 	// none: its bytes are data after all. Until the line ends, textLen
@@ -123,6 +130,15 @@ func octal(digits []byte) bool {
 		}
 	}
 	return true
+}
+
+// octalValue returns the value of octal digits, which octal accepted.
+func octalValue(digits []byte) uint32 {
+	var v uint32
+	for _, c := range digits {
+		v = v<<3 | uint32(c-'0')
+	}
+	return v
 }
 
 func isHexDigit(c byte) bool {
@@ -203,8 +219,16 @@ func (e *encChannel) slow(st *encState, c byte, pos, floor int, spans []span) []
 			st.mode, st.kind, st.nDigits = lineData, kindColon, 0
 			return spans
 		case c == ' ' && st.nDigits == 7 && octal(st.digits[:7]):
-			st.mode, st.kind, st.nDigits = lineData, kindSpaced, 0
-			return spans
+			// Only od's layout: the first line of a dump (offset 0), or
+			// one whose offset follows the previous line's. A hex cut's
+			// last line may read like an offset too, and is data.
+			v := octalValue(st.digits[:7])
+			odLine := v == 0 || st.prevOd && v > st.prevOdValue
+			st.curOd, st.curOdValue = true, v
+			if odLine {
+				st.mode, st.kind, st.nDigits = lineData, kindSpaced, 0
+				return spans
+			}
 		case c == ' ' && st.nDigits == 8:
 			st.offsetSpace = true
 			return spans
@@ -407,6 +431,8 @@ func isSpace(c byte) bool {
 }
 
 func (st *encState) newLine() {
+	st.prevOd, st.prevOdValue = st.curOd, st.curOdValue
+	st.curOd = false
 	st.nText = 0
 	st.mode = lineStart
 	st.kind = kindPlain

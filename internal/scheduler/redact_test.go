@@ -3,11 +3,15 @@ package scheduler
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // TestQuotedPromptIsRedactedBeforeItIsCut puts the base64 form of a host
@@ -107,5 +111,45 @@ func TestInterruptedNoticeRedactsBeforeItCuts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestJobsFileIsRedacted checks that jobs.json holds a job's name, prompt
+// and script redacted, as they would leave: the agent can read the file,
+// and a job runs what it holds. A job created through schedule_job is
+// redacted when it is created; one read from a forged file is redacted
+// when the file is written again.
+func TestJobsFileIsRedacted(t *testing.T) {
+	forged := func(e *env) string {
+		return `{"version": 1, "jobs": [
+  {"id": "a0000001", "name": "call ` + e.secret + `", "target": "chat-a", "schedule": "0 * * * *", "prompt": "use ` + e.secret + `", "script": "echo ` + e.secret + `", "created": "2026-05-01T00:00:00Z"}
+]}`
+	}
+	e := newEnv(t, setup{file: forged})
+	args, err := json.Marshal(map[string]string{
+		"schedule": "0 9 * * *", "name": "job " + e.secret, "prompt": "say " + e.secret, "script": "echo " + e.secret,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.callTool(t, "schedule_job", "chat-a", string(args)); r.IsError {
+		t.Fatalf("schedule_job failed: %s", agent.TextOf(r.Content))
+	}
+	data, err := os.ReadFile(filepath.Join(e.dir, "jobs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file is JSON, which may escape some of the secret's bytes: the
+	// redactor knows that form too.
+	if strings.Contains(string(data), e.secret) || e.s.redactor().Redact(string(data)) != string(data) {
+		t.Errorf("jobs.json (%d bytes) holds the secret (%d bytes)", len(data), len(e.secret))
+	}
+	if n := strings.Count(string(data), redactor.Token); n != 6 {
+		t.Errorf("jobs.json holds %d redaction tokens, want 6 (name, prompt, script of two jobs)", n)
+	}
+	for _, j := range e.s.All() {
+		if strings.Contains(j.Name+j.Prompt+j.Script, e.secret) && j.ID != "a0000001" {
+			t.Errorf("the job created through schedule_job holds the secret in memory")
+		}
 	}
 }

@@ -431,7 +431,11 @@ func (s *Scheduler) save() error {
 	for _, j := range s.interrupted {
 		jobs = append(jobs, j)
 	}
+	red := s.red
 	s.mu.Unlock()
+	for i, j := range jobs {
+		jobs[i] = redactJob(red, j)
+	}
 	slices.SortFunc(jobs, func(a, b Job) int {
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
 	})

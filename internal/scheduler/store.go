@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/atomicfile"
+	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
 // fileVersion is the version of the jobs.json format this package writes.
@@ -74,6 +75,15 @@ func checkStored(j Job) error {
 		return err
 	}
 	return nil
+}
+
+// redactJob returns j with every known secret replaced in what the model
+// or a script wrote: its name, prompt, script and last outcome. jobs.json is
+// state the agent can read, so it holds only what could leave.
+func redactJob(red *redactor.Redactor, j Job) Job {
+	j.Name, j.Prompt, j.Script = red.Redact(j.Name), red.Redact(j.Prompt), red.Redact(j.Script)
+	j.LastOutcome = red.Redact(j.LastOutcome)
+	return j
 }
 
 // saveJobs writes jobs to path with atomicfile.WriteFile, creating its

@@ -103,6 +103,10 @@ func (s *Scheduler) Schedule(target, scheduleText, prompt, script, name string) 
 	if strings.TrimSpace(script) == "" {
 		script = ""
 	}
+	// What the model wrote is kept as it would leave: the job runs what
+	// its file holds, which the agent can read back.
+	red := s.redactor()
+	prompt, script, name = red.Redact(prompt), red.Redact(script), red.Redact(name)
 	now := s.cfg.now()
 	loc := s.location(target, nil)
 	sched, err := parseSchedule(scheduleText, loc)

@@ -21,3 +21,6 @@ func WithSpillLimits(maxBytes int64, maxAge time.Duration, maxFiles int) BashOpt
 
 // WithTailLimits is withTailLimits, for the tests.
 func WithTailLimits(maxLines, maxBytes int) BashOption { return withTailLimits(maxLines, maxBytes) }
+
+// WithInspectLimit is withInspectLimit, for the tests.
+func WithInspectLimit(n int) BashOption { return withInspectLimit(n) }

@@ -50,6 +50,9 @@ type bashConfig struct {
 	// view confines the file tools All returns (WithView); nil leaves
 	// them unconfined.
 	view *sandbox.View
+	// inspectLimit bounds the bytes send_file decompresses to look for
+	// secrets inside a file.
+	inspectLimit int
 	// newTicker starts the progress ticker (a seam for tests).
 	newTicker func(d time.Duration) (ticks <-chan time.Time, stop func())
 }
@@ -66,6 +69,7 @@ func defaultBashConfig() bashConfig {
 		spillMaxBytes:    DefaultSpillMaxBytes,
 		spillMaxAge:      DefaultSpillMaxAge,
 		spillMaxFiles:    DefaultSpillMaxFiles,
+		inspectLimit:     maxInspected,
 		newTicker: func(d time.Duration) (<-chan time.Time, func()) {
 			t := time.NewTicker(d)
 			return t.C, t.Stop
@@ -155,6 +159,17 @@ func withSpillLimits(maxBytes int64, maxAge time.Duration, maxFiles int) BashOpt
 		}
 		if maxFiles > 0 {
 			c.spillMaxFiles = maxFiles
+		}
+	}
+}
+
+// withInspectLimit sets how many decompressed bytes send_file reads from a
+// file's containers before it refuses the file as one it cannot check;
+// values below one are ignored.
+func withInspectLimit(n int) BashOption {
+	return func(c *bashConfig) {
+		if n > 0 {
+			c.inspectLimit = n
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/imagesafe"
@@ -55,6 +56,8 @@ type sendFileTool struct {
 	sender FileSender
 	// files is how the tool opens files: the view of WithView, as read.
 	files fileAccess
+	// inspectLimit bounds what a file's containers may expand to.
+	inspectLimit int
 }
 
 // NewSendFile returns the send_file tool {path, caption?, as_photo?}: the
@@ -62,7 +65,9 @@ type sendFileTool struct {
 // PNG, JPEG or WebP image of at most MaxPhotoBytes and as_photo is not
 // false, else as a document of at most MaxDocumentBytes. A text file goes
 // out redacted; a binary file that holds a secret, in any form the
-// redactor knows, is refused (the file itself is never changed). The file
+// redactor knows, is refused (the file itself is never changed), and so is
+// a gzip, zip, PDF or PNG that holds one in its compressed content, or
+// whose content cannot be checked within bounds. The file
 // name and the caption are redacted too. Of opts, WithView confines it to
 // the sandbox's view, as it does read: what read may not open, send_file
 // does not send.
@@ -71,7 +76,7 @@ func NewSendFile(sender FileSender, opts ...BashOption) agent.Tool {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	t := &sendFileTool{sender: sender, files: fileAccess{view: cfg.view}}
+	t := &sendFileTool{sender: sender, files: fileAccess{view: cfg.view}, inspectLimit: cfg.inspectLimit}
 	return agent.NewTool(sendFileSpec(), t.execute)
 }
 
@@ -83,7 +88,7 @@ func sendFileSpec() agent.ToolSpec {
 		Name: SendFileName,
 		Description: fmt.Sprintf("Send a file to the user in this chat: a chart, a PDF, a patch, an archive. "+
 			"PNG, JPEG and WebP images up to %d MB are sent as photos unless as_photo is false; anything else is sent as a document, at most %d MB. "+
-			"Secrets in a text file are replaced with %s; a binary file holding a secret is not sent. Relative paths are relative to the workspace.",
+			"Secrets in a text file are replaced with %s; a binary file holding a secret is not sent, nor a gzip, zip, PDF or PNG whose compressed content holds one. Relative paths are relative to the workspace.",
 			MaxPhotoBytes>>20, MaxDocumentBytes>>20, redactor.Token),
 	}
 }
@@ -119,6 +124,21 @@ func (t *sendFileTool) execute(ctx context.Context, call *agent.Call, args sendF
 			return agent.ErrorResult(fmt.Sprintf("Not sent: %s is a binary file that holds a secret (in a form the redactor knows), so it cannot go out; the file was left unchanged. Send a version without the secret.", name)), nil
 		}
 		data, redacted = []byte(out), true
+	}
+	holds := func(b []byte) bool {
+		if len(b) == 0 {
+			return false
+		}
+		// Decompressed content may be the whole inspection limit: it is
+		// scanned in place rather than copied, and not changed while it is.
+		s := unsafe.String(&b[0], len(b))
+		return red.Redact(s) != s
+	}
+	switch where, err := hiddenSecret(data, holds, t.inspectLimit); {
+	case err != nil:
+		return agent.ErrorResult(fmt.Sprintf("Not sent: %s cannot be checked for secrets: %s, so it cannot go out. Send a smaller or flatter version.", name, red.Redact(err.Error()))), nil
+	case where != "":
+		return agent.ErrorResult(fmt.Sprintf("Not sent: %s holds a secret (in a form the redactor knows) in %s, so it cannot go out; the file was left unchanged. Send a version without the secret.", name, red.Redact(where))), nil
 	}
 	mimeType, image := imagesafe.Sniff(data)
 	photo := image && mimeType != "image/gif" && len(data) <= MaxPhotoBytes && (args.AsPhoto == nil || *args.AsPhoto)
