@@ -228,3 +228,33 @@ func addSecrets(cfg *Config, values []string) {
 		cfg.Policy.SecretValues = append(cfg.Policy.SecretValues, v)
 	}
 }
+
+// statusLines returns /status's lines for the credentials: each bound
+// variable with its hosts and its stand-in's shape, the egress mode with
+// how the kernel enforces it (egress, the start-up line's), and the CA's
+// fingerprint; names, hosts and shapes only, never a value.
+func (cp credentialProxy) statusLines(egress string) func() []string {
+	return func() []string {
+		if cp.proxy == nil {
+			if cp.err != nil {
+				return []string{"Credentials: the proxy did not start; bound variables are withheld from agent processes"}
+			}
+			return nil
+		}
+		var lines []string
+		standIns := cp.proxy.StandIns()
+		for _, c := range cp.settings.Credentials {
+			lines = append(lines, fmt.Sprintf("Credential %s: a stand-in (%s) for agent processes, the real value only to %s",
+				c.Variable, credproxy.Shape(standIns[c.Variable]), strings.Join(c.Hosts, ", ")))
+		}
+		mode := fmt.Sprintf("Egress: AGENT_EGRESS=%s", cp.settings.Egress)
+		if egress != "" {
+			mode += "; " + egress
+		}
+		lines = append(lines, mode)
+		if fp := cp.proxy.CAFingerprint(); fp != "" {
+			lines = append(lines, "Credential proxy CA: SHA-256 "+fp)
+		}
+		return lines
+	}
+}

@@ -295,6 +295,10 @@ func TestBinaryStandIn(t *testing.T) {
 	}
 	tg.SendText(procUser, procUser, "show me the token")
 	waitMessage(t, tg, procUser, "done")
+	// /status names the binding and the stand-in's shape, never a value.
+	tg.SendText(procUser, procUser, "/status")
+	waitMessage(t, tg, procUser, "Credential GH_TOKEN: a stand-in (ghp_… 39 characters")
+	waitMessage(t, tg, procUser, "Egress: AGENT_EGRESS=open")
 	var result string
 	for _, body := range oa.AllBodies() {
 		if bytes.Contains(body, []byte(testGHToken)) || bytes.Contains(body, []byte(reverse(testGHToken))) {
@@ -344,5 +348,44 @@ func TestAddSecretsLeavesStandInsOut(t *testing.T) {
 	}
 	if err := c.Policy.Validate(); err != nil {
 		t.Errorf("the options are invalid: %v", err)
+	}
+}
+
+// TestDoctorEgressProbe runs the doctor with AGENT_EGRESS=allowlist: with a
+// tier it proves a direct connection and a UDP datagram refused; with the
+// sandbox off it warns that the allow-list is not enforced, and required
+// is then a problem.
+func TestDoctorEgressProbe(t *testing.T) {
+	e := goodEnv()
+	e.AgentDir = filepath.Join(t.TempDir(), "data")
+	e.WorkspaceDir = t.TempDir()
+	e.AgentEgress = "allowlist"
+	noop := func(context.Context, *spawnpolicy.Policy) error { return nil }
+	out, code := runDoctorIn(t, e, credEnviron(), noop)
+	switch {
+	case strings.Contains(out, "Egress allow-list: enforced"):
+		for _, want := range []string{"✔ a direct TCP connection to a loopback port: refused", "✔ a UDP datagram: refused"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q; output:\n%s", want, out)
+			}
+		}
+		if code != 0 {
+			t.Errorf("doctor exit code %d; output:\n%s", code, out)
+		}
+	case strings.Contains(out, "Egress allow-list: not enforced"):
+		t.Logf("no tier here: %s", out)
+	default:
+		t.Errorf("the doctor says nothing of the allow-list's enforcement; output:\n%s", out)
+	}
+
+	e.AgentSandbox, e.AgentEgress = "off", "allowlist"
+	out, _ = runDoctorIn(t, e, credEnviron(), noop)
+	if !strings.Contains(out, "warning: Egress allow-list: not enforced by the kernel, the agent sandbox is off") {
+		t.Errorf("allowlist with the sandbox off is no warning; output:\n%s", out)
+	}
+	e.AgentEgress = "required"
+	out, code = runDoctorIn(t, e, credEnviron(), noop)
+	if code != 1 || !strings.Contains(out, "AGENT_EGRESS=required") {
+		t.Errorf("required with the sandbox off: exit %d; output:\n%s", code, out)
 	}
 }

@@ -67,6 +67,9 @@ func doctorCredentials(ctx context.Context, r *report, cfg Config, environ func(
 		r.line("  CA: ECDSA P-256, made at each start, key in memory only, valid %d days (a successor after half), SHA-256 %s (this doctor's; the bot logs its own)", int(credproxy.DefaultCALifetime.Hours()/24), fp)
 	}
 	doctorStandInProbe(ctx, r, cfg, environ, cp)
+	if s.Egress != credproxy.Open {
+		doctorEgressProbe(ctx, r, cfg, environ, cp)
+	}
 }
 
 // proxyAnswers asks the proxy at proxyURL for its one-line answer.
@@ -122,7 +125,7 @@ func doctorStandInProbe(ctx context.Context, r *report, cfg Config, environ func
 		fmt.Fprintf(&script, `printf '%%s\0' "${%s-}"; `, c.Variable)
 	}
 	script.WriteString(`printf '%s\0' "${HTTPS_PROXY-}"; if [ -r "${SSL_CERT_FILE:-/nonexistent}" ]; then printf 'readable\0'; else printf 'unreadable\0'; fi`)
-	got, err := runProbe(ctx, policy, script.String())
+	got, err := runProbe(ctx, policy, "/bin/sh", script.String())
 	if err != nil {
 		r.problem("credential proxy probe: %v", err)
 		return
@@ -162,14 +165,14 @@ func doctorStandInProbe(ctx context.Context, r *report, cfg Config, environ func
 	}
 }
 
-// runProbe runs script with /bin/sh through policy (and so through the
+// runProbe runs script with shell through policy (and so through the
 // launcher) and returns the NUL-terminated values it printed.
-func runProbe(ctx context.Context, policy *spawnpolicy.Policy, script string) ([]string, error) {
+func runProbe(ctx context.Context, policy *spawnpolicy.Policy, shell, script string) ([]string, error) {
 	pc, err := policy.Prepare(spawnpolicy.Request{Purpose: spawnpolicy.Other, Command: script, Cwd: os.TempDir(), Origin: "doctor"})
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("/bin/sh", "-c", pc.Command)
+	cmd := exec.Command(shell, "-c", pc.Command)
 	pc.ApplyTo(cmd)
 	procgroup.Set(cmd)
 	pr, pw, err := os.Pipe()
