@@ -11,6 +11,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/claudecode"
+	usagelog "github.com/volcanic/telegram-agent/internal/usage"
 )
 
 // Model providers MODEL_PROVIDER selects.
@@ -112,11 +113,19 @@ func newClaudeProvider(cfg Config, environ func() map[string]string, logger *slo
 }
 
 // planWindows reports p's plan windows for /usage.
-func planWindows(p *claudecode.Provider) func() []chat.PlanWindow {
+func planWindows(p *claudecode.Provider, logged func() []usagelog.Window) func() []chat.PlanWindow {
 	return func() []chat.PlanWindow {
 		var out []chat.PlanWindow
 		for _, r := range p.RateLimits() {
 			out = append(out, chat.PlanWindow{Name: r.Type, Status: r.Status, Utilization: r.Utilization, Resets: r.Resets()})
+		}
+		if len(out) > 0 {
+			return out
+		}
+		// Before claude's first turn since the start: what the usage log
+		// kept of the last report.
+		for _, w := range logged() {
+			out = append(out, chat.PlanWindow{Name: w.Name, Status: w.Status, Utilization: w.Utilization, Resets: w.Resets})
 		}
 		return out
 	}

@@ -124,38 +124,48 @@ func TestBinaryMCPServerThatFailsIsDegraded(t *testing.T) {
 	}
 }
 
-// ${GH_TOKEN} in a server's env, with GH_TOKEN in PROCESS_ENV_ALLOW,
-// starts the bot; the server gets the value, and a tool result holding it
-// reaches the model redacted.
+// ${VAR} in a server's env, with VAR in PROCESS_ENV_ALLOW, starts the bot
+// and hands the server the form agent processes get: an unbound
+// variable's real value (a tool result holding it reaches the model
+// redacted), and a bound one's stand-in (GH_TOKEN's built-in binding: the
+// server reaches GitHub through the credential proxy), never its real
+// value.
 func TestBinaryMCPServerGetsAnAllowedVariable(t *testing.T) {
 	const token = "ghp_binaryTestToken0123456789abcdefXYZ"
-	sum := sha256.Sum256([]byte(token))
+	const plain = "acme-binaryTestToken-0123456789"
+	sum := sha256.Sum256([]byte(plain))
+	ghSum := sha256.Sum256([]byte(token))
 	tg := telegramtest.New(t)
 	oa := openaitest.New(t, openaitest.WithResponder(mcpResponder))
 	agentDir, ws, scratch := t.TempDir(), t.TempDir(), t.TempDir()
-	cfg := `{"mcpServers":{"gh":` + fakeMCPEntry(t, scratch, map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${GH_TOKEN}"}) + `}}`
-	p := startBot(t, procEnv(tg, oa.URL(), agentDir, ws, "MCP_CONFIG="+cfg, "GH_TOKEN="+token, "PROCESS_ENV_ALLOW=GH_TOKEN"))
+	cfg := `{"mcpServers":{"gh":` + fakeMCPEntry(t, scratch, map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${GH_TOKEN}", "ACME_API_TOKEN": "${ACME_API_TOKEN}"}) + `}}`
+	p := startBot(t, procEnv(tg, oa.URL(), agentDir, ws, "MCP_CONFIG="+cfg, "GH_TOKEN="+token, "ACME_API_TOKEN="+plain,
+		"PROCESS_ENV_ALLOW=GH_TOKEN,ACME_API_TOKEN"))
 	p.waitLog("mcp: server discovered")
-	tg.SendText(procUser, procUser, fmt.Sprintf(`call mcp__gh__check_env {"name":"GITHUB_PERSONAL_ACCESS_TOKEN","sha256":%q}`, hex.EncodeToString(sum[:])))
-	waitMessage(t, tg, procUser, "tool said: GITHUB_PERSONAL_ACCESS_TOKEN matches")
+	tg.SendText(procUser, procUser, fmt.Sprintf(`call mcp__gh__check_env {"name":"ACME_API_TOKEN","sha256":%q}`, hex.EncodeToString(sum[:])))
+	waitMessage(t, tg, procUser, "tool said: ACME_API_TOKEN matches")
+	tg.SendText(procUser, procUser, `call mcp__gh__show_env {"name":"ACME_API_TOKEN"}`)
+	waitMessage(t, tg, procUser, "tool said: ACME_API_TOKEN=[REDACTED]")
+	tg.SendText(procUser, procUser, fmt.Sprintf(`call mcp__gh__check_env {"name":"GITHUB_PERSONAL_ACCESS_TOKEN","sha256":%q}`, hex.EncodeToString(ghSum[:])))
+	waitMessage(t, tg, procUser, fmt.Sprintf("tool said: GITHUB_PERSONAL_ACCESS_TOKEN differs (%d bytes)", len(token)))
 	tg.SendText(procUser, procUser, `call mcp__gh__show_env {"name":"GITHUB_PERSONAL_ACCESS_TOKEN"}`)
-	waitMessage(t, tg, procUser, "tool said: GITHUB_PERSONAL_ACCESS_TOKEN=[REDACTED]")
+	waitMessage(t, tg, procUser, "tool said: GITHUB_PERSONAL_ACCESS_TOKEN=ghp_")
 	for _, req := range oa.ChatRequests() {
 		for _, m := range req.Messages {
-			if strings.Contains(m.Text(), token) {
-				t.Errorf("a %s message sent to the model holds GH_TOKEN's value", m.Role)
+			if strings.Contains(m.Text(), token) || strings.Contains(m.Text(), plain) {
+				t.Errorf("a %s message sent to the model holds an allowed variable's value", m.Role)
 			}
 		}
 	}
 	for _, m := range tg.Messages(procUser) {
-		if strings.Contains(m.Visible, token) {
-			t.Error("a chat message holds GH_TOKEN's value")
+		if strings.Contains(m.Visible, token) || strings.Contains(m.Visible, plain) {
+			t.Error("a chat message holds an allowed variable's value")
 		}
 	}
 	if code, _ := p.terminate(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
-	if strings.Contains(p.log(), token) {
-		t.Error("the bot's log holds GH_TOKEN's value")
+	if strings.Contains(p.log(), token) || strings.Contains(p.log(), plain) {
+		t.Error("the bot's log holds an allowed variable's value")
 	}
 }

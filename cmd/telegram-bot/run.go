@@ -286,7 +286,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched}),
 		chat.WithUsage(usageStore, cfg.Prices, cfg.DailyLimit), chat.WithStatusLines(joinLines(mcpStatusLines(mcpExt), creds.statusLines(egressLine)))}
 	if claudeProvider != nil {
-		opts = append(opts, chat.WithPlanWindows(planWindows(claudeProvider)))
+		opts = append(opts, chat.WithPlanWindows(planWindows(claudeProvider, usageStore.Windows)))
 	}
 	if cfg.SpeechKey != "" {
 		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))

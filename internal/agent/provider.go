@@ -1,6 +1,9 @@
 package agent
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Provider is a chat-completions model: it answers a request, streaming the
 // text of the answer to onText as it arrives.
@@ -55,4 +58,20 @@ type Usage struct {
 	// CostUSD is what the provider says the request cost, when it says
 	// (Claude Code's total_cost_usd); zero otherwise.
 	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Windows are the plan's usage windows the provider reported while it
+	// answered (Claude Code's rate-limit events), none from most.
+	Windows []PlanWindow `json:"windows,omitempty"`
+}
+
+// PlanWindow is one of a model plan's usage windows as its provider
+// reported it: Claude Code's 5-hour and weekly limits.
+type PlanWindow struct {
+	// Name is the provider's name of the window ("five_hour", "seven_day").
+	Name string `json:"name"`
+	// Status is "allowed", "allowed_warning" or "rejected".
+	Status string `json:"status"`
+	// Utilization is the share used, 0 to 1 (0: not reported).
+	Utilization float64 `json:"utilization,omitempty"`
+	// Resets is when the window resets (zero: not reported).
+	Resets time.Time `json:"resets,omitzero"`
 }

@@ -42,5 +42,15 @@ func (u Usage) add(o Usage) Usage {
 		TotalTokens:      u.TotalTokens + o.TotalTokens,
 		CachedTokens:     u.CachedTokens + o.CachedTokens,
 		CostUSD:          u.CostUSD + o.CostUSD,
+		Windows:          latestWindows(u.Windows, o.Windows),
 	}
+}
+
+// latestWindows returns o, the later report, unless it is empty: the
+// windows are a state, not a count.
+func latestWindows(u, o []PlanWindow) []PlanWindow {
+	if len(o) > 0 {
+		return o
+	}
+	return u
 }

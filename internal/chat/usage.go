@@ -169,6 +169,7 @@ func UsageRecorder(store *usage.Store, logger *slog.Logger) func(context.Context
 				Prompt: int64(r.Usage.PromptTokens), Completion: int64(r.Usage.CompletionTokens),
 				Cached: int64(r.Usage.CachedTokens), Requests: 1, CostUSD: r.Usage.CostUSD,
 			},
+			Windows: usageWindows(r.Usage.Windows),
 		})
 		if err != nil {
 			episode.Failed(err, "scope", r.Scope)
@@ -176,4 +177,14 @@ func UsageRecorder(store *usage.Store, logger *slog.Logger) func(context.Context
 		}
 		episode.Succeeded()
 	}
+}
+
+// usageWindows converts the plan windows a response reported for the usage
+// log.
+func usageWindows(ws []agent.PlanWindow) []usage.Window {
+	var out []usage.Window
+	for _, w := range ws {
+		out = append(out, usage.Window{Name: w.Name, Status: w.Status, Utilization: w.Utilization, Resets: w.Resets})
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package claudecode
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
 // event is one line of claude's stream-json output; only the fields the
@@ -84,6 +86,23 @@ type RateLimit struct {
 	ResetsAt int64 `json:"resetsAt,omitempty"`
 	// Utilization is the share of the window used, 0 to 1, when reported.
 	Utilization float64 `json:"utilization,omitempty"`
+}
+
+// planWindows returns the windows reported, the latest of each, as the
+// agent's usage carries them; nil for none.
+func planWindows(reported []RateLimit) []agent.PlanWindow {
+	var out []agent.PlanWindow
+	at := map[string]int{}
+	for _, r := range reported {
+		w := agent.PlanWindow{Name: r.Type, Status: r.Status, Utilization: r.Utilization, Resets: r.Resets()}
+		if i, ok := at[r.Type]; ok {
+			out[i] = w
+			continue
+		}
+		at[r.Type] = len(out)
+		out = append(out, w)
+	}
+	return out
 }
 
 // Resets returns ResetsAt as a time (the zero time when not said).

@@ -54,7 +54,11 @@ func TestBridgeRunsSandboxedBash(t *testing.T) {
 	if want := "Running it.The output: " + rec.Result; got.deltas != want {
 		t.Errorf("streamed %q, want %q", got.deltas, want)
 	}
-	if diff := cmp.Diff(agent.Usage{PromptTokens: 130, CompletionTokens: 5, TotalTokens: 135, CachedTokens: 100, CostUSD: 0.0125}, got.res.Usage); diff != "" {
+	// The usage carries the plan's window claude reported in the turn, for
+	// the usage log.
+	wantUsage := agent.Usage{PromptTokens: 130, CompletionTokens: 5, TotalTokens: 135, CachedTokens: 100, CostUSD: 0.0125,
+		Windows: []agent.PlanWindow{{Name: "five_hour", Status: "allowed", Utilization: 0.25, Resets: time.Unix(1893456000, 0)}}}
+	if diff := cmp.Diff(wantUsage, got.res.Usage); diff != "" {
 		t.Errorf("the turn's usage (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]claudecode.RateLimit{"five_hour": {Status: "allowed", Type: "five_hour", ResetsAt: 1893456000, Utilization: 0.25}}, h.provider.RateLimits()); diff != "" {

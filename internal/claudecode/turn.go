@@ -107,6 +107,9 @@ func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) 
 		expected = append(expected, toolPrefix+tool.Name)
 	}
 	var res *event
+	// windows are the plan's usage windows claude reported in this turn,
+	// for the usage log.
+	var windows []RateLimit
 	var assistantErr string
 	checked := false
 	abort := func(reason string) (agent.Response, error) {
@@ -156,6 +159,7 @@ func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) 
 		case "rate_limit_event":
 			if ev.RateLimit != nil {
 				p.rateLimit(*ev.RateLimit)
+				windows = append(windows, *ev.RateLimit)
 			}
 		case "result":
 			r := ev
@@ -190,6 +194,7 @@ func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) 
 		resp.Usage = agent.Usage{PromptTokens: prompt, CompletionTokens: u.OutputTokens,
 			TotalTokens: prompt + u.OutputTokens, CachedTokens: u.CacheReadInputTokens, CostUSD: res.TotalCostUSD}
 	}
+	resp.Usage.Windows = planWindows(windows)
 	return resp, nil
 }
 

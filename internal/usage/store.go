@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -40,6 +41,17 @@ type Record struct {
 	Turn  string `json:"turn,omitempty"`
 	Model string `json:"model"`
 	Tokens
+	// Windows are the model plan's usage windows as the provider reported
+	// them with this response (Claude Code's 5-hour and weekly limits).
+	Windows []Window `json:"windows,omitempty"`
+}
+
+// Window is one of a model plan's usage windows as reported.
+type Window struct {
+	Name        string    `json:"name"`
+	Status      string    `json:"status"`
+	Utilization float64   `json:"utilization,omitempty"`
+	Resets      time.Time `json:"resets,omitzero"`
 }
 
 // Tokens are counts of tokens: Prompt includes Cached, the prompt tokens
@@ -96,6 +108,8 @@ type Store struct {
 	appended int
 	// lastTurn is each chat's latest turn, for "this turn".
 	lastTurn map[string]string
+	// windows are the plan's usage windows as last reported, by name.
+	windows map[string]reportedWindow
 }
 
 // Option configures [Open].
@@ -116,7 +130,8 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // Open reads the usage log at path (creating it when missing), drops what
 // is older than the retention or does not parse, and compacts it.
 func Open(path string, opts ...Option) (*Store, error) {
-	s := &Store{logger: slog.New(slog.DiscardHandler), now: time.Now, records: map[string][]Record{}, lastTurn: map[string]string{}}
+	s := &Store{logger: slog.New(slog.DiscardHandler), now: time.Now, records: map[string][]Record{}, lastTurn: map[string]string{},
+		windows: map[string]reportedWindow{}}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -153,6 +168,11 @@ func Open(path string, opts ...Option) (*Store, error) {
 // keep adds r to the in-memory records.
 func (s *Store) keep(r Record) {
 	s.records[r.Chat] = append(s.records[r.Chat], r)
+	for _, w := range r.Windows {
+		if old, ok := s.windows[w.Name]; !ok || !r.Time.Before(old.at) {
+			s.windows[w.Name] = reportedWindow{w, r.Time}
+		}
+	}
 	if r.Turn != "" {
 		s.lastTurn[r.Chat] = r.Turn
 	}
@@ -232,6 +252,9 @@ func compact(recs []Record, now time.Time) []Record {
 		k := key{r.Time.Truncate(bucket), r.Session, r.Model}
 		if i, ok := merged[k]; ok {
 			out[i].Tokens = out[i].Tokens.Add(r.Tokens)
+			if len(r.Windows) > 0 {
+				out[i].Windows = r.Windows // a state: the later report holds
+			}
 			continue
 		}
 		merged[k] = len(out)
@@ -239,6 +262,24 @@ func compact(recs []Record, now time.Time) []Record {
 		out = append(out, r)
 	}
 	slices.SortStableFunc(out, func(a, b Record) int { return a.Time.Compare(b.Time) })
+	return out
+}
+
+// reportedWindow is a plan window and when it was reported.
+type reportedWindow struct {
+	Window
+	at time.Time
+}
+
+// Windows returns the model plan's usage windows as last reported, by
+// name, so that /usage can show them after a restart too.
+func (s *Store) Windows() []Window {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Window, 0, len(s.windows))
+	for _, name := range slices.Sorted(maps.Keys(s.windows)) {
+		out = append(out, s.windows[name].Window)
+	}
 	return out
 }
 

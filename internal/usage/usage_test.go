@@ -265,3 +265,42 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWindowsAcrossRestarts checks that the plan's usage windows a
+// response reported are in the log, that the latest report of each window
+// holds, and that they survive a restart and the compaction of old
+// records.
+func TestPlanWindowsAcrossRestarts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), usage.FileName)
+	c := &clock{t: time.Date(2026, 12, 1, 22, 30, 0, 0, time.UTC)}
+	resets := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	weekly := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	s := open(t, path, c)
+	for _, r := range []usage.Record{
+		// Three days ago (merged by the compaction), then today.
+		{Time: c.t.Add(-72 * time.Hour), Chat: "1", Session: "s", Model: "sonnet", Tokens: tok(10, 1, 0),
+			Windows: []usage.Window{{Name: "seven_day", Status: "allowed", Utilization: 0.1, Resets: weekly}}},
+		{Time: c.t.Add(-72*time.Hour + time.Minute), Chat: "1", Session: "s", Model: "sonnet", Tokens: tok(10, 1, 0)},
+		{Time: c.t.Add(-time.Hour), Chat: "1", Session: "s", Model: "sonnet", Tokens: tok(10, 1, 0),
+			Windows: []usage.Window{{Name: "five_hour", Status: "allowed", Utilization: 0.2, Resets: resets}}},
+		{Chat: "2", Session: "x", Model: "sonnet", Tokens: tok(10, 1, 0),
+			Windows: []usage.Window{{Name: "five_hour", Status: "allowed_warning", Utilization: 0.9, Resets: resets}}},
+	} {
+		if err := s.Add(r); err != nil {
+			t.Fatalf("Add: %v", err)
+		}
+	}
+	want := []usage.Window{
+		{Name: "five_hour", Status: "allowed_warning", Utilization: 0.9, Resets: resets},
+		{Name: "seven_day", Status: "allowed", Utilization: 0.1, Resets: weekly},
+	}
+	if diff := cmp.Diff(want, s.Windows()); diff != "" {
+		t.Errorf("Windows (-want +got):\n%s", diff)
+	}
+	s.Close()
+	s = open(t, path, c)
+	defer s.Close()
+	if diff := cmp.Diff(want, s.Windows()); diff != "" {
+		t.Errorf("Windows after a restart (-want +got):\n%s", diff)
+	}
+}
