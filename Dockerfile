@@ -87,12 +87,17 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
 # internal/claudecode was checked against) and root-owned in the system's
 # node_modules, so neither the agent nor claude's own updater can change it
 # (the provider also sets DISABLE_AUTOUPDATER). It adds about 240 MB to the
-# image: the package is a native build of claude for the platform.
+# image (a native build of claude): a deployment that never uses it builds
+# with CLAUDE_CODE_VERSION="" (a Coolify build argument) and leaves it out.
 # npm trusts the system's roots (--use-openssl-ca), as every other client
 # in the image does: a build behind a TLS-inspecting proxy whose CA the
 # build host adds to the system store then works as apt does.
-RUN NODE_OPTIONS=--use-openssl-ca npm install -g --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@2.1.197 \
- && npm cache clean --force
+ARG CLAUDE_CODE_VERSION=2.1.197
+RUN if [ -n "$CLAUDE_CODE_VERSION" ]; then \
+      NODE_OPTIONS=--use-openssl-ca npm install -g --no-audit --no-fund --loglevel=error \
+        "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" \
+      && npm cache clean --force; \
+    fi
 
 # Root-owned and execute-only (0711): the kernel makes every process that
 # executes a file its user cannot read non-dumpable from the first

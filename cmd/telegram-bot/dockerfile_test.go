@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/claudecode"
 )
 
 // TestDockerfile checks the facts the deployment relies on, since no
@@ -212,6 +214,14 @@ func checkImageToolbox(t *testing.T, lines []string) {
 		if !strings.Contains(joined, want) {
 			t.Errorf("the Dockerfile lacks %q", want)
 		}
+	}
+	// The Claude Code CLI the image installs is the one internal/claudecode
+	// was checked against; an empty build argument leaves it out.
+	if m := regexp.MustCompile(`(?m)^ARG CLAUDE_CODE_VERSION=(\S*)$`).FindStringSubmatch(joined); m == nil || m[1] != claudecode.TestedVersion {
+		t.Errorf("the Dockerfile's CLAUDE_CODE_VERSION is %q, want claudecode.TestedVersion %q", m, claudecode.TestedVersion)
+	}
+	if !strings.Contains(joined, `if [ -n "$CLAUDE_CODE_VERSION" ]`) {
+		t.Error("the Dockerfile cannot leave the Claude Code CLI out (CLAUDE_CODE_VERSION=\"\")")
 	}
 	if slices.Contains(packages, "gh") {
 		t.Error("the apt-get layer installs Debian's gh, over a year old; the gh stage builds the pinned release")
