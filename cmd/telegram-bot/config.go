@@ -59,6 +59,14 @@ type Config struct {
 	// PROCESS_ENV_ALLOW lets through: they reach agent processes, and their
 	// values are among the secrets, redacted everywhere.
 	Passed []string
+	// DeniedRedacted names the inherited variables a deny rule removes
+	// whose values (8 bytes or more) are among the secrets: agent processes
+	// never get them, and the same value anywhere else is redacted.
+	DeniedRedacted []string
+	// DeniedValues are the secret values that came from those variables
+	// alone, none of the host's own: an MCP server's env may expand them
+	// (${GITHUB_TOKEN}), as it may any variable that is not the host's.
+	DeniedValues []string
 	// Warnings are problems that do not stop the bot (a secret too short to
 	// be redacted, for one); run logs them and the doctor prints them.
 	Warnings []string
@@ -162,6 +170,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 
 	ps, err := policyOptions(e, c, environ)
 	c.Policy, c.SecretNames, c.Passed = ps.opts, ps.names, ps.passed
+	c.DeniedRedacted, c.DeniedValues = ps.denied, ps.deniedValues
 	c.Warnings = append(c.Warnings, ps.warnings...)
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
@@ -228,13 +237,19 @@ type policySettings struct {
 	// that do not stop the bot, and passed the variables Allow lets through
 	// with their values redacted.
 	names, warnings, passed []string
+	// denied are the variables a deny rule removes whose values are
+	// among the secrets.
+	denied []string
+	// deniedValues are the secrets that came from those variables alone.
+	deniedValues []string
 }
 
 // policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
 // PROCESS_ENV_DENY are added to the defaults, and SecretValues gets every
 // configured secret's value (whichever are set), the values of the
 // variables PROCESS_ENV_SECRETS names, the password and token-like query
-// values of every inherited URL, and the value of every variable Allow
+// values of every inherited URL, the value of every variable a deny rule
+// removes (8 bytes or more), and the value of every variable Allow
 // lets through although a rule would remove it ("use, not see": it reaches
 // agent processes, and its value is redacted everywhere).
 //
@@ -329,6 +344,17 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 
 	// The bot's own variables are carriers by name, whatever Allow says.
 	hostVars := append([]string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET"}, configNames()...)
+	// A deny rule removes a variable because its name says it holds a
+	// secret (DB_PASSWORD): its value is a secret for the redactor too, so
+	// the same value in a workspace .env or in a command's output comes
+	// back redacted. The bot's own variables are left to the lines above.
+	var denied []string
+	for _, name := range opts.Denied(environ) {
+		if v := strings.TrimSpace(environ[name]); len(v) >= spawnpolicy.MinimumSecretLength && !slices.Contains(hostVars, name) {
+			denied = append(denied, name)
+			add(name, v)
+		}
+	}
 	var passed []string
 	for _, name := range opts.Passed(environ) {
 		if !slices.Contains(hostVars, name) {
@@ -338,13 +364,21 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 	}
 	// foreign are the secrets that came from somewhere else than the
 	// variables Allow lets through: no variable may carry one to a child.
-	var foreign []string
+	// A value a deny rule's variable holds is not foreign: the same token
+	// under GITHUB_TOKEN and an allowed GH_TOKEN is passed on purpose.
+	var foreign, deniedOnly []string
 	for _, v := range opts.SecretValues {
-		if slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(passed, src) }) {
+		if slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(passed, src) && !slices.Contains(denied, src) }) {
 			foreign = append(foreign, v)
+		}
+		if !slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(denied, src) }) {
+			deniedOnly = append(deniedOnly, v)
 		}
 	}
 	for _, name := range secretCarriers(environ, opts.SecretValues, foreign, hostVars, passed) {
+		if slices.Contains(denied, name) {
+			continue // a deny rule removes it already, and doctor names that rule
+		}
 		if slices.Contains(opts.Allow, name) {
 			errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW: %s configures the bot or holds another variable's secret, so agent processes never get it; remove it from PROCESS_ENV_ALLOW", name))
 			continue
@@ -358,7 +392,7 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
 		return policySettings{opts: opts, names: names, warnings: warnings}, errors.Join(errs...)
 	}
-	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ)}, errors.Join(errs...)
+	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ), denied: denied, deniedValues: deniedOnly}, errors.Join(errs...)
 }
 
 // secretCarriers returns, sorted, the names among hostVars that are set in

@@ -167,6 +167,10 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 	r.line("  agent processes will not see these inherited variables:")
 	tw := tabwriter.NewWriter(r.w, 0, 4, 2, ' ', 0)
 	for _, rm := range removals {
+		if slices.Contains(cfg.DeniedRedacted, rm.Name) {
+			fmt.Fprintf(tw, "    %s\t(%s: removed and redacted)\n", rm.Name, rm.Rule)
+			continue
+		}
 		fmt.Fprintf(tw, "    %s\t(%s)\n", rm.Name, rm.Rule)
 	}
 	tw.Flush()

@@ -41,7 +41,8 @@ func loadMCP(cfg Config, lookup func(string) (string, bool)) (mcp.Config, error)
 			return mcp.Config{}, nil
 		}
 	}
-	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, cfg.Policy.SecretValues)
+	hostSecrets := slices.DeleteFunc(slices.Clone(cfg.Policy.SecretValues), func(v string) bool { return slices.Contains(cfg.DeniedValues, v) })
+	mcpCfg, err := mcp.Load(cfg.MCPConfig, lookup, hostSecrets)
 	if errors.Is(err, mcp.ErrUntrusted) && cfg.MCPConfigDefault {
 		return mcp.Config{Warnings: []string{fmt.Sprintf("ignoring the MCP servers in %s: %v", cfg.MCPConfig, err)}}, nil
 	}
