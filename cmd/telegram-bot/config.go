@@ -465,6 +465,10 @@ func parseSwitch(s string) (on, ok bool) {
 	return true, false
 }
 
+// userIDHint tells an operator who wrote a @username or a name into
+// TELEGRAM_ALLOWED_USER_IDS where to find the numeric id.
+const userIDHint = " (to find your numeric id, message @userinfobot on Telegram, or start the bot with any id, 1, and STRANGER_REPLY=on, and write to it: it answers with your id)"
+
 // parseUserIDs reads TELEGRAM_ALLOWED_USER_IDS. A bad entry is named by its
 // position, not echoed, in case a secret was pasted into the wrong variable.
 func parseUserIDs(s string) ([]int64, []error) {
@@ -477,7 +481,14 @@ func parseUserIDs(s string) ([]int64, []error) {
 	for i, entry := range entries {
 		id, err := strconv.ParseInt(entry, 10, 64)
 		if err != nil || id <= 0 {
-			errs = append(errs, fmt.Errorf("TELEGRAM_ALLOWED_USER_IDS: entry %d is not a numeric user id", i+1))
+			kind := "is not a numeric user id"
+			if strings.HasPrefix(entry, "@") {
+				kind = "is a @username, not a numeric user id"
+			}
+			if len(errs) == 0 {
+				kind += userIDHint
+			}
+			errs = append(errs, fmt.Errorf("TELEGRAM_ALLOWED_USER_IDS: entry %d %s", i+1, kind))
 			continue
 		}
 		ids = append(ids, id)

@@ -76,3 +76,25 @@ func TestParseDeniedValuesAreSecrets(t *testing.T) {
 		t.Error("the MCP server does not get GITHUB_TOKEN's value")
 	}
 }
+
+// TestParseUserIDHint checks that a @username or another non-numeric entry
+// in TELEGRAM_ALLOWED_USER_IDS gets, once, a hint where to find an id.
+func TestParseUserIDHint(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"@me", "TELEGRAM_ALLOWED_USER_IDS: entry 1 is a @username, not a numeric user id" + userIDHint},
+		{"42,alice,@bob", "TELEGRAM_ALLOWED_USER_IDS: entry 2 is not a numeric user id" + userIDHint + "\nTELEGRAM_ALLOWED_USER_IDS: entry 3 is a @username, not a numeric user id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			e := goodEnv()
+			e.AllowedUserIDs = tt.in
+			_, err := e.Parse(nil)
+			if err == nil {
+				t.Fatal("Parse accepted the ids")
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
