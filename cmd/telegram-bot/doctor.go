@@ -123,6 +123,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	agentWritable := doctorSandbox(ctx, r, cfg, deps.environ)
 	doctorSockets(ctx, r, hostSocketPlaces(os.Getuid(), deps.environ()))
 	doctorTools(r, cfg)
+	doctorToolbox(ctx, r, policy)
 	doctorApprovals(r, cfg)
 	doctorDirs(r, cfg)
 	if policy != nil {
@@ -147,7 +148,10 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 		r.problem("spawn policy: %v", err)
 		return nil
 	}
-	r.line("  %s", policy.Summary())
+	r.line("  Process environment: %s", allowSummary(policy))
+	for _, l := range denySummary(cfg.Policy.Deny) {
+		r.line("  %s", l)
+	}
 	if len(cfg.SecretNames) == 0 {
 		r.line("  secret values: none configured")
 	} else {
