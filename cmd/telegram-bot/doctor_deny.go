@@ -8,25 +8,31 @@ import (
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
-// denyKinds names what the default deny rules (and the bot's own
-// additions, hostDeny) catch, in the order the doctor lists them; each
-// kind's first entry is the example shown. The rule that removes a given
-// variable stays in the doctor's list of removed variables.
-var denyKinds = []struct {
+// denyKind is one kind of secret the deny rules catch, and the entries
+// that catch it; the first entry is the example the doctor shows.
+type denyKind struct {
 	kind    string
 	entries []string
-}{
-	{"API keys", []string{"*_API_KEY", "*_APIKEY", "*__APIKEY"}},
-	{"tokens", []string{"*_TOKEN", "*__*TOKEN"}},
-	{"secrets", []string{"*_SECRET", "*__*SECRET", "*_SECRET_*", "*_SECRET_KEY"}},
-	{"passwords", []string{"*_PASSWORD", "*__*PASSWORD", "*_PASS", "*__*PASS", "*_PASSWD", "*__*PASSWD"}},
-	{"keys", []string{"*_KEY", "*__*KEY", "*_PRIVATE_KEY", "*_ACCESS_KEY"}},
-	{"personal access tokens", []string{"*_PAT", "*__*PAT"}},
-	{"data source names", []string{"*_DSN", "*__*DSN"}},
-	{"auth strings", []string{"*_AUTH", "*__*AUTH"}},
-	{"credentials", []string{"*_CREDENTIALS", "*__*CREDENTIALS"}},
-	{"webhook URLs", []string{"*_WEBHOOK_URL", "*__*WEBHOOKURL"}},
-	{"the bot's and the model providers' own keys", []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "GOOGLE_CLIENT_SECRET", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}},
+}
+
+// denyKinds names what the default deny rules (and the bot's own
+// additions, hostDeny) catch, in the order the doctor lists them. The rule
+// that removes a given variable stays in the doctor's list of removed
+// variables.
+func denyKinds() []denyKind {
+	return []denyKind{
+		{"API keys", []string{"*_API_KEY", "*_APIKEY", "*__APIKEY"}},
+		{"tokens", []string{"*_TOKEN", "*__*TOKEN"}},
+		{"secrets", []string{"*_SECRET", "*__*SECRET", "*_SECRET_*", "*_SECRET_KEY"}},
+		{"passwords", []string{"*_PASSWORD", "*__*PASSWORD", "*_PASS", "*__*PASS", "*_PASSWD", "*__*PASSWD"}},
+		{"keys", []string{"*_KEY", "*__*KEY", "*_PRIVATE_KEY", "*_ACCESS_KEY"}},
+		{"personal access tokens", []string{"*_PAT", "*__*PAT"}},
+		{"data source names", []string{"*_DSN", "*__*DSN"}},
+		{"auth strings", []string{"*_AUTH", "*__*AUTH"}},
+		{"credentials", []string{"*_CREDENTIALS", "*__*CREDENTIALS"}},
+		{"webhook URLs", []string{"*_WEBHOOK_URL", "*__*WEBHOOKURL"}},
+		{"the bot's and the model providers' own keys", []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "GOOGLE_CLIENT_SECRET", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}},
+	}
 }
 
 // denySummary returns the doctor's lines on the deny rules: what the known
@@ -36,7 +42,7 @@ var denyKinds = []struct {
 func denySummary(deny []string) []string {
 	var kinds, others []string
 	known := map[string]bool{}
-	for _, k := range denyKinds {
+	for _, k := range denyKinds() {
 		if i := slices.IndexFunc(k.entries, func(e string) bool { return slices.Contains(deny, e) }); i >= 0 {
 			kinds = append(kinds, fmt.Sprintf("%s (%s)", k.kind, k.entries[i]))
 		}

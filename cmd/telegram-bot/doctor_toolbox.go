@@ -13,10 +13,12 @@ import (
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
-// toolboxCommands are the programs the operator guide's recipes run in
+// toolboxCommands returns the programs the operator guide's recipes run in
 // agent processes (MCP servers through npx, Python scripts, gh and git on
 // a repository, curl), in the order the doctor lists them.
-var toolboxCommands = []string{"node", "npx", "python3", "pip", "gh", "git", "curl"}
+func toolboxCommands() []string {
+	return []string{"node", "npx", "python3", "pip", "gh", "git", "curl"}
+}
 
 // versionPattern finds the first dotted version number in a program's
 // --version output ("v22.1.0", "Python 3.11.2", "gh version 2.40.1").
@@ -31,8 +33,8 @@ func doctorToolbox(ctx context.Context, r *report, policy *spawnpolicy.Policy) {
 	if policy == nil {
 		return
 	}
-	versions := make([]string, 0, len(toolboxCommands))
-	for _, name := range toolboxCommands {
+	var versions []string
+	for _, name := range toolboxCommands() {
 		versions = append(versions, name+" "+toolVersion(ctx, policy, name))
 	}
 	r.line("  toolbox: %s", strings.Join(versions, ", "))
