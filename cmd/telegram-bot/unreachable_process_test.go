@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,12 +18,7 @@ import (
 // token or a Bot API URL.
 func TestBinaryUnreachableTelegram(t *testing.T) {
 	botBinary(t)
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := closed.Addr().String()
-	closed.Close()
+	refused := telegramtest.ClosedAddr(t)
 	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
 	t.Cleanup(untrusted.Close)
 	tests := []struct{ name, url, want string }{

@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // A Bot API server nothing listens at stops Run, once getMe's retries are
@@ -20,12 +20,7 @@ import (
 // to check, never the URL or the token.
 func TestUnreachableTelegramIsOneSentence(t *testing.T) {
 	h := newHarness(t, harnessConfig{provider: agenttest.NewFauxProvider()})
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := closed.Addr().String()
-	closed.Close()
+	addr := telegramtest.ClosedAddr(t)
 	const token = "4242424242:unreachable-host-token-0052"
 	dir := t.TempDir()
 	host, err := New(Config{Token: token, APIURL: "http://" + addr, AllowedUserIDs: []int64{userID},

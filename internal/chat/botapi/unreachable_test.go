@@ -15,6 +15,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // TestUnreachable calls getMe on servers that cannot answer and checks
@@ -22,12 +23,7 @@ import (
 // holds neither the token nor the request's URL.
 func TestUnreachable(t *testing.T) {
 	const token = "4242424242:unreachable-token-value-0051"
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refusedAddr := closed.Addr().String()
-	closed.Close()
+	refusedAddr := telegramtest.ClosedAddr(t)
 	tlsServer := httptest.NewUnstartedServer(http.NotFoundHandler())
 	tlsServer.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake the client refuses
 	tlsServer.StartTLS()
