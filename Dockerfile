@@ -22,16 +22,39 @@ RUN CGO_ENABLED=0 go build -trimpath \
       -ldflags="-s -w -X main.sourceCommit=${SOURCE_COMMIT}" \
       -o /out/telegram-bot ./cmd/telegram-bot
 
+# ---- gh: GitHub's CLI at a pinned release, built from its Go module ----
+# Debian trixie's gh is 2.46.0, from early 2024: well over a year behind
+# GitHub's API. The pinned release is built from the module the Go proxy
+# serves (go get, then go build: no download site, no prebuilt binary). Its
+# own stage, before any of the bot's sources, so a rebuild of the bot finds
+# it cached.
+FROM golang:1.26.8-trixie AS gh
+ARG GH_VERSION=2.95.0
+WORKDIR /gh
+RUN go mod init gh-build \
+ && go get github.com/cli/cli/v2/cmd/gh@v${GH_VERSION} \
+ && CGO_ENABLED=0 go build -trimpath \
+      -ldflags="-s -w -X github.com/cli/cli/v2/internal/build.Version=${GH_VERSION}" \
+      -o /out/gh github.com/cli/cli/v2/cmd/gh
+
 # ---- Node.js: only its files are taken, into the Debian image below ----
 FROM node:24.22.3-trixie-slim AS node
 
 # ---- run: a toolbox for the agent, and nothing secret ----
 FROM debian:trixie-20261124-slim
-RUN apt-get update \
+# EXTRA_PACKAGES: more Debian packages for the agent's toolbox, by name,
+# separated by spaces (Coolify: a build argument of the resource), e.g.
+# "ffmpeg build-essential". Only package names are taken.
+ARG EXTRA_PACKAGES=""
+RUN case "$EXTRA_PACKAGES" in *[!a-z0-9.+:=\ -]*) \
+      echo "EXTRA_PACKAGES holds something that is not a Debian package name: $EXTRA_PACKAGES" >&2; exit 1;; esac \
+ && apt-get update \
  && apt-get install -y --no-install-recommends \
-      bash ca-certificates curl file gh git jq less openssh-client procps \
-      python3 python3-pip python3-venv ripgrep tini tzdata unzip \
+      bash ca-certificates curl file git jq less make openssh-client procps \
+      python3 python3-pip python3-venv ripgrep sqlite3 tini tzdata unzip wget \
+      xz-utils zip $EXTRA_PACKAGES \
  && rm -rf /var/lib/apt/lists/*
+COPY --from=gh --chown=root:root /out/gh /usr/local/bin/gh
 
 COPY --from=node /usr/local/bin/node /usr/local/bin/node
 COPY --from=node /usr/local/lib/node_modules /usr/local/lib/node_modules

@@ -2,7 +2,6 @@ package docs_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"path/filepath"
 	"strconv"
@@ -36,50 +35,40 @@ func TestDocsCommandsTable(t *testing.T) {
 // function commands in the file at path returns, in order.
 func chatCommands(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, d := range f.Decls {
-		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "commands" || fn.Recv != nil {
-			continue
+	ast.Inspect(funcBody(t, path, "commands"), func(n ast.Node) bool {
+		lit, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return true
 		}
-		ast.Inspect(fn.Body, func(n ast.Node) bool {
-			lit, ok := n.(*ast.CompositeLit)
+		fields := map[string]string{}
+		for _, e := range lit.Elts {
+			kv, ok := e.(*ast.KeyValueExpr)
 			if !ok {
-				return true
+				continue
 			}
-			fields := map[string]string{}
-			for _, e := range lit.Elts {
-				kv, ok := e.(*ast.KeyValueExpr)
-				if !ok {
-					continue
-				}
-				key, ok := kv.Key.(*ast.Ident)
-				val, isLit := kv.Value.(*ast.BasicLit)
-				if !ok || !isLit || val.Kind != token.STRING {
-					continue
-				}
-				s, err := strconv.Unquote(val.Value)
-				if err != nil {
-					t.Fatalf("%s: %v", path, err)
-				}
-				fields[key.Name] = s
+			key, ok := kv.Key.(*ast.Ident)
+			val, isLit := kv.Value.(*ast.BasicLit)
+			if !ok || !isLit || val.Kind != token.STRING {
+				continue
 			}
-			name, ok := fields["name"]
-			if !ok {
-				return true
+			s, err := strconv.Unquote(val.Value)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
 			}
-			entry := "/" + name
-			if args := fields["args"]; args != "" {
-				entry += " " + args
-			}
-			out = append(out, entry)
-			return false
-		})
-	}
+			fields[key.Name] = s
+		}
+		name, ok := fields["name"]
+		if !ok {
+			return true
+		}
+		entry := "/" + name
+		if args := fields["args"]; args != "" {
+			entry += " " + args
+		}
+		out = append(out, entry)
+		return false
+	})
 	if len(out) == 0 {
 		t.Fatalf("%s: no table of commands (a func commands returning entries with a name)", path)
 	}

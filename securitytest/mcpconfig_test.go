@@ -160,3 +160,18 @@ func waitPolling(tg *telegramtest.Server, b *bot, after int) bool {
 	})
 	return !b.exited() && len(tg.RequestsFor("getUpdates")) > after
 }
+
+// waitMCP waits until the bot's MCP servers had their first try (the bot
+// discovers them in the background, after polling began: a log line says
+// each was discovered or is unavailable) or it exited, and reports whether
+// it had them; the vectors that call MCP tools run after it.
+func waitMCP(b *bot, servers int) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	tried := func() int {
+		log := b.log.String()
+		return strings.Count(log, "mcp: server discovered") + strings.Count(log, "mcp: server unavailable")
+	}
+	waitUntil(ctx, 100*time.Millisecond, func() bool { return b.exited() || tried() >= servers })
+	return !b.exited() && tried() >= servers
+}

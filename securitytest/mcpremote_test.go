@@ -89,8 +89,8 @@ func TestSecurityRemoteMCP(t *testing.T) {
 		))
 		env := setEnv(botEnv(l, set, tg.URL(), ai.URL(), []int64{chat}), "MCP_CONFIG="+echo.config(envGitHubToken))
 		b := startBot(t, l, env)
-		if !waitPolling(tg, b, 0) {
-			t.Fatalf("the bot did not start polling; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
+		if !waitPolling(tg, b, 0) || !waitMCP(b, 1) {
+			t.Fatalf("the bot did not start polling or discover its MCP server; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
 		}
 		tg.SendText(chat, chat, "who am I on the hosted server?")
 		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
@@ -145,8 +145,8 @@ func TestSecurityRemoteMCP(t *testing.T) {
 		))
 		env := setEnv(botEnv(l, set, tg.URL(), ai.URL(), []int64{chat}), fmt.Sprintf(`MCP_CONFIG={"mcpServers":{%q:{"url":%q}}}`, remoteMCPName, url))
 		b := startBot(t, l, env)
-		if !waitPolling(tg, b, 0) {
-			t.Fatalf("the bot did not start polling; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
+		if !waitPolling(tg, b, 0) || !waitMCP(b, 1) {
+			t.Fatalf("the bot did not start polling or discover its MCP server; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
 		}
 		if len(echo.received()) == 0 {
 			t.Fatal("the bot did not discover the hosted server's tools")

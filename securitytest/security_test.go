@@ -351,6 +351,9 @@ func runSuite(t *testing.T, vs []vector, extraEnv []string) []row {
 	if !polling || b.exited() {
 		t.Fatalf("the bot did not start polling (exited: %v); its log, redacted:\n%s", b.exited(), s.safe(lastLines(b.log.String(), 40)))
 	}
+	if !waitMCP(b, 1) {
+		t.Fatalf("the bot's MCP server had no first try; its log, redacted:\n%s", s.safe(lastLines(b.log.String(), 40)))
+	}
 
 	runCtx, runCancel := context.WithTimeout(context.Background(), runTimeout)
 	defer runCancel()

@@ -289,6 +289,16 @@ try:
     signal.pidfd_send_signal(fd, 0); print("pidfd signal delivered")
 except OSError as e:
     print("pidfd signal:", e.strerror)' $BOT`), expectNotPermitted), "pidfd signal delivered"), "python3"),
+		// Calls on the bot by its pid, which the kernel allows its own
+		// user (prlimit --cpu=1:1 would kill it): the launcher's seccomp
+		// filter refuses them. Each sets what the bot has, so a miss
+		// would change nothing; a group is joined first, as an attacker
+		// would, to act on the bot's group as one's own.
+		withNeeds(withForbid(bashVector("sandbox", "sandbox-prlimit-bot", fixed(findBot+`prlimit --pid $BOT --core=0:0; echo "status $?"`), expectNotPermitted), "status 0"), "prlimit"),
+		withNeeds(withForbid(bashVector("sandbox", "sandbox-renice-bot", fixed(findBot+`renice -n "$(awk '{print $19}' /proc/$BOT/stat)" -p $BOT; echo "status $?"`), expectNotPermitted), "status 0"), "renice"),
+		withNeeds(withForbid(bashVector("sandbox", "sandbox-renice-bot-group", fixed(findBot+`renice -n "$(awk '{print $19}' /proc/$BOT/stat)" -g "$(awk '{print $5}' /proc/$BOT/stat)"; echo "status $?"`), expectNotPermitted), "status 0"), "renice"),
+		withNeeds(withForbid(bashVector("sandbox", "sandbox-taskset-bot", fixed(findBot+`taskset -p "$(taskset -p $BOT | awk '{print $NF}')" $BOT; echo "status $?"`), expectNotPermitted), "status 0"), "taskset"),
+		withNeeds(withForbid(bashVector("sandbox", "sandbox-ionice-bot", fixed(findBot+`ionice -c 0 -p $BOT; echo "status $?"`), expectNotPermitted), "status 0"), "ionice"),
 		// The bot's writable-by-owner /proc files (oom_score_adj would make
 		// the OOM killer pick the bot first): out of the view's writes.
 		withForbid(bashVector("sandbox", "sandbox-proc-write-bot", fixed(findBot+`echo 1000 > /proc/$BOT/oom_score_adj && echo "oom_score_adj written"; cat /proc/$BOT/oom_score_adj`), expectDenied), "oom_score_adj written"),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/chat"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 	usagelog "github.com/volcanic/telegram-agent/internal/usage"
@@ -61,12 +63,13 @@ type Config struct {
 	Passed []string
 	// DeniedRedacted names the inherited variables a deny rule removes
 	// whose values (8 bytes or more) are among the secrets: agent processes
-	// never get them, and the same value anywhere else is redacted.
+	// never get them, and the same value anywhere else is redacted. They
+	// are not the host's own secrets: an MCP server's env may expand them.
 	DeniedRedacted []string
-	// DeniedValues are the secret values that came from those variables
-	// alone, none of the host's own: an MCP server's env may expand them
-	// (${GITHUB_TOKEN}), as it may any variable that is not the host's.
-	DeniedValues []string
+	// SecretSources names, for each of SecretValues, the variables it came
+	// from (its keys are secrets: never print them), so that a refusal
+	// can say which secret a value is.
+	SecretSources map[string][]string
 	// Warnings are problems that do not stop the bot (a secret too short to
 	// be redacted, for one); run logs them and the doctor prints them.
 	Warnings []string
@@ -75,12 +78,15 @@ type Config struct {
 	WorkspaceDir    string
 	DefaultTimeZone string
 	MCPConfig       string
-	// MCPConfigDefault reports that MCP_CONFIG was not set and MCPConfig is
-	// the default file in the agent dir.
-	MCPConfigDefault bool
-	BashTimeoutMax   time.Duration
+	// MCPTimeout bounds an MCP server's first discovery attempt
+	// (MCP_DISCOVERY_TIMEOUT).
+	MCPTimeout     time.Duration
+	BashTimeoutMax time.Duration
 	// Approvals is APPROVAL_MODE, APPROVAL_TIMEOUT and APPROVAL_RULES.
 	Approvals approvalSettings
+	// ToolStatus is TOOL_STATUS: chat.ToolStatusLast, ToolStatusAll or
+	// ToolStatusOff.
+	ToolStatus string
 	// StrangerReply is STRANGER_REPLY: tell users who are not allowed their
 	// id.
 	StrangerReply bool
@@ -169,8 +175,8 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 	}
 
 	ps, err := policyOptions(e, c, environ)
-	c.Policy, c.SecretNames, c.Passed = ps.opts, ps.names, ps.passed
-	c.DeniedRedacted, c.DeniedValues = ps.denied, ps.deniedValues
+	c.Policy, c.SecretNames, c.Passed, c.SecretSources = ps.opts, ps.names, ps.passed, ps.sources
+	c.DeniedRedacted = ps.denied
 	c.Warnings = append(c.Warnings, ps.warnings...)
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
@@ -185,10 +191,13 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		errs = append(errs, err)
 	}
 	c.Policy.Hooks = append(c.Policy.Hooks, agentHome(c.WorkspaceDir, environ["HOME"]))
+	// No default path: every place the bot's user owns (AGENT_DIR) is one
+	// whose file would be refused, so MCP_CONFIG names one or there is none.
 	c.MCPConfig = strings.TrimSpace(e.MCPConfig)
-	if c.MCPConfig == "" && c.AgentDir != "" {
-		c.MCPConfig = filepath.Join(c.AgentDir, "mcp.json")
-		c.MCPConfigDefault = true
+	if d, err := time.ParseDuration(cmp.Or(strings.TrimSpace(e.MCPTimeout), "30s")); err != nil || d <= 0 {
+		problem("MCP_DISCOVERY_TIMEOUT must be a positive duration such as 30s or 2m")
+	} else {
+		c.MCPTimeout = d
 	}
 	if c.Sandbox, err = parseSandbox(e, c.AgentDir, c.WorkspaceDir); err != nil {
 		errs = append(errs, err)
@@ -203,6 +212,10 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 		errs = append(errs, err)
 	}
 	var ok bool
+	c.ToolStatus = cmp.Or(strings.ToLower(strings.TrimSpace(e.ToolStatus)), chat.ToolStatusLast)
+	if !chat.ValidToolStatus(c.ToolStatus) {
+		problem("TOOL_STATUS must be last, all or off")
+	}
 	if c.StrangerReply, ok = parseSwitch(e.StrangerReply); !ok {
 		problem("STRANGER_REPLY must be on or off")
 	}
@@ -240,8 +253,8 @@ type policySettings struct {
 	// denied are the variables a deny rule removes whose values are
 	// among the secrets.
 	denied []string
-	// deniedValues are the secrets that came from those variables alone.
-	deniedValues []string
+	// sources names, per secret value, the variables it came from.
+	sources map[string][]string
 }
 
 // policyOptions builds the spawn policy's options: PROCESS_ENV_ALLOW and
@@ -366,13 +379,10 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 	// variables Allow lets through: no variable may carry one to a child.
 	// A value a deny rule's variable holds is not foreign: the same token
 	// under GITHUB_TOKEN and an allowed GH_TOKEN is passed on purpose.
-	var foreign, deniedOnly []string
+	var foreign []string
 	for _, v := range opts.SecretValues {
 		if slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(passed, src) && !slices.Contains(denied, src) }) {
 			foreign = append(foreign, v)
-		}
-		if !slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(denied, src) }) {
-			deniedOnly = append(deniedOnly, v)
 		}
 	}
 	for _, name := range secretCarriers(environ, opts.SecretValues, foreign, hostVars, passed) {
@@ -392,7 +402,7 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
 		return policySettings{opts: opts, names: names, warnings: warnings}, errors.Join(errs...)
 	}
-	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ), denied: denied, deniedValues: deniedOnly}, errors.Join(errs...)
+	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ), denied: denied, sources: sources}, errors.Join(errs...)
 }
 
 // secretCarriers returns, sorted, the names among hostVars that are set in
@@ -518,6 +528,23 @@ func absDir(name, dir string) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return abs, nil
+}
+
+// switchableModels are the models /model offers a chat: OPENAI_MODELS
+// (with OPENAI_MODEL), then the fallback models not among them, which the
+// operator allowed to answer already. None when OPENAI_MODELS is unset:
+// switching is then not configured.
+func (c Config) switchableModels() []string {
+	if len(c.Models) == 0 {
+		return nil
+	}
+	out := slices.Clone(c.Models)
+	for _, m := range c.FallbackModels {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // splitList splits a comma-separated list, trimming blanks and dropping

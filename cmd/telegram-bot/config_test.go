@@ -83,8 +83,11 @@ func TestParseGood(t *testing.T) {
 	if !c.Policy.HardenHostProcess {
 		t.Error("HardenHostProcess = false, want true by default")
 	}
-	if c.MCPConfig != "/data/mcp.json" {
-		t.Errorf("MCPConfig = %q, want mcp.json in AGENT_DIR", c.MCPConfig)
+	if c.MCPConfig != "" {
+		t.Errorf("MCPConfig = %q, want none: every default place is one the bot's user owns, whose file is refused", c.MCPConfig)
+	}
+	if c.MCPTimeout != 30*time.Second {
+		t.Errorf("MCPTimeout = %v, want 30s", c.MCPTimeout)
 	}
 }
 
@@ -212,6 +215,31 @@ func TestParseModelsIncludesDefault(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"gpt-4.1-mini", "a", "b"}, c.Models); diff != "" {
 		t.Errorf("Models (-want +got):\n%s", diff)
+	}
+}
+
+// TestSwitchableModels checks that /model offers the fallback models too,
+// after OPENAI_MODELS, and nothing when switching is not configured.
+func TestSwitchableModels(t *testing.T) {
+	tests := []struct {
+		models, fallbacks string
+		want              []string
+	}{
+		{"", "", nil},
+		{"", "gpt-4.1-nano", nil},
+		{"a", "", []string{"gpt-4.1-mini", "a"}},
+		{"a", "gpt-4.1-nano, a", []string{"gpt-4.1-mini", "a", "gpt-4.1-nano"}},
+	}
+	for _, tt := range tests {
+		e := goodEnv()
+		e.OpenAIModels, e.FallbackModels = tt.models, tt.fallbacks
+		c, err := e.Parse(nil)
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		if diff := cmp.Diff(tt.want, c.switchableModels()); diff != "" {
+			t.Errorf("OPENAI_MODELS=%q OPENAI_FALLBACK_MODELS=%q: switchable models (-want +got):\n%s", tt.models, tt.fallbacks, diff)
+		}
 	}
 }
 
@@ -430,10 +458,12 @@ func TestApplyBlankDefaults(t *testing.T) {
 		HardenHost:      "true",
 		AgentDir:        "data",
 		WorkspaceDir:    "workspace",
+		MCPTimeout:      "30s",
 		BashTimeoutMax:  "600s",
 		AgentSandbox:    "auto",
 		ApprovalMode:    "risky",
 		ApprovalTimeout: "10m",
+		ToolStatus:      "last",
 		StrangerReply:   "on",
 		LogLevel:        "info",
 		LogFormat:       "text",

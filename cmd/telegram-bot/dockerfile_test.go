@@ -196,11 +196,23 @@ func checkImageToolbox(t *testing.T, lines []string) {
 		}
 	}
 	packages := strings.Fields(install[strings.Index(install, "--no-install-recommends"):])
-	for _, want := range []string{"bash", "ca-certificates", "curl", "file", "gh", "git", "jq", "less", "openssh-client", "procps",
-		"python3", "python3-pip", "python3-venv", "ripgrep", "tini", "tzdata", "unzip"} {
+	for _, want := range []string{"bash", "ca-certificates", "curl", "file", "git", "jq", "less", "make", "openssh-client", "procps",
+		"python3", "python3-pip", "python3-venv", "ripgrep", "sqlite3", "tini", "tzdata", "unzip", "wget", "xz-utils", "zip", "$EXTRA_PACKAGES"} {
 		if !slices.Contains(packages, want) {
 			t.Errorf("the apt-get layer does not install %s", want)
 		}
+	}
+	// gh is a pinned release built in its own stage (Debian's is over a
+	// year old), root-owned in the image.
+	joined := strings.Join(lines, "\n")
+	for _, want := range []string{"FROM golang:1.26.8-trixie AS gh", "ARG GH_VERSION=", "go get github.com/cli/cli/v2/cmd/gh@v${GH_VERSION}",
+		"COPY --from=gh --chown=root:root /out/gh /usr/local/bin/gh", "ARG EXTRA_PACKAGES"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the Dockerfile lacks %q", want)
+		}
+	}
+	if slices.Contains(packages, "gh") {
+		t.Error("the apt-get layer installs Debian's gh, over a year old; the gh stage builds the pinned release")
 	}
 	if want := `["/usr/bin/tini", "--", "/usr/local/bin/telegram-bot"]`; entrypoint != want {
 		t.Errorf("ENTRYPOINT %s, want %s: tini as PID 1 reaps orphans, and absolute paths never find a file the agent wrote", entrypoint, want)

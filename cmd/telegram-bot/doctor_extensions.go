@@ -38,9 +38,12 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 		r.warn("%s", w)
 	}
 	if len(mcpCfg.Servers) == 0 {
-		if mcpCfg.Inline {
+		switch {
+		case mcpCfg.Inline:
 			r.line("  none configured (MCP_CONFIG holds no servers)")
-		} else {
+		case cfg.MCPConfig == "":
+			r.line("  none configured (MCP_CONFIG is not set)")
+		default:
 			r.line("  none configured (%s)", cfg.MCPConfig)
 		}
 		return
@@ -54,7 +57,7 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 		r.line("  %d value(s) passed to servers on purpose: redacted in all tool output", len(mcpCfg.Secrets))
 	}
 	red := redactor.New(append(slices.Clone(cfg.Policy.SecretValues), mcpCfg.Secrets...))
-	ext := mcp.New(mcpCfg, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithDiscoveryTimeout(doctorMCPTimeout),
+	ext := mcp.New(mcpCfg, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithDiscoveryTimeout(max(cfg.MCPTimeout, doctorMCPTimeout)),
 		mcp.WithServerHome(mcpServerHome(cfg)), mcp.WithAgentWritable(agentWritable...))
 	defer ext.Close()
 	// Discovery runs when the extension is activated; the provider is never
@@ -69,6 +72,12 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 	}
 	defer ag.Close()
 	if err := ag.Start(ctx); err != nil {
+		r.problem("MCP discovery: %v", err)
+		return
+	}
+	// Discovery runs in the background, as in the bot; the doctor waits
+	// for every server's first try.
+	if err := ext.FirstRound(ctx); err != nil {
 		r.problem("MCP discovery: %v", err)
 		return
 	}
@@ -90,6 +99,21 @@ func doctorMCP(ctx context.Context, r *report, cfg Config, lookup func(string) (
 		default:
 			r.line("  %s: ok, %d tool(s)%s", s.Name, s.Tools, where[s.Name])
 		}
+	}
+	doctorRunningMCP(r, cfg.AgentDir, time.Now())
+}
+
+// doctorRunningMCP shows the MCP servers as the running bot last recorded
+// them (mcpStatusFile), when it did: a server can fail in the bot (a cold
+// npx download, a registry error) and answer the doctor, or the reverse.
+func doctorRunningMCP(r *report, agentDir string, now time.Time) {
+	statuses, at, ok := readMCPStatus(agentDir)
+	if !ok || len(statuses) == 0 {
+		return
+	}
+	r.line("  in the running bot (recorded %s ago):", max(now.Sub(at), 0).Round(time.Second))
+	for _, s := range statuses {
+		r.line("    %s: %s", s.Name, s.Summary(now))
 	}
 }
 

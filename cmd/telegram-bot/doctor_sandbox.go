@@ -22,12 +22,15 @@ import (
 // it prints is "<check>=ok" when the attempt succeeded and "<check>=refused"
 // otherwise. The write check never changes jobs.json: it opens it for
 // appending and writes nothing (or, without one, creates and removes a probe
-// file beside it).
+// file beside it); the prlimit check only reads the doctor's limit, and the
+// chmod check sets AGENT_DIR's mode to what it is.
 const sandboxProbeScript = `if ls "$PROBE_AGENT_DIR" >/dev/null 2>&1; then echo list=ok; else echo list=refused; fi
 if [ -e "$PROBE_JOBS" ]; then w="$PROBE_JOBS"; else w="$PROBE_AGENT_DIR/.doctor-sandbox-probe"; fi
 if (: >> "$w") 2>/dev/null; then echo write=ok; [ "$w" = "$PROBE_JOBS" ] || rm -f "$w"; else echo write=refused; fi
 if kill -0 "$PROBE_PID" 2>/dev/null; then echo signal=ok; else echo signal=refused; fi
-if cat "/proc/$PROBE_PID/environ" >/dev/null 2>&1; then echo environ=ok; else echo environ=refused; fi`
+if cat "/proc/$PROBE_PID/environ" >/dev/null 2>&1; then echo environ=ok; else echo environ=refused; fi
+if ! command -v prlimit >/dev/null; then echo prlimit=missing; elif prlimit --pid "$PROBE_PID" --nofile >/dev/null 2>&1; then echo prlimit=ok; else echo prlimit=refused; fi
+if chmod --reference="$PROBE_AGENT_DIR" "$PROBE_AGENT_DIR" 2>/dev/null; then echo chmod=ok; else echo chmod=refused; fi`
 
 // sandboxCheck is one of the probe's checks.
 type sandboxCheck struct{ key, what string }
@@ -39,6 +42,8 @@ func sandboxChecks() []sandboxCheck {
 		{"write", "write jobs.json"},
 		{"signal", "signal the doctor (kill -0)"},
 		{"environ", "read the doctor's /proc/<pid>/environ"},
+		{"prlimit", "read or set the doctor's limits (prlimit --pid)"},
+		{"chmod", "change AGENT_DIR's mode (chmod)"},
 	}
 }
 
@@ -68,7 +73,9 @@ func doctorSandbox(ctx context.Context, r *report, cfg Config, environ func() ma
 func doctorSandboxProbe(ctx context.Context, r *report, cfg Config, environ func() map[string]string, box agentSandbox) {
 	if box.launcher == nil {
 		if box.warn {
-			r.warn("%s", box.line)
+			// auto on a kernel without Landlock: the bot starts, but
+			// the agent runs unconfined; ready it is not.
+			r.problem("%s", box.line)
 		} else {
 			r.line("  %s", box.line)
 		}
@@ -79,6 +86,7 @@ func doctorSandboxProbe(ctx context.Context, r *report, cfg Config, environ func
 		r.line("    %s", l)
 	}
 	r.line("  one launcher is kept started ahead, so a command does not wait for the launcher's start")
+	r.line("  %s", egressLine(sandbox.DetectEgress(box.launcher.Executable())))
 	if _, err := os.Stat(cfg.WorkspaceDir); err != nil {
 		r.line("  live probe skipped: WORKSPACE_DIR does not exist yet (the bot creates it at start)")
 		return
@@ -101,8 +109,17 @@ func doctorSandboxProbe(ctx context.Context, r *report, cfg Config, environ func
 		switch got[c.key] {
 		case "refused":
 			r.line("    ✔ %s: refused", c.what)
+		case "missing":
+			r.line("    - %s: not probed (prlimit is not installed)", c.what)
 		case "ok":
 			r.line("    ✘ %s: allowed", c.what)
+			if c.key == "chmod" {
+				// One uid for the bot and the agent: Landlock has no
+				// right for a file's mode, and the owner may always
+				// change it.
+				r.warn("a sandboxed child can change the modes of AGENT_DIR, which the bot's user owns: the bot restores them at start and when a write is refused; agent processes under a uid of their own cannot")
+				continue
+			}
 			if c.key == "environ" && os.Geteuid() == 0 {
 				// Observed on Linux 6.18: a root child reads a root
 				// process's environ whatever its domain.
@@ -166,4 +183,15 @@ func probeSandbox(ctx context.Context, policy *spawnpolicy.Policy, cfg Config) (
 		}
 	}
 	return got, nil
+}
+
+// egressLine says at which tier the launcher could confine agent
+// processes' network to the egress proxy (an allow-list of hosts needs
+// one), and why a better tier is out of reach.
+func egressLine(tier sandbox.EgressTier, short error) string {
+	line := fmt.Sprintf("network confinement to the egress proxy: %s (%s)", tier, tier.Describe())
+	if short != nil {
+		line += "; " + strings.ReplaceAll(short.Error(), "\n", "; ")
+	}
+	return line
 }

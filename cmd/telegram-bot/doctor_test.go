@@ -227,6 +227,7 @@ func TestDoctorMCPAndJobs(t *testing.T) {
 	e := goodEnv()
 	e.AgentDir = agentDir
 	e.WorkspaceDir = t.TempDir()
+	e.MCPConfig = filepath.Join(agentDir, "mcp.json")
 	out, code := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	if code != 1 {
 		t.Fatalf("doctor exit code = %d, want 1 (a broken MCP server); output:\n%s", code, out)
@@ -255,6 +256,7 @@ func TestDoctorWarnsOfAnMCPServerTheAgentCanReplace(t *testing.T) {
 	e := goodEnv()
 	e.AgentDir = agentDir
 	e.WorkspaceDir = workspace
+	e.MCPConfig = filepath.Join(agentDir, "mcp.json")
 	out, _ := runDoctorWith(t, e, func(context.Context, *spawnpolicy.Policy) error { return nil })
 	want := "MCP server planted: " + botmcp.PlantableWarning + " (server.sh)"
 	if !strings.Contains(out, want) {

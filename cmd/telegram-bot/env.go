@@ -46,12 +46,14 @@ type Env struct {
 	AgentDir        string `envconfig:"AGENT_DIR" default:"data" desc:"state: transcripts, chat settings, jobs, heartbeat"`
 	WorkspaceDir    string `envconfig:"WORKSPACE_DIR" default:"workspace" desc:"the agent's working directory"`
 	DefaultTimeZone string `envconfig:"DEFAULT_TIMEZONE" desc:"IANA zone for chats without /tz (default: the host's)"`
-	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers: inline JSON, or a file the bot's user cannot modify (default: mcp.json in AGENT_DIR)"`
+	MCPConfig       string `envconfig:"MCP_CONFIG" desc:"MCP servers: inline JSON, or a file the bot's user cannot modify (default: none)"`
+	MCPTimeout      string `envconfig:"MCP_DISCOVERY_TIMEOUT" default:"30s" desc:"how long an MCP server's first start may take; each retry may take twice as long, up to 5m"`
 	BashTimeoutMax  string `envconfig:"BASH_TIMEOUT_MAX" default:"600s" desc:"the longest a bash call may run"`
 
 	ApprovalMode      string `envconfig:"APPROVAL_MODE" default:"risky" desc:"off, risky (ask the chat before the commands the rules match) or all (before every call but read)"`
 	ApprovalTimeout   string `envconfig:"APPROVAL_TIMEOUT" default:"10m" desc:"how long a call waits for the chat's answer; no answer denies it"`
 	ApprovalRules     string `envconfig:"APPROVAL_RULES" desc:"comma-separated regular expressions: a bash command one matches is asked about too"`
+	ToolStatus        string `envconfig:"TOOL_STATUS" default:"last" desc:"how turns show their tool calls: last (the running call, folded into one line once the answer is there), all (every call, kept) or off; a chat toggles with /verbose"`
 	StrangerReply     string `envconfig:"STRANGER_REPLY" default:"on" desc:"on: a user who is not allowed is told their id once a day, in a private chat; off: silence"`
 	AgentSandbox      string `envconfig:"AGENT_SANDBOX" default:"auto" desc:"auto, required or off: confine agent processes and the file tools with Landlock (auto: where the kernel has it)"`
 	AgentSandboxRead  string `envconfig:"AGENT_SANDBOX_READ" desc:"comma-separated absolute paths the sandboxed agent may also read and execute"`

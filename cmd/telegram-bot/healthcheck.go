@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/chat"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // HeartbeatFile is the file in the agent dir the chat host touches after
@@ -31,12 +33,16 @@ func runHealthcheck(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	return healthcheck(stdout, LoadEnv, time.Now())
+	return healthcheck(stdout, LoadEnv, time.Now(), sandbox.ABI)
 }
 
 // healthcheck is runHealthcheck with its inputs injected: it reads AGENT_DIR
-// through loadEnv and judges the heartbeat at now.
-func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time) int {
+// (and AGENT_SANDBOX) through loadEnv, judges the heartbeat at now, and
+// asks abi for the kernel's Landlock ABI. A healthy bot whose agent runs
+// unconfined (AGENT_SANDBOX=auto on a kernel without Landlock) is
+// "healthy, degraded", exit code 0: it serves, and restarting it changes
+// nothing.
+func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time, abi func() int) int {
 	e, err := loadEnv()
 	if err != nil {
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
@@ -55,6 +61,20 @@ func healthcheck(stdout io.Writer, loadEnv func() (Env, error), now time.Time) i
 		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
 		return 1
 	}
+	// A failed MCP server is a note, not a failure: the bot answers, with
+	// fewer tools, and a restart would not bring the server back sooner.
+	// Nor would it confine an agent the kernel cannot confine.
+	var notes []string
+	if mode, err := sandbox.ParseMode(e.AgentSandbox); err == nil && mode == sandbox.Auto && abi() == 0 {
+		notes = append(notes, "AGENT_SANDBOX=auto and the kernel offers no Landlock, so agent processes run unconfined (AGENT_SANDBOX=required refuses to start instead)")
+	}
+	if note := mcpDegraded(dir, now); note != "" {
+		notes = append(notes, note)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(stdout, "healthy, degraded: %s\n", strings.Join(notes, "; "))
+		return 0
+	}
 	fmt.Fprintln(stdout, "healthy")
 	return 0
 }
@@ -72,7 +92,7 @@ func checkHeartbeat(path string, now time.Time, maxAge time.Duration) error {
 	if !info.ModTime().After(time.Unix(0, 0)) {
 		// The chat host sets it to 1970 while its writes fail and it
 		// cannot leave its marker either.
-		return errors.New("the bot cannot write AGENT_DIR (is the disk full?): new messages wait at Telegram until it can; see the log")
+		return errors.New("the bot cannot write AGENT_DIR (is the disk full, or were its permissions taken away?): new messages wait at Telegram until it can; see the log")
 	}
 	age := now.Sub(info.ModTime())
 	if age > maxAge {
@@ -92,5 +112,5 @@ func checkWritable(path string) error {
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
-	return fmt.Errorf("the bot cannot write AGENT_DIR since %s (is the disk full?): new messages wait at Telegram until it can; see the log", info.ModTime().UTC().Format(time.RFC3339))
+	return fmt.Errorf("the bot cannot write AGENT_DIR since %s (is the disk full, or were its permissions taken away?): new messages wait at Telegram until it can; see the log", info.ModTime().UTC().Format(time.RFC3339))
 }

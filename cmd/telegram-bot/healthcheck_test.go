@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,12 +86,42 @@ func TestHealthcheckCommand(t *testing.T) {
 				}
 			}
 			var out strings.Builder
-			code := healthcheck(&out, load, now)
+			code := healthcheck(&out, load, now, func() int { return 7 })
 			if code != tt.wantCode || !strings.HasPrefix(out.String(), tt.wantOut) {
 				t.Errorf("healthcheck = %d, %q; want %d, %q...", code, out.String(), tt.wantCode, tt.wantOut)
 			}
 			if strings.Count(strings.TrimSpace(out.String()), "\n") != 0 {
 				t.Errorf("healthcheck printed more than one line: %q", out.String())
+			}
+		})
+	}
+}
+
+// TestHealthcheckDegraded: a fresh heartbeat with the agent unconfined
+// (auto on a kernel without Landlock) is "healthy, degraded", exit code 0; with
+// Landlock, or the sandbox off on purpose, it is healthy.
+func TestHealthcheckDegraded(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, HeartbeatFile), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		mode    string
+		abi     int
+		wantOut string
+	}{
+		{"", 0, "healthy, degraded: AGENT_SANDBOX=auto and the kernel offers no Landlock"},
+		{"auto", 0, "healthy, degraded: "},
+		{"auto", 4, "healthy"},
+		{"off", 0, "healthy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode+"/"+strconv.Itoa(tt.abi), func(t *testing.T) {
+			load := func() (Env, error) { return Env{AgentDir: dir, AgentSandbox: tt.mode}, nil }
+			var out strings.Builder
+			code := healthcheck(&out, load, time.Now(), func() int { return tt.abi })
+			if code != 0 || !strings.HasPrefix(out.String(), tt.wantOut) {
+				t.Errorf("healthcheck = %d, %q; want 0, %q...", code, out.String(), tt.wantOut)
 			}
 		})
 	}

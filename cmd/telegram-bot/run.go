@@ -171,6 +171,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 			return 1
 		}
 	}
+	restoreStateModes(cfg, logger)
 
 	provider := openai.NewProvider(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Logger: logger,
 		FallbackModels: cfg.FallbackModels})
@@ -193,7 +194,8 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	// MCP servers keep their HOME, npm's cache and pip's user base in the
 	// agent dir, which agent processes cannot write, not in the workspace.
 	mcpExt := mcp.New(mcpCfg, mcp.WithLogger(logger), mcp.WithServerHome(mcpServerHome(cfg)),
-		mcp.WithAgentWritable(box.agentWritable(cfg)...))
+		mcp.WithAgentWritable(box.agentWritable(cfg)...), mcp.WithDiscoveryTimeout(cfg.MCPTimeout),
+		mcp.WithStatusHook(mcpStatusWriter(cfg.AgentDir, logger)))
 	defer mcpExt.Close()
 	// Approvals come last, so that they see every call's arguments after
 	// the other extensions' handlers; they ask through the chat host.
@@ -235,7 +237,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 
 	opts := []chat.Option{chat.WithLogger(logger), chat.WithJobBoard(jobBoard{sched}),
-		chat.WithUsage(usageStore, cfg.Prices, cfg.DailyLimit)}
+		chat.WithUsage(usageStore, cfg.Prices, cfg.DailyLimit), chat.WithStatusLines(mcpStatusLines(mcpExt))}
 	if cfg.SpeechKey != "" {
 		opts = append(opts, chat.WithTranscriber(openai.NewTranscriber(openai.TranscriberConfig{APIKey: cfg.SpeechKey, BaseURL: cfg.SpeechBaseURL, Model: cfg.SpeechModel})))
 	}
@@ -253,8 +255,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		View:              box.view,
 		DefaultTimeZone:   cfg.DefaultTimeZone,
 		Model:             cfg.Model,
-		Models:            cfg.Models,
+		Models:            cfg.switchableModels(),
 		SilentToStrangers: !cfg.StrangerReply,
+		ToolStatus:        cfg.ToolStatus,
 	}, opts...)
 	if err != nil {
 		logger.Error("chat host", "err", err)

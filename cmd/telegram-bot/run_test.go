@@ -28,6 +28,10 @@ func TestMain(m *testing.M) {
 	if sandbox.IsLaunch(os.Args) {
 		os.Exit(sandbox.Launch(os.Args, os.Stderr))
 	}
+	// The binary tests' MCP servers are this test binary too.
+	if len(os.Args) > 1 && os.Args[1] == fakeMCPArg {
+		os.Exit(runFakeMCP(os.Args[2:]))
+	}
 	hardening.Apply(false, slog.New(slog.DiscardHandler))
 	os.Exit(m.Run())
 }

@@ -85,7 +85,7 @@ func buildSandbox(cfg Config, environ map[string]string, abiOf func() int, opts 
 		launcher: launcher,
 		view:     &view,
 		abi:      abi,
-		line:     fmt.Sprintf("Agent sandbox: landlock ABI %d, view: %s", abi, view.Summary()),
+		line:     fmt.Sprintf("Agent sandbox: landlock ABI %d, %s, view: %s", abi, sandbox.Seccomp(), view.Summary()),
 	}, nil
 }
 

@@ -106,6 +106,14 @@ func TestDoctorSandbox(t *testing.T) {
 		"✔ list AGENT_DIR: refused",
 		"✔ write jobs.json: refused",
 		"✔ signal the doctor (kill -0): refused",
+		"network confinement to the egress proxy: ",
+		// One uid: Landlock has no right for a mode, and the owner
+		// may change it; the bot restores it.
+		"✘ change AGENT_DIR's mode (chmod): allowed",
+		"the bot restores them at start and when a write is refused",
+	}
+	if sandbox.Seccomp() != sandbox.SeccompNone {
+		want = append(want, "✔ read or set the doctor's limits (prlimit --pid): refused")
 	}
 	if os.Geteuid() == 0 {
 		want = append(want, "the doctor runs as root, and Landlock does not keep a root child")
@@ -124,14 +132,20 @@ func TestDoctorSandbox(t *testing.T) {
 }
 
 // TestSandboxWithoutLandlock checks the modes on a kernel without Landlock:
-// auto starts unconfined with one warning that says what is missing,
-// required refuses to start.
+// auto starts unconfined with one warning that says what is missing, and
+// doctor counts it a problem; required refuses to start.
 func TestSandboxWithoutLandlock(t *testing.T) {
 	noLandlock := func() int { return 0 }
 	cfg := Config{AgentDir: filepath.Join(t.TempDir(), "data"), WorkspaceDir: t.TempDir()}
 	box, err := buildSandbox(cfg, nil, noLandlock)
 	if err != nil || box.launcher != nil || box.view != nil || !box.warn || !strings.Contains(box.line, "the kernel offers no Landlock") {
 		t.Errorf("auto without Landlock = %q (warn %v, launcher %v, view %v), %v; want one warning and no sandbox", box.line, box.warn, box.launcher != nil, box.view != nil, err)
+	}
+	var out strings.Builder
+	r := &report{w: &out}
+	doctorSandboxProbe(context.Background(), r, cfg, nil, box)
+	if len(r.problems) != 1 || !strings.Contains(out.String(), "PROBLEM: Agent sandbox: not available") {
+		t.Errorf("doctor with auto without Landlock: %d problems, output %q; want the unconfined agent as one PROBLEM", len(r.problems), out.String())
 	}
 	cfg.Sandbox.Mode = sandbox.Required
 	if _, err := buildSandbox(cfg, nil, noLandlock); err == nil || !strings.Contains(err.Error(), "AGENT_SANDBOX=required but the kernel offers no Landlock") {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
@@ -31,10 +30,12 @@ type Agent struct {
 	cfg      config
 	logger   *slog.Logger
 
-	// apis are the extensions' APIs in load order; tools and toolIndex
-	// are the host tools then the extensions' tools. All three are
-	// written only by Start and read-only afterwards.
+	// apis are the extensions' APIs in load order, written only by Start
+	// and read-only afterwards; tools and toolIndex are the host tools
+	// then the extensions' tools, under toolsMu: an extension may add a
+	// tool later (API.AddTool).
 	apis      []*API
+	toolsMu   sync.RWMutex
 	tools     []*registeredTool
 	toolIndex map[string]*registeredTool
 
@@ -57,7 +58,7 @@ type Agent struct {
 type registeredTool struct {
 	tool   Tool
 	spec   ToolSpec
-	schema *schema
+	schema *argumentSchema
 	origin string
 }
 
@@ -133,13 +134,15 @@ func New(provider Provider, policy ProcessPreparer, red *redactor.Redactor, opts
 
 // addTool registers t for origin, checking its name and schema, with every
 // known secret redacted from its description and schema. A schema
-// the loop cannot fully read does not stop the agent: the keywords it
-// skips are logged as a warning naming the tool, and a tool whose schema is
-// unusable is left out with a warning.
+// the loop cannot check calls against does not stop the agent: the tool is
+// kept, its calls are checked only as JSON objects and a warning names it
+// and says why; a tool whose schema is unusable is left out with a warning.
 func (a *Agent) addTool(t Tool, origin string) error {
 	if t == nil {
 		return errors.New("agent: tool is nil")
 	}
+	a.toolsMu.Lock()
+	defer a.toolsMu.Unlock()
 	spec := t.Spec()
 	if spec.Name == "" {
 		return errors.New("agent: a tool has no name")
@@ -151,15 +154,15 @@ func (a *Agent) addTool(t Tool, origin string) error {
 	if _, dup := a.toolIndex[spec.Name]; dup {
 		return fmt.Errorf("agent: tool %q is registered twice", spec.Name)
 	}
-	sc, skipped, err := parseSchema(spec.Parameters)
+	sc, note, err := parseSchema(spec.Parameters)
 	if err != nil {
 		a.logger.Warn("agent: tool left out: its parameter schema is unusable",
 			"tool", spec.Name, "origin", origin, "err", err)
 		return nil
 	}
-	if len(skipped) > 0 {
-		a.logger.Warn("agent: tool schema keywords skipped; calls are checked without them",
-			"tool", spec.Name, "origin", origin, "skipped", strings.Join(skipped, "; "))
+	if note != "" {
+		a.logger.Warn("agent: tool schema not checked; calls are checked only as JSON objects",
+			"tool", spec.Name, "origin", origin, "why", note)
 	}
 	rt := &registeredTool{tool: t, spec: spec, schema: sc, origin: origin}
 	a.tools = append(a.tools, rt)
@@ -231,6 +234,8 @@ func (a *Agent) Start(ctx context.Context) error {
 // Tools returns the specs of every tool the model is offered: the host
 // tools, then the extensions' in load order.
 func (a *Agent) Tools() []ToolSpec {
+	a.toolsMu.RLock()
+	defer a.toolsMu.RUnlock()
 	out := make([]ToolSpec, 0, len(a.tools))
 	for _, t := range a.tools {
 		out = append(out, t.spec)

@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -25,26 +24,29 @@ type deployExtension struct {
 func (e *deployExtension) Name() string { return "deploy" }
 
 func (e *deployExtension) Activate(_ context.Context, api *agent.API) error {
-	api.RegisterTool(&deployStatusTool{token: e.token})
+	// NewTool infers the parameter schema from statusArgs. Effects stays
+	// empty: the tool runs a script of its own, not a command the model
+	// writes (Effects.Command), and writes no file the model names
+	// (Effects.WritesPath).
+	api.RegisterTool(agent.NewTool(agent.ToolSpec{
+		Name:        "deploy_status",
+		Description: "Shows the deployment's status.",
+	}, e.status))
 	return nil
 }
 
-type deployStatusTool struct{ token string }
-
-func (t *deployStatusTool) Spec() agent.ToolSpec {
-	return agent.ToolSpec{
-		Name:        "deploy_status",
-		Description: "Shows the deployment's status.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
-	}
+// statusArgs are deploy_status's arguments: the json tag names each, the
+// jsonschema tag describes it, and omitempty makes it optional.
+type statusArgs struct {
+	Service string `json:"service,omitempty" jsonschema:"The service to report on; all of them when left out."`
 }
 
-func (t *deployStatusTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
+func (e *deployExtension) status(ctx context.Context, call *agent.Call, args statusArgs) (agent.Result, error) {
 	// The child's environment is the filtered one (OPENAI_API_KEY is not
-	// inherited) plus what Env names on purpose (DEPLOY_TOKEN).
-	script := `echo "inherited OPENAI_API_KEY: ${OPENAI_API_KEY:-unset}"; echo "explicit DEPLOY_TOKEN: $DEPLOY_TOKEN"`
+	// inherited) plus what Env names on purpose (DEPLOY_TOKEN, SERVICE).
+	script := `echo "service: ${SERVICE:-all}"; echo "inherited OPENAI_API_KEY: ${OPENAI_API_KEY:-unset}"; echo "explicit DEPLOY_TOKEN: $DEPLOY_TOKEN"`
 	res, err := call.Context.Exec(ctx, "sh", []string{"-c", script}, agent.ExecOptions{
-		Env: map[string]*string{"DEPLOY_TOKEN": &t.token},
+		Env: map[string]*string{"DEPLOY_TOKEN": &e.token, "SERVICE": &args.Service},
 	})
 	if err != nil {
 		return agent.Result{}, err
@@ -76,7 +78,7 @@ func Example_extension() {
 	}
 
 	provider := agenttest.NewFauxProvider(
-		agenttest.FauxToolCalls(agenttest.FauxCall("deploy_status", `{}`)),
+		agenttest.FauxToolCalls(agenttest.FauxCall("deploy_status", `{"service":"web"}`)),
 		agenttest.FauxText("done"),
 	)
 	a, err := agent.New(provider, policy, redactor.New(opts.SecretValues),
@@ -105,6 +107,7 @@ func Example_extension() {
 	messages := provider.Requests()[1].Messages
 	fmt.Println(strings.TrimSpace(agent.TextOf(messages[len(messages)-1].Content)))
 	// Output:
+	// service: web
 	// inherited OPENAI_API_KEY: unset
 	// explicit DEPLOY_TOKEN: [REDACTED]
 }

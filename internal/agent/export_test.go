@@ -32,6 +32,7 @@ var (
 	EstimateMessages = estimateMessages
 	OpenTranscript   = openTranscript
 	ParseSchema      = parseSchema
+	ParseArguments   = (*argumentSchema).parseArguments
 	RedactValue      = redactValue
 )
 

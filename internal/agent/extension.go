@@ -130,6 +130,9 @@ type ToolCallEvent struct {
 	Context  *ToolContext
 	CallID   string
 	ToolName string
+	// Effects is what the tool declared of its calls' effects (its spec's
+	// Effects): what a handler that judges calls reads, never the name.
+	Effects Effects
 	// Arguments may be replaced; they are validated again.
 	Arguments json.RawMessage
 

@@ -76,11 +76,11 @@ func TestToolErrorResults(t *testing.T) {
 		want string
 	}{
 		{"valid", agenttest.FauxCall("count", `{"n":3}`), "ok"},
-		{"empty arguments", agenttest.FauxCall("count", ``), `missing required property "n"`},
+		{"empty arguments", agenttest.FauxCall("count", ``), `required: missing properties: ["n"]`},
 		{"bad json", agenttest.FauxCall("count", `{"n":`), "not valid JSON"},
-		{"wrong type", agenttest.FauxCall("count", `{"n":"3"}`), "expected integer, got string"},
-		{"fraction", agenttest.FauxCall("count", `{"n":1.5}`), "expected integer"},
-		{"extra", agenttest.FauxCall("count", `{"n":1,"m":2}`), `unknown property "m"`},
+		{"wrong type", agenttest.FauxCall("count", `{"n":"3"}`), `has type "string", want "integer"`},
+		{"fraction", agenttest.FauxCall("count", `{"n":1.5}`), `want "integer"`},
+		{"extra", agenttest.FauxCall("count", `{"n":1,"m":2}`), `unexpected additional properties ["m"]`},
 		{"not an object", agenttest.FauxCall("count", `[1]`), "must be a JSON object"},
 		{"unknown tool", agenttest.FauxCall("nope", `{}`), `Tool "nope" not found`},
 	}

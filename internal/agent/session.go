@@ -335,10 +335,7 @@ func (s *Session) Messages() []Message {
 // Info returns what the system prompt is built from, with Now the current
 // time in the session's zone.
 func (s *Session) Info() SessionInfo {
-	tools := make([]string, 0, len(s.agent.tools))
-	for _, t := range s.agent.tools {
-		tools = append(tools, t.spec.Name)
-	}
+	tools := s.agent.toolNameList()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return SessionInfo{ID: s.id, Scope: s.scope, TimeZone: s.tz, Model: s.model, Now: time.Now().In(s.loc), Tools: tools}

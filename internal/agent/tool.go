@@ -6,11 +6,38 @@ import (
 )
 
 // ToolSpec is what the model sees of a tool: its name, what it does and the
-// JSON Schema of its parameters (an object schema).
+// JSON Schema of its parameters (an object schema); and what the tool
+// declares of its effects, which the model does not see.
 type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Effects is what a call may change, for the extensions that judge
+	// calls before they run.
+	Effects Effects `json:"-"`
+}
+
+// Effects is a tool's declaration of what its calls change, for the
+// extensions that judge a call before it runs (approvals reads it, never
+// a tool's name). The loop does not enforce it: a tool that runs a
+// command or writes a file must say so here, or the call is not judged as
+// one. The zero value declares nothing: a tool that may change something,
+// but neither through a command nor through a path it writes (an MCP
+// server's tool, say).
+type Effects struct {
+	// ReadOnly says a call changes nothing: no file, job or setting, and
+	// nothing reaches the chat.
+	ReadOnly bool
+	// Command names the string argument the tool runs as a bash command
+	// line.
+	Command string
+	// Deferred says the Command argument is not run during the call but
+	// later, with nobody watching (a watcher job's script); an absent or
+	// empty one runs nothing.
+	Deferred bool
+	// WritesPath names the string argument that is the path of a file the
+	// tool writes; a relative path is relative to the workspace.
+	WritesPath string
 }
 
 // Tool is something the model can call. The loop redacts every result,
@@ -37,7 +64,8 @@ type Call struct {
 	// ID is the model's id for the call.
 	ID string
 	// Arguments is the JSON object the model sent, validated against the
-	// tool's schema.
+	// tool's schema (only as an object when the schema is one the loop
+	// cannot check: an MCP server's, logged at registration).
 	Arguments json.RawMessage
 	// Context is the session the call runs in: scope, zone, workspace, and the
 	// only sanctioned way to start a process.

@@ -51,18 +51,18 @@ func (s *Session) runTool(ctx context.Context, call ToolCall) Result {
 // executeTool looks the tool up, validates the arguments, runs the
 // tool_call handlers and the tool. Its result is not redacted yet.
 func (s *Session) executeTool(ctx context.Context, call ToolCall) (*ToolContext, json.RawMessage, Result) {
-	rt, ok := s.agent.toolIndex[call.Name]
+	rt, ok := s.agent.tool(call.Name)
 	if !ok {
 		return s.ToolContext(), json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Tool %q not found. Available tools: %s", call.Name, s.agent.toolNames()))
 	}
 	tc := s.ToolContext().WithOrigin(rt.origin)
-	args, err := parseArguments(rt.schema, call.Arguments)
+	args, err := rt.schema.parseArguments(call.Arguments)
 	if err != nil {
 		return tc, json.RawMessage(call.Arguments), ErrorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", call.Name, err))
 	}
 	for _, api := range s.agent.apis {
 		for _, h := range api.toolCall {
-			ev := &ToolCallEvent{Context: tc.WithOrigin(api.name), CallID: call.ID, ToolName: call.Name, Arguments: cloneRaw(args)}
+			ev := &ToolCallEvent{Context: tc.WithOrigin(api.name), CallID: call.ID, ToolName: call.Name, Effects: rt.spec.Effects, Arguments: cloneRaw(args)}
 			if err := safeCall(func() error { return h(ctx, ev) }); err != nil {
 				s.emit(extensionError(s.id, api.name, "tool_call", err))
 				return tc, args, ErrorResult(fmt.Sprintf("Tool call blocked: extension %q failed: %v", api.name, err))
@@ -74,7 +74,7 @@ func (s *Session) executeTool(ctx context.Context, call ToolCall) (*ToolContext,
 				return tc, args, ErrorResult(reason)
 			}
 			if string(ev.Arguments) != string(args) {
-				if args, err = parseArguments(rt.schema, string(ev.Arguments)); err != nil {
+				if args, err = rt.schema.parseArguments(string(ev.Arguments)); err != nil {
 					return tc, ev.Arguments, ErrorResult(fmt.Sprintf("Invalid arguments for tool %q (after extension %q): %v", call.Name, api.name, err))
 				}
 			}
@@ -157,11 +157,11 @@ func (s *Session) invoke(ctx context.Context, rt *registeredTool, tc *ToolContex
 // toolNames lists the tools' names for an unknown-tool error.
 func (a *Agent) toolNames() string {
 	names := ""
-	for i, t := range a.tools {
+	for i, n := range a.toolNameList() {
 		if i > 0 {
 			names += ", "
 		}
-		names += t.spec.Name
+		names += n
 	}
 	if names == "" {
 		return "none"

@@ -16,10 +16,6 @@ import (
 // Name is the extension's name.
 const Name = "approvals"
 
-// readOnlyTools are the tools APPROVAL_MODE=all does not ask about: they
-// change nothing.
-var readOnlyTools = map[string]bool{"read": true, "list_jobs": true}
-
 // Extension asks the chat before the tool calls its mode and rules select,
 // through the tool_call event: a call runs only once it is allowed, and a
 // denied one gets a result that says so. Register it last, so that it sees
@@ -73,7 +69,7 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 	if tc != nil {
 		scope, session, workspace = tc.Scope, tc.SessionID, tc.Workspace
 	}
-	shown, ids := e.assess(ev.ToolName, ev.Arguments, workspace)
+	shown, ids := e.assess(ev.ToolName, ev.Effects, ev.Arguments, workspace)
 	var rules []Rule
 	for _, id := range ids {
 		if !e.store.AlwaysAllowed(scope, id) {
@@ -130,31 +126,31 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 }
 
 // assess returns what the call does, as the chat is shown it, and the IDs
-// of the rules it matches.
-func (e *Extension) assess(tool string, raw json.RawMessage, workspace string) (string, []string) {
+// of the rules it matches. It goes by what the tool declared of its
+// effects, never by its name, so a renamed tool is asked about as before:
+// the command it runs is assessed with the shell rules, the path it
+// writes against the writable roots, and in ModeAll every tool not
+// declared read-only is asked about. A deferred command (a watcher's
+// script, run later) is not assessed here.
+func (e *Extension) assess(tool string, fx agent.Effects, raw json.RawMessage, workspace string) (string, []string) {
 	var ids []string
 	shown := tool + " " + string(raw)
-	switch tool {
-	case "bash":
-		var args struct {
-			Command string `json:"command"`
+	if fx.WritesPath != "" {
+		p, ok := stringArgument(raw, fx.WritesPath)
+		if !ok || outsideView(workspace, e.cfg.writable, p) {
+			ids = append(ids, RuleWriteOutsideView)
 		}
-		if json.Unmarshal(raw, &args) == nil {
-			shown = args.Command
-			ids = assessCommand(args.Command, e.cfg.custom)
-		} else {
-			ids = []string{RuleUnparsable}
-		}
-	case "write", "edit":
-		var args struct {
-			Path string `json:"path"`
-		}
-		if json.Unmarshal(raw, &args) != nil || outsideView(workspace, e.cfg.writable, args.Path) {
-			ids = []string{RuleWriteOutsideView}
-		}
-		shown = tool + " " + args.Path
+		shown = tool + " " + p
 	}
-	if e.cfg.mode == ModeAll && !readOnlyTools[tool] {
+	if fx.Command != "" && !fx.Deferred {
+		if command, ok := stringArgument(raw, fx.Command); ok {
+			shown = command
+			ids = append(ids, assessCommand(command, e.cfg.custom)...)
+		} else {
+			ids = append(ids, RuleUnparsable)
+		}
+	}
+	if e.cfg.mode == ModeAll && !fx.ReadOnly {
 		ids = append(ids, toolPrefix+tool)
 	}
 	return shown, ids

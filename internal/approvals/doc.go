@@ -5,7 +5,10 @@
 // In [ModeRisky] (the default) it asks before a bash command that one of
 // the rules matches, and before a write or edit outside the session's
 // workspace (and the directories of [WithWritable]); in [ModeAll] before
-// every call but those of the read-only tools, and in [ModeOff] never. The
+// every call but those of the read-only tools, and in [ModeOff] never. A
+// call is judged by what its tool declares on its spec ([agent.Effects]:
+// the argument it runs as a command, the path argument it writes,
+// read-only), never by the tool's name. The
 // question goes through an [Asker], which the chat host implements with
 // the buttons Allow once, Always in this chat and Deny; "always" decisions
 // are kept per chat and rule by a [DecisionStore]. No answer within the

@@ -29,6 +29,9 @@ type inbound struct {
 	// unsupported names what the message carries that the bot cannot read
 	// ("videos", "stickers"); such a message gets a reply, never a turn.
 	unsupported string
+	// approvalHint reports a message that would start a turn while an
+	// approval request of its chat waits: it gets a hint, never a turn.
+	approvalHint bool
 	// edited marks an edit of a message sent earlier (msg.ID is the
 	// original's): it replaces the message while that is still queued,
 	// else it runs as a message of its own, marked as an edit.
@@ -150,6 +153,9 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 	}
 	if in.startsTurn && in.text == "" && !hasAttachment(m) {
 		return nil
+	}
+	if in.startsTurn && h.asks.waiting(in.target) {
+		in.startsTurn, in.approvalHint = false, true
 	}
 	return in
 }

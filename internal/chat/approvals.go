@@ -39,6 +39,9 @@ var approvalChoices = map[string]approvals.Decision{
 // pendingApproval is an approval request waiting for its chat's answer.
 type pendingApproval struct {
 	target target
+	// seq orders the requests of a chat: /approve and /deny answer the
+	// oldest.
+	seq uint64
 	// answer receives the first press; it holds one.
 	answer chan approvals.Decision
 }
@@ -47,6 +50,7 @@ type pendingApproval struct {
 type approvalBoard struct {
 	mu      sync.Mutex
 	pending map[string]*pendingApproval
+	seq     uint64
 }
 
 // add registers a request for t and returns its id.
@@ -60,7 +64,8 @@ func (b *approvalBoard) add(t target) (string, *pendingApproval) {
 	for b.pending[id] != nil {
 		id = newTurnID()
 	}
-	p := &pendingApproval{target: t, answer: make(chan approvals.Decision, 1)}
+	b.seq++
+	p := &pendingApproval{target: t, seq: b.seq, answer: make(chan approvals.Decision, 1)}
 	b.pending[id] = p
 	return id, p
 }
@@ -71,6 +76,24 @@ func (b *approvalBoard) remove(id string) {
 	defer b.mu.Unlock()
 	delete(b.pending, id)
 }
+
+// oldest returns the id of t's oldest request still waiting, "" when none
+// waits.
+func (b *approvalBoard) oldest(t target) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var id string
+	var seq uint64
+	for k, p := range b.pending {
+		if p.target == t && len(p.answer) == 0 && (id == "" || p.seq < seq) {
+			id, seq = k, p.seq
+		}
+	}
+	return id
+}
+
+// waiting reports whether a request of t waits for its answer.
+func (b *approvalBoard) waiting(t target) bool { return b.oldest(t) != "" }
 
 // answer delivers d to the request id of t; it reports false when no such
 // request waits (it ended, or the press comes from another chat).
@@ -99,6 +122,11 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 	t, err := parseTarget(req.Scope)
 	if err != nil {
 		return approvals.Deny, err
+	}
+	// The turn's tool status goes out first, so that the request always
+	// stands below the status line of the call it asks about.
+	if o := turnOutputOf(ctx); o != nil {
+		o.showStatus(ctx)
 	}
 	id, p := h.asks.add(t)
 	defer h.asks.remove(id)
@@ -186,6 +214,34 @@ func (h *Host) pressApproval(p press) {
 			h.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
 		}
 	})
+}
+
+// approvalHint answers a message that would start a turn while an approval
+// request of its chat waits: it is not queued (it would later run as a turn
+// of its own, out of context).
+const approvalHint = "⚠️ An approval request is waiting: press Allow or Deny above, or send /approve or /deny. This message was not sent to the agent."
+
+// answerOldest answers the oldest approval request waiting in the chat of
+// in with d (/approve, /deny).
+func (h *Host) answerOldest(in *inbound, d approvals.Decision, reply func(string)) {
+	id := h.asks.oldest(in.target)
+	if id == "" || !h.asks.answer(id, in.target, d) {
+		reply("No approval request is waiting in this chat.")
+		return
+	}
+	if d == approvals.Deny {
+		reply("🚫 Denied.")
+		return
+	}
+	reply("✅ Allowed once.")
+}
+
+func (h *Host) approveCommand(_ context.Context, in *inbound, reply func(string)) {
+	h.answerOldest(in, approvals.AllowOnce, reply)
+}
+
+func (h *Host) denyCommand(_ context.Context, in *inbound, reply func(string)) {
+	h.answerOldest(in, approvals.Deny, reply)
 }
 
 // AlwaysAllowed reports whether the chat scope allowed rule for good

@@ -79,22 +79,9 @@ func (h *harness) victim() string {
 // callbacks returns the callback data of m's buttons, in order.
 func callbacks(t *testing.T, m telegramtest.Message) []string {
 	t.Helper()
-	var markup struct {
-		InlineKeyboard [][]struct {
-			CallbackData string `json:"callback_data"`
-		} `json:"inline_keyboard"`
-	}
-	if m.ReplyMarkup == "" {
-		return nil
-	}
-	if err := json.Unmarshal([]byte(m.ReplyMarkup), &markup); err != nil {
-		t.Fatalf("reply markup %s: %v", m.ReplyMarkup, err)
-	}
 	var out []string
-	for _, row := range markup.InlineKeyboard {
-		for _, b := range row {
-			out = append(out, b.CallbackData)
-		}
+	for _, b := range inlineButtons(t, m) {
+		out = append(out, b.CallbackData)
 	}
 	return out
 }

@@ -50,7 +50,7 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 		if ext := path.Ext(filePath); m.Voice != nil && ext != "" {
 			name = "voice" + ext
 		}
-		transcript, err := h.transcriber.Transcribe(ctx, name, audio)
+		transcript, language, err := h.transcriber.Transcribe(ctx, name, audio)
 		if err != nil {
 			h.logger.Warn("transcription failed", "err", err)
 			return nil, userError("the voice message could not be transcribed; please try again or type it")
@@ -59,7 +59,7 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 			return nil, userError("the voice message had no words I could transcribe")
 		}
 		h.sendText(ctx, t, "🎤 "+transcript, m.ID)
-		text = strings.TrimSpace(transcript + "\n\n" + text)
+		text = strings.TrimSpace(voiceText(transcript, language) + "\n\n" + text)
 	case len(m.Photo) > 0:
 		best := -1
 		for i, p := range m.Photo {

@@ -20,8 +20,8 @@ import (
 // failingTranscriber is a speech service that is down.
 type failingTranscriber struct{}
 
-func (failingTranscriber) Transcribe(context.Context, string, []byte) (string, error) {
-	return "", errors.New("chat: transcription: 503 service unavailable")
+func (failingTranscriber) Transcribe(context.Context, string, []byte) (string, string, error) {
+	return "", "", errors.New("chat: transcription: 503 service unavailable")
 }
 
 // An attachment over a size limit, a download that fails and a
@@ -150,5 +150,18 @@ func TestInboxThroughView(t *testing.T) {
 	h.waitText(userID, "got the file")
 	if data, err := os.ReadFile(filepath.Join(h.workspace, inboxDir, "notes.txt")); err != nil || string(data) != "plain" {
 		t.Errorf("the document is not in the inbox (%v)", err)
+	}
+}
+
+func TestVoiceText(t *testing.T) {
+	tests := []struct{ transcript, language, want string }{
+		{"water the plants", "", "[Voice note, transcribed]\nwater the plants"},
+		{"water the plants", "english", "[Voice note, transcribed from English]\nwater the plants"},
+		{"gieß die Blumen", " german ", "[Voice note, transcribed from German]\ngieß die Blumen"},
+	}
+	for _, tt := range tests {
+		if got := voiceText(tt.transcript, tt.language); got != tt.want {
+			t.Errorf("voiceText(%q, %q) = %q, want %q", tt.transcript, tt.language, got, tt.want)
+		}
 	}
 }

@@ -48,6 +48,7 @@ func callbackRoutes() []callbackRoute {
 		{kind: callbackCancelJob, handle: (*Host).pressCancelJob},
 		{kind: callbackApproval, handle: (*Host).pressApproval},
 		{kind: callbackRevoke, handle: (*Host).pressRevoke},
+		{kind: callbackModel, handle: (*Host).pressModel},
 	}
 }
 

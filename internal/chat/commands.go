@@ -18,6 +18,10 @@ func (h *Host) dispatch(ctx context.Context, in *inbound) {
 		h.replyFunc(in)(unsupportedText(in.unsupported))
 		return
 	}
+	if in.approvalHint {
+		h.replyFunc(in)(approvalHint)
+		return
+	}
 	if !in.startsTurn {
 		h.handleCommand(ctx, in)
 		return
@@ -150,6 +154,12 @@ func commands() []command {
 			help: "scheduled jobs, with cancel buttons", run: (*Host).jobsCommand},
 		{name: "retry", menu: "run again every message or scheduled job a restart interrupted",
 			help: "run again every message or scheduled job a restart interrupted", run: (*Host).retryCommand},
+		{name: "verbose", menu: "list every tool call, or fold them (toggle)",
+			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: (*Host).verboseCommand},
+		{name: "approve", menu: "allow the waiting approval request once",
+			help: "allow the oldest waiting approval request once (as its Allow once button)", run: (*Host).approveCommand},
+		{name: "deny", menu: "deny the waiting approval request",
+			help: "deny the oldest waiting approval request (as its Deny button)", run: (*Host).denyCommand},
 		{name: "approvals", menu: "what is always allowed here, with revoke buttons",
 			help: "the approval rules always allowed in this chat, with revoke buttons", run: (*Host).approvalsCommand},
 	}
@@ -239,10 +249,6 @@ func (h *Host) statusCommand(ctx context.Context, in *inbound, reply func(string
 
 func (h *Host) compactCommand(_ context.Context, in *inbound, reply func(string)) {
 	h.queueCommand(in, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
-}
-
-func (h *Host) modelCommand(ctx context.Context, in *inbound, reply func(string)) {
-	reply(h.setModel(ctx, in.target, in.args))
 }
 
 func (h *Host) tzCommand(ctx context.Context, in *inbound, reply func(string)) {
@@ -376,6 +382,11 @@ func (h *Host) status(ctx context.Context, t target) string {
 		zone = "the host's (" + time.Now().Format("MST") + ")"
 	}
 	fmt.Fprintf(&b, "Time zone: %s", zone)
+	if h.statusLines != nil {
+		for _, l := range h.statusLines() {
+			b.WriteString("\n" + l)
+		}
+	}
 	return b.String()
 }
 

@@ -27,7 +27,7 @@ func TestCommandsAreRegistered(t *testing.T) {
 	for _, c := range h.tg.Commands() {
 		names = append(names, c.Command)
 	}
-	if got := strings.Join(names, ","); got != "start,help,new,stop,status,usage,compact,model,tz,jobs,retry,approvals" {
+	if got := strings.Join(names, ","); got != "start,help,new,stop,status,usage,compact,model,tz,jobs,retry,verbose,approve,deny,approvals" {
 		t.Errorf("commands = %s", got)
 	}
 	h.tg.SendText(userID, userID, "/help")

@@ -447,7 +447,7 @@ func newCrashUser(t *testing.T) *crashUser {
 		}
 		u.sent, u.words = append(u.sent, m), append(u.words, text)
 	}
-	u.sent, u.words = append(u.sent, tg.SendVoice(userID, userID, []byte(voicePrefix+"crash m3"))), append(u.words, "crash m3")
+	u.sent, u.words = append(u.sent, tg.SendVoice(userID, userID, []byte(voicePrefix+"crash m3"))), append(u.words, voiceText("crash m3", ""))
 	return u
 }
 
@@ -458,12 +458,12 @@ const voicePrefix = "OggS "
 // wordsTranscriber transcribes a crash test's voice note: its words.
 type wordsTranscriber struct{}
 
-func (wordsTranscriber) Transcribe(_ context.Context, _ string, audio []byte) (string, error) {
+func (wordsTranscriber) Transcribe(_ context.Context, _ string, audio []byte) (string, string, error) {
 	words, ok := strings.CutPrefix(string(audio), voicePrefix)
 	if !ok {
-		return "", errors.New("not a crash test's voice note")
+		return "", "", errors.New("not a crash test's voice note")
 	}
-	return words, nil
+	return words, "", nil
 }
 
 // maxKillPoints bounds the kill points a crash test tries: a run that

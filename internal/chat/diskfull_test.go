@@ -21,6 +21,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -40,7 +41,7 @@ func (r *recordingSleep) sleep(ctx context.Context, d time.Duration) bool {
 	r.mu.Lock()
 	r.delays = append(r.delays, d)
 	r.mu.Unlock()
-	return sleep(ctx, 5*time.Millisecond)
+	return backoff.Sleep(ctx, 5*time.Millisecond)
 }
 
 func (r *recordingSleep) count() int {
@@ -116,8 +117,8 @@ func TestPollingOnFullDisk(t *testing.T) {
 	}
 	backoff.mu.Lock()
 	for i, delay := range backoff.delays {
-		if want := journalRetry.Backoff(i); delay < want/4 || delay > journalRetryMax {
-			t.Errorf("retry %d waited %v, want about %v, at most %v", i, delay, want, journalRetryMax)
+		if lo, hi := journalRetry.Bounds(i); delay < lo || delay > hi || delay > journalRetryMax {
+			t.Errorf("retry %d waited %v, want [%v, %v], at most %v", i, delay, lo, hi, journalRetryMax)
 		}
 	}
 	backoff.mu.Unlock()

@@ -66,6 +66,8 @@ type harnessConfig struct {
 	silentToStrangers bool
 	// view gives the host a sandbox view of the workspace (Config.View).
 	view bool
+	// toolStatus is Config.ToolStatus ("": the default, last).
+	toolStatus string
 }
 
 // newHarness starts a host whose agent runs provider, with the built-in
@@ -124,7 +126,7 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 	host, err := New(Config{
 		Token: tg.Token(), APIURL: tg.URL(), AllowedUserIDs: []int64{userID},
 		Agent: ag, Redactor: red, AgentDir: cfg.agentDir, WorkspaceDir: cfg.workspace, Model: "test-model",
-		Models: cfg.models, SilentToStrangers: cfg.silentToStrangers, View: view,
+		Models: cfg.models, SilentToStrangers: cfg.silentToStrangers, View: view, ToolStatus: cfg.toolStatus,
 	}, opts...)
 	if err != nil {
 		t.Fatalf("chat.New: %v", err)

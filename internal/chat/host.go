@@ -23,6 +23,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
@@ -79,6 +80,10 @@ type Config struct {
 	// Models are the models a chat may switch to with /model
 	// (OPENAI_MODELS); empty means switching is not configured.
 	Models []string
+	// ToolStatus is how turns show their tool calls (TOOL_STATUS): one of
+	// ToolStatusAll, ToolStatusLast and ToolStatusOff; empty means
+	// ToolStatusLast. A chat changes its own with /verbose.
+	ToolStatus string
 	// SilentToStrangers keeps the bot from telling users who are not
 	// allowed their id and how to get access (STRANGER_REPLY=off).
 	SilentToStrangers bool
@@ -130,6 +135,10 @@ type Host struct {
 	noDrafts atomic.Bool
 	allowed  map[int64]bool
 	settings *settingsStore
+	// statuses records the tool status messages open now; cutStatuses
+	// are the ones the last run left open, edited when Run starts.
+	statuses    *statusLog
+	cutStatuses []statusRecord
 	// asks are the approval requests waiting for a button.
 	asks    approvalBoard
 	journal *journal
@@ -180,6 +189,8 @@ type Host struct {
 	// reportPause is the first pause before a report that did not go out
 	// is sent again (see report); tests shorten it.
 	reportPause time.Duration
+	// statusLines, when set, adds lines to /status (WithStatusLines).
+	statusLines func() []string
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -217,7 +228,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		strangers:       make(map[int64]time.Time),
 		strangerReplies: make(map[int64]time.Time),
 		outbox:          make(map[string][]func(context.Context)),
-		pollSleep:       sleep,
+		pollSleep:       backoff.Sleep,
 		reportPause:     3 * time.Second,
 	}
 	h.source = pollSource{h}
@@ -242,6 +253,11 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	if h.journal, err = openJournal(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
+	if h.statuses, h.cutStatuses, err = openStatusLog(cfg.AgentDir, h.logger); err != nil {
+		// Cosmetic: without it a crash leaves its statuses as they were.
+		h.logger.Warn("the tool status record cannot be opened; statuses a crash cuts stay as they were", "err", err)
+		h.statuses, h.cutStatuses = nil, nil
+	}
 	if h.api, err = botapi.New(cfg.Token, cfg.Redactor, botapi.WithBaseURL(cfg.APIURL), botapi.WithHTTPClient(h.httpClient),
 		botapi.WithLogger(h.logger), botapi.WithRetryPolicy(h.retry)); err != nil {
 		h.journal.close()
@@ -263,6 +279,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
 	defer h.journal.close()
+	defer h.statuses.close()
 	me, err := h.api.GetMe(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -283,6 +300,8 @@ func (h *Host) Run(ctx context.Context) error {
 	if err := h.api.SetMyCommands(ctx, botCommands()); err != nil && ctx.Err() == nil {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
+	h.editCutStatuses(h.cutStatuses)
+	h.cutStatuses = nil
 	h.reportInterrupted()
 	h.replayReceived(ctx)
 	err = h.source.run(ctx, h.take)
@@ -377,11 +396,14 @@ func parseTarget(s string) (target, error) {
 	return t, nil
 }
 
-// targetOf returns the target a message belongs to: its forum topic in a
-// forum chat, else the chat.
+// targetOf returns the target a message belongs to: its topic in a forum
+// group or in a private chat with topics (Bot API 9.3: a bot with topic
+// mode on has its private chats in topics), else the chat. In a group that
+// is no forum a message_thread_id names a reply thread, not a topic.
 func targetOf(m *models.Message) target {
 	t := target{chatID: m.Chat.ID}
-	if m.Chat.IsForum && m.IsTopicMessage && m.MessageThreadID != 0 {
+	topics := m.Chat.IsForum || m.Chat.Type == models.ChatTypePrivate
+	if topics && m.IsTopicMessage && m.MessageThreadID != 0 {
 		t.threadID = m.MessageThreadID
 	}
 	return t

@@ -141,6 +141,37 @@ func TestGroupMentionAndTopics(t *testing.T) {
 	}
 }
 
+// A private chat with topics (Bot API 9.3) has a session per topic, as a
+// forum group has, and its answers, drafts included, go to their topic.
+func TestPrivateChatTopics(t *testing.T) {
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		onText("echo: ")
+		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
+	})
+	h := newHarness(t, harnessConfig{provider: faux})
+	h.tg.SendText(userID, userID, "hello topic", telegramtest.InPrivateTopic(5))
+	h.waitText(userID, "echo: hello topic")
+	h.tg.SendText(userID, userID, "other topic", telegramtest.InPrivateTopic(9))
+	h.waitText(userID, "echo: other topic")
+	reqs := faux.Requests()
+	if len(reqs) != 2 || len(reqs[1].Messages) != 1 {
+		t.Fatalf("the second topic's session is not its own: %d requests", len(reqs))
+	}
+	threads := map[string]string{}
+	for _, r := range h.tg.RequestsFor("sendMessage") {
+		threads[r.Params["text"]] = r.Params["message_thread_id"]
+	}
+	if threads["echo: hello topic"] != "5" || threads["echo: other topic"] != "9" {
+		t.Errorf("the answers went to threads %q, want 5 and 9", threads)
+	}
+	for _, r := range h.tg.RequestsFor("sendMessageDraft") {
+		if th := r.Params["message_thread_id"]; th != "5" && th != "9" {
+			t.Errorf("a draft went to thread %q, want its topic", th)
+		}
+	}
+}
+
 // (4) /stop kills a running sleep 1000 and its process group.
 func TestStopKillsProcessGroup(t *testing.T) {
 	faux := agenttest.NewFauxProvider(
@@ -242,7 +273,8 @@ func TestVoiceNoteIsTranscribed(t *testing.T) {
 	h.tg.SendVoice(userID, userID, []byte("OggS fake audio"))
 	h.waitText(userID, "🎤 remind me to water the plants")
 	h.waitText(userID, "noted")
-	if got := lastUserText(faux.Requests()[0]); !strings.Contains(got, "remind me to water the plants") {
+	// The model is told the words were heard, in which language.
+	if got := lastUserText(faux.Requests()[0]); !strings.Contains(got, "[Voice note, transcribed from English]\nremind me to water the plants") {
 		t.Errorf("the agent got %q", got)
 	}
 	tr := oa.TranscriptionRequests()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
@@ -95,11 +96,11 @@ func (h *Host) reportTry(t target, text string, replyTo int, needed func() bool,
 			h.logger.Warn("a report was refused; it is sent again after the next start-up", "scope", t.String())
 			return
 		}
-		pause := min(h.reportPause<<min(try, 16), reportPauseMax)
+		pause := backoff.Policy{Base: h.reportPause, Max: reportPauseMax}.Delay(try)
 		// Called from the outbox's goroutine, which the group counts:
 		// adding to it cannot race its Wait at shutdown.
 		h.notices.Go(func() {
-			if sleep(h.turnCtx, pause) {
+			if backoff.Sleep(h.turnCtx, pause) {
 				h.reportTry(t, text, replyTo, needed, sent, try+1)
 			}
 		})

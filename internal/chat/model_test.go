@@ -1,11 +1,15 @@
 package chat
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
@@ -33,11 +37,12 @@ func TestModelCommand(t *testing.T) {
 	h := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: agentDir, workspace: ws, models: models})
 
 	h.tg.SendText(userID, userID, "/model")
-	list := h.waitText(userID, "Available:")
-	for _, want := range append(models, "Model: test-model") {
-		if !strings.Contains(list.Visible, want) {
-			t.Errorf("/model does not show %q: %q", want, list.Visible)
-		}
+	menu := h.waitText(userID, "Tap a model")
+	if !strings.Contains(menu.Visible, "Model: test-model") {
+		t.Errorf("/model does not name the chat's model: %q", menu.Visible)
+	}
+	if diff := cmp.Diff([]string{"✅ test-model", "big-model", "small-model"}, buttonTexts(t, menu)); diff != "" {
+		t.Errorf("/model's buttons (-want +got):\n%s", diff)
 	}
 	h.tg.SendText(userID, userID, "/model gpt-unknown")
 	refused := h.waitText(userID, "is not one of the models")
@@ -54,9 +59,28 @@ func TestModelCommand(t *testing.T) {
 		}
 	}
 	ask(h, "before the switch", "test-model")
-	h.tg.SendText(userID, userID, "/model Big-Model")
-	h.waitText(userID, "This chat now uses big-model")
-	ask(h, "after the switch", "big-model")
+	h.tg.SendText(userID, userID, "/model Small-Model")
+	h.waitText(userID, "This chat now uses small-model")
+	ask(h, "after the switch", "small-model")
+	// The button switches too, and the menu shows the new choice.
+	h.tg.SendCallback(userID, userID, menu.ID, buttonData(t, menu, "big-model"))
+	waitFor(t, "the switch's toast", func() bool {
+		for _, r := range h.tg.RequestsFor("answerCallbackQuery") {
+			if strings.Contains(r.Params["text"], "This chat now uses big-model") {
+				return true
+			}
+		}
+		return false
+	})
+	h.waitMessages(userID, "the menu edited", func(msgs []telegramtest.Message) bool {
+		for _, m := range msgs {
+			if m.ID == menu.ID {
+				return slices.Contains(buttonTexts(t, m), "✅ big-model")
+			}
+		}
+		return false
+	})
+	ask(h, "after the button", "big-model")
 	h.tg.SendText(userID, userID, "/new")
 	h.waitText(userID, "New session started")
 	ask(h, "in a new session", "big-model")
@@ -66,6 +90,52 @@ func TestModelCommand(t *testing.T) {
 	ask(h2, "after the restart", "big-model")
 	h2.tg.SendText(userID, userID, "/status")
 	h2.waitText(userID, "Model: big-model")
+}
+
+// buttonTexts returns the texts of m's inline buttons, in order.
+func buttonTexts(t *testing.T, m telegramtest.Message) []string {
+	t.Helper()
+	var out []string
+	for _, b := range inlineButtons(t, m) {
+		out = append(out, b.Text)
+	}
+	return out
+}
+
+// buttonData returns the callback data of m's button whose text ends in
+// text.
+func buttonData(t *testing.T, m telegramtest.Message, text string) string {
+	t.Helper()
+	for _, b := range inlineButtons(t, m) {
+		if strings.HasSuffix(b.Text, text) {
+			return b.CallbackData
+		}
+	}
+	t.Fatalf("message %d has no button %q: %s", m.ID, text, m.ReplyMarkup)
+	return ""
+}
+
+type inlineButton struct {
+	Text         string `json:"text"`
+	CallbackData string `json:"callback_data"`
+}
+
+func inlineButtons(t *testing.T, m telegramtest.Message) []inlineButton {
+	t.Helper()
+	var markup struct {
+		InlineKeyboard [][]inlineButton `json:"inline_keyboard"`
+	}
+	if m.ReplyMarkup == "" {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(m.ReplyMarkup), &markup); err != nil {
+		t.Fatalf("reply markup %s: %v", m.ReplyMarkup, err)
+	}
+	var out []inlineButton
+	for _, row := range markup.InlineKeyboard {
+		out = append(out, row...)
+	}
+	return out
 }
 
 func TestModelCommandWithoutModels(t *testing.T) {

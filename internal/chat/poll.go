@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
@@ -108,7 +109,7 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 		// The journal cannot be written (the disk is full): the batch
 		// comes again with the same offset, after a back-off that grows
 		// to journalRetryMax.
-		h.pollSleep(ctx, journalRetry.Backoff(unjournaled))
+		h.pollSleep(ctx, journalRetry.Delay(unjournaled))
 		unjournaled++
 	}
 }
@@ -116,7 +117,7 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 // journalRetry is the back-off of polling while the journal cannot be
 // written: from a second up to journalRetryMax, so that the bot takes its
 // messages soon after space is freed.
-var journalRetry = botapi.RetryPolicy{BaseDelay: time.Second, MaxDelay: journalRetryMax}
+var journalRetry = backoff.Policy{Base: time.Second, Max: journalRetryMax, Jitter: 0.5}
 
 // journalRetryMax is the longest pause between two tries of a batch the
 // journal could not take.

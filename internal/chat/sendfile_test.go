@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
@@ -168,5 +170,43 @@ func TestSendFileRetried(t *testing.T) {
 	}
 	if n := len(h.tg.RequestsFor("sendDocument")); n != 3 {
 		t.Errorf("sendDocument tried %d times, want 3 (a 502, a 429, then the upload)", n)
+	}
+}
+
+// TestSendFileContentTypes checks that send_file's uploads carry the
+// media type of their content and name, not application/octet-stream.
+func TestSendFileContentTypes(t *testing.T) {
+	workspace := t.TempDir()
+	files := map[string]string{
+		"report.csv":  "month,total\njan,10\n",
+		"chart.png":   pngFile,
+		"invoice.pdf": "%PDF-1.7\n1 0 obj\n<<>>\nendobj\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(workspace, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{
+		"report.csv":  "text/csv; charset=utf-8",
+		"chart.png":   "image/png",
+		"invoice.pdf": "application/pdf",
+	}
+	var script []agenttest.FauxResponse
+	for _, name := range []string{"report.csv", "chart.png", "invoice.pdf"} {
+		script = append(script, sendFileCall(t, map[string]any{"path": name, "as_photo": false}))
+	}
+	faux := agenttest.NewFauxProvider(append(script, agenttest.FauxText("sent them"))...)
+	h := approvalHarness(t, harnessConfig{provider: faux, workspace: workspace})
+	h.tg.SendText(userID, userID, "send them")
+	h.waitText(userID, "sent them")
+	got := map[string]string{}
+	for _, m := range h.tg.Messages(userID) {
+		if m.File != nil {
+			got[m.File.Filename] = m.File.ContentType
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("uploads' content types (-want +got):\n%s", diff)
 	}
 }

@@ -28,6 +28,9 @@ type chatSettings struct {
 	// Approvals are the approval rules the chat allowed for good
 	// ("Always in this chat"), sorted.
 	Approvals []string `json:"approvals,omitempty"`
+	// ToolStatus is the chat's tool status mode chosen with /verbose;
+	// empty means the operator's (TOOL_STATUS).
+	ToolStatus string `json:"tool_status,omitempty"`
 }
 
 // settingsStore is chat-settings.json in memory, written through atomically.

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,12 +23,16 @@ type toolStatus struct {
 	h      *Host
 	t      target
 	turnID string
-	th     *throttle
+	// mode is ToolStatusAll or ToolStatusLast.
+	mode string
+	th   *throttle
 
-	mu    sync.Mutex
-	calls []*toolLine
-	msgID int
-	shown string
+	// pushMu is held by a push from reading msgID to recording it.
+	pushMu sync.Mutex
+	mu     sync.Mutex
+	calls  []*toolLine
+	msgID  int
+	shown  string
 	// notBefore holds running updates back after a 429 until its
 	// retry_after.
 	notBefore time.Time
@@ -52,8 +57,8 @@ type toolLine struct {
 	why string
 }
 
-func (h *Host) newToolStatus(ctx context.Context, t target, turnID string) *toolStatus {
-	s := &toolStatus{h: h, t: t, turnID: turnID}
+func (h *Host) newToolStatus(ctx context.Context, t target, turnID, mode string) *toolStatus {
+	s := &toolStatus{h: h, t: t, turnID: turnID, mode: mode}
 	s.th = newThrottle(ctx, h.editInterval, s.pushRunning)
 	return s
 }
@@ -129,12 +134,25 @@ func failureSummary(res *agent.Result) (why, line string) {
 }
 
 // render returns the status text; stopped marks the calls still running as
-// stopped.
+// stopped, and is the final form. In the last mode the final form of a turn
+// whose calls all ended well is one folded line (a failure or a stop stays
+// call by call), and while the turn runs only the latest call is shown,
+// after a count of the ones before it.
 func (s *toolStatus) render(stopped bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	calls := s.calls
 	var b strings.Builder
-	for _, l := range s.calls {
+	if s.mode == ToolStatusLast && len(calls) > 0 {
+		if stopped && allDone(calls) {
+			return preview(foldedStatus(calls))
+		}
+		if n := len(calls) - 1; !stopped && n > 0 {
+			fmt.Fprintf(&b, "(%s before)\n", counted(n, "tool call", "tool calls"))
+			calls = calls[n:]
+		}
+	}
+	for _, l := range calls {
 		icon, note := "⏳", ""
 		switch {
 		case l.state == toolFailed:
@@ -184,9 +202,31 @@ func (s *toolStatus) pushRunning(ctx context.Context) {
 	s.h.logSkipped("tool status", s.t, err)
 }
 
+// show sends the running status now when it was not shown yet, under the
+// retry policy (a retry_after is waited out) for at most statusSendTimeout:
+// what follows it in the chat must come after it, which a preview's one
+// try dropped under a 429 would not keep.
+func (s *toolStatus) show(ctx context.Context) {
+	s.mu.Lock()
+	shown := s.msgID != 0
+	s.mu.Unlock()
+	if shown {
+		return
+	}
+	ctx, cancel := statusSendContext(ctx)
+	defer cancel()
+	if err := s.push(ctx, s.h.api, true); err != nil {
+		s.h.logSkipped("tool status", s.t, err)
+	}
+}
+
 // push sends or edits the status message through send; running says
-// whether the Stop button is shown.
+// whether the Stop button is shown. Pushes take turns (pushMu): the
+// throttle's and an approval request's (see show) could otherwise both
+// send a first message.
 func (s *toolStatus) push(ctx context.Context, send *botapi.Client, running bool) error {
+	s.pushMu.Lock()
+	defer s.pushMu.Unlock()
 	text := s.render(!running)
 	markup := noButtons()
 	if running {
@@ -213,6 +253,11 @@ func (s *toolStatus) push(ctx context.Context, send *botapi.Client, running bool
 	s.mu.Lock()
 	s.msgID, s.shown = msgID, text
 	s.mu.Unlock()
+	if running {
+		s.h.statuses.shown(s.t, msgID, text)
+	} else {
+		s.h.statuses.closed(msgID)
+	}
 	return nil
 }
 
@@ -285,6 +330,7 @@ func (s *toolStatus) close(ctx context.Context) {
 		log.Warn("the tool status message was not finalised; its Stop button stays and stops nothing", "remove_err", err)
 		return
 	}
+	s.h.statuses.closed(msgID)
 	log.Warn("the tool status message was not finalised; its Stop button was removed")
 }
 

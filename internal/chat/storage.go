@@ -3,10 +3,12 @@ package chat
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/atomicfile"
@@ -59,7 +61,7 @@ func newStorageHealth(dir string, logger *slog.Logger) *storageHealth {
 		logger.Warn("the marker of an unwritable agent dir, left by an earlier run, cannot be removed; the healthcheck keeps failing", "err", err)
 	}
 	episode := storagefail.NewEpisode(logger, storagefail.Messages{
-		Began: "the agent dir cannot be written: new messages stay unacknowledged (Telegram keeps them) and turns cannot be saved until it can; the healthcheck fails meanwhile. Free space in AGENT_DIR",
+		Began: "the agent dir cannot be written: new messages stay unacknowledged (Telegram keeps them) and turns cannot be saved until it can; the healthcheck fails meanwhile",
 		Again: "the agent dir still cannot be written",
 		Ended: "the agent dir can be written again",
 	})
@@ -68,10 +70,13 @@ func newStorageHealth(dir string, logger *slog.Logger) *storageHealth {
 
 // failed records that writing file failed with err.
 func (s *storageHealth) failed(file string, err error) {
+	if errors.Is(err, fs.ErrPermission) {
+		s.restoreModes()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failing[file] = s.now()
-	if !s.episode.Failed(err, "dir", s.dir, "file", file) {
+	if !s.episode.Failed(err, "dir", s.dir, "file", file, "cause", storageCause(err)) {
 		return
 	}
 	// Neither needs free space, nor frees any: the healthcheck sees the
@@ -83,6 +88,33 @@ func (s *storageHealth) failed(file string, err error) {
 	if f, err := os.OpenFile(filepath.Join(s.dir, UnwritableFile), os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
 		f.Close()
 	}
+}
+
+// restoreModes gives the bot's user its access to the agent dir back
+// after a write was refused for permissions: an agent process of the same
+// user may have changed the modes (chmod 0), and the bot, the owner, can
+// undo that. The write is retried as after any failure.
+func (s *storageHealth) restoreModes() {
+	changed, err := atomicfile.RestoreModes(s.dir)
+	if len(changed) > 0 {
+		s.logger.Warn("the agent dir's permissions had been taken from the bot's user (by an agent process of the same user, or by hand): the bot gave its own access back", "dir", s.dir, "paths", len(changed), "first", changed[0])
+	}
+	if err != nil {
+		s.logger.Warn("the agent dir's permissions cannot all be restored", "dir", s.dir, "err", err)
+	}
+}
+
+// storageCause says in words what a failed write of the agent dir needs.
+func storageCause(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "no free space in AGENT_DIR: free some"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied: the bot's user lost its access to its own files (their modes or owner were changed); the bot restores the modes of the files it owns, the rest needs chown or chmod"
+	case errors.Is(err, syscall.EROFS):
+		return "AGENT_DIR is mounted read-only"
+	}
+	return "see err"
 }
 
 // wrote records that file was written: its failure is over. The episode

@@ -93,6 +93,8 @@ type turnOutput struct {
 	label   string
 	replyTo int
 	private bool
+	// statusMode is the chat's tool status mode (see toolStatusMode).
+	statusMode string
 
 	mu     sync.Mutex
 	seg    *segment
@@ -102,7 +104,8 @@ type turnOutput struct {
 }
 
 func (h *Host) newTurnOutput(ctx context.Context, t target, turnID, label string, replyTo int) *turnOutput {
-	return &turnOutput{h: h, ctx: ctx, t: t, turnID: turnID, label: label, replyTo: replyTo, private: t.chatID > 0}
+	return &turnOutput{h: h, ctx: ctx, t: t, turnID: turnID, label: label, replyTo: replyTo, private: t.chatID > 0,
+		statusMode: h.toolStatusMode(t.String())}
 }
 
 // emit receives the session's events; it runs on the turn's goroutine.
@@ -120,15 +123,17 @@ func (o *turnOutput) emit(ev agent.Event) {
 		o.mu.Lock()
 		seg := o.seg
 		o.seg = nil
-		if o.status == nil {
-			o.status = o.h.newToolStatus(o.ctx, o.t, o.turnID)
+		if o.status == nil && o.statusMode != ToolStatusOff {
+			o.status = o.h.newToolStatus(o.ctx, o.t, o.turnID, o.statusMode)
 		}
 		st := o.status
 		o.mu.Unlock()
 		if seg != nil {
 			seg.finish(o.ctx, seg.text())
 		}
-		st.start(ev.ToolCallID, ev.ToolName, ev.Arguments)
+		if st != nil {
+			st.start(ev.ToolCallID, ev.ToolName, ev.Arguments)
+		}
 	case agent.EventCompaction:
 		o.mu.Lock()
 		seg := o.seg
@@ -199,6 +204,31 @@ func (o *turnOutput) answeredBy(model string) string {
 // fallbackNote is the one line a chat gets when a fallback model answers.
 func fallbackNote(primary, used string) string {
 	return "ℹ️ " + primary + " is unavailable right now; " + used + " answers instead."
+}
+
+// turnOutputKey is the context key of a turn's output (see
+// withTurnOutput).
+type turnOutputKey struct{}
+
+// withTurnOutput hands the turn's output to what runs on the turn's
+// context, its tool calls' hooks among them: the approval request finds
+// the status line it must come after there (see Host.Ask).
+func withTurnOutput(ctx context.Context, o *turnOutput) context.Context {
+	return context.WithValue(ctx, turnOutputKey{}, o)
+}
+
+// turnOutputOf returns the turn output ctx carries, nil when none.
+func turnOutputOf(ctx context.Context) *turnOutput {
+	o, _ := ctx.Value(turnOutputKey{}).(*turnOutput)
+	return o
+}
+
+// showStatus sends the turn's tool status now when it was not shown yet,
+// so that what follows it in the chat comes after it.
+func (o *turnOutput) showStatus(ctx context.Context) {
+	if st := o.currentStatus(); st != nil {
+		st.show(ctx)
+	}
 }
 
 func (o *turnOutput) currentStatus() *toolStatus {

@@ -61,10 +61,10 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		return
 	}
 	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
-	promptCtx := ctx
+	promptCtx := withTurnOutput(ctx, out)
 	if it.kind == itemPrompt {
 		// A scheduled job's turn: nobody watches it to answer an approval.
-		promptCtx = approvals.Unattended(ctx)
+		promptCtx = approvals.Unattended(promptCtx)
 	}
 	start := time.Now()
 	res, err := sess.Prompt(promptCtx, content, func(ev agent.Event) {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/backoff"
 )
 
 // startTyping shows the typing indicator until the returned func is
@@ -16,7 +18,7 @@ func (h *Host) startTyping(ctx context.Context, t target) func() {
 		defer close(done)
 		for {
 			_ = h.api.SendChatAction(ctx, t.chatID, t.threadID, models.ChatActionTyping)
-			if !sleep(ctx, 4*time.Second) {
+			if !backoff.Sleep(ctx, 4*time.Second) {
 				return
 			}
 		}

@@ -22,8 +22,10 @@ import (
 // file the bot's own user could modify or replace.
 var ErrUntrusted = errors.New("refusing an MCP configuration file")
 
-// DefaultFile is the name of the configuration file in the agent dir when
-// MCP_CONFIG names none.
+// DefaultFile is the name of the configuration file that once lived in the
+// agent dir by default. Nothing reads it there any more (the bot's user
+// owns that directory, so the file was always refused); the bot warns of
+// one it finds.
 const DefaultFile = "mcp.json"
 
 // InlineSource is how errors and warnings name a configuration given inline:
@@ -131,11 +133,33 @@ type trustCheck func(path string) ([]string, error)
 // argument that expands a variable (arguments are readable by every process
 // of the same user).
 func Load(source string, lookup func(string) (string, bool), secrets []string) (Config, error) {
+	host := make([]HostSecret, len(secrets))
+	for i, s := range secrets {
+		host[i] = HostSecret{Value: s}
+	}
+	return LoadHostSecrets(source, lookup, host)
+}
+
+// HostSecret is one of the host's own secret values and where it came
+// from, which a refusal names (never the value): "TELEGRAM_BOT_TOKEN",
+// "PROCESS_ENV_SECRETS (DB_PASSWORD)". A variable PROCESS_ENV_ALLOW lets
+// through to the agent's processes is not one: agent processes get it
+// anyway, so a server may too.
+type HostSecret struct {
+	Value string
+	// Source names where Value came from; "" says only "one of the
+	// host's own secrets".
+	Source string
+}
+
+// LoadHostSecrets is [Load] with each secret's source, so that a refusal
+// names which of the host's secrets a ${VAR} holds.
+func LoadHostSecrets(source string, lookup func(string) (string, bool), secrets []HostSecret) (Config, error) {
 	return load(source, lookup, secrets, checkTrust)
 }
 
 // load is Load with the file trust check as a parameter.
-func load(source string, lookup func(string) (string, bool), secrets []string, trust trustCheck) (Config, error) {
+func load(source string, lookup func(string) (string, bool), secrets []HostSecret, trust trustCheck) (Config, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
@@ -175,13 +199,9 @@ func load(source string, lookup func(string) (string, bool), secrets []string, t
 	return cfg, nil
 }
 
-// DefaultPath returns where the configuration lives when MCP_CONFIG is empty:
-// DefaultFile in the agent dir.
-func DefaultPath(agentDir string) string { return filepath.Join(agentDir, DefaultFile) }
-
 // parseConfig decodes and expands a configuration's content; source names
 // it in warnings.
-func parseConfig(data []byte, source string, lookup func(string) (string, bool), secrets []string) (Config, error) {
+func parseConfig(data []byte, source string, lookup func(string) (string, bool), secrets []HostSecret) (Config, error) {
 	var top struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
@@ -193,7 +213,7 @@ func parseConfig(data []byte, source string, lookup func(string) (string, bool),
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	x := &expander{lookup: lookup, secrets: redactor.New(secretForms(secrets))}
+	x := newExpander(lookup, secrets)
 	var cfg Config
 	var errs []error
 	for _, name := range names {

@@ -112,12 +112,9 @@ func parseRemote(name string, fsrv fileServer, x *expander) (ServerConfig, []str
 		sc.Headers[http.CanonicalHeaderKey(k)] = v
 	}
 
-	if u != nil && u.Scheme == "http" && loopbackHost(u.Hostname()) && !sc.Disabled && (len(sc.Headers) > 0 || len(urlVars) > 0) {
-		// No certificate tells the bot it reached the server: a process
-		// that holds the port while the server is down (an agent's,
-		// which may listen on any free port) gets the credentials.
-		warnings = append(warnings, "url: plain http:// to a loopback address sends the headers to whatever listens on that port, an agent process too while the server is down; run the server where the bot reaches it over https://")
-	}
+	// Plain http:// to a loopback address is a sidecar's ordinary set-up and
+	// gets no warning: no certificate tells the bot which local process
+	// answers, which the guide says (Streamable HTTP servers).
 	if u != nil && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
 		// The host is named only when no expanded value can be in it.
 		host := "a host that is not a loopback address"

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,7 +155,7 @@ func TestLoad(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cfg, err := load(source, hostLookup, hostSecrets, noTrustCheck)
+			cfg, err := load(source, hostLookup, asHostSecrets(hostSecrets), noTrustCheck)
 			want := loadWant{servers: tt.want, secrets: tt.wantSecrets, warnHas: tt.warnHas}
 			if len(tt.errHas) > 0 {
 				want.errHas = append([]string{where}, tt.errHas...)
@@ -244,8 +245,39 @@ func TestLoadEmptySource(t *testing.T) {
 	}
 }
 
-func TestDefaultPath(t *testing.T) {
-	if got, want := DefaultPath("/agent"), filepath.Join("/agent", "mcp.json"); got != want {
-		t.Errorf("DefaultPath = %q, want %q", got, want)
+// asHostSecrets turns values into HostSecrets without sources.
+func asHostSecrets(values []string) []HostSecret {
+	out := make([]HostSecret, len(values))
+	for i, v := range values {
+		out[i] = HostSecret{Value: v}
+	}
+	return out
+}
+
+// A refusal names which of the host's secrets the variable holds, by its
+// source, never the value; without a source it names the classes.
+func TestHostSecretRefusalNamesTheSource(t *testing.T) {
+	secrets := []HostSecret{{Value: hostToken, Source: "TELEGRAM_BOT_TOKEN"}, {Value: hostKeyPadded}}
+	tests := []struct {
+		name, ref, want string
+	}{
+		{"named", "TELEGRAM_BOT_TOKEN", "variable TELEGRAM_BOT_TOKEN holds a secret of the host's own: the value of TELEGRAM_BOT_TOKEN"},
+		{"base64 of a named one", "CREDENTIALS_B64", "the value of TELEGRAM_BOT_TOKEN"},
+		{"unnamed", "OPENAI_API_KEY", "variable OPENAI_API_KEY holds one of the host's own secrets (the bot token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := `{"mcpServers":{"s":{"command":"x","env":{"V":"${` + tt.ref + `}"}}}}`
+			_, err := load(src, hostLookup, secrets, noTrustCheck)
+			if err == nil || !errors.Is(err, errHostSecret) {
+				t.Fatalf("load = %v, want a refusal of a host secret", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("the refusal %q lacks %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), hostToken) || strings.Contains(err.Error(), strings.TrimSpace(hostKeyPadded)) {
+				t.Error("the refusal holds a secret value")
+			}
+		})
 	}
 }

@@ -165,8 +165,9 @@ func (c *connection) forget(l link) {
 
 // acquire returns the live link, starting the server (connecting to it)
 // when there is none and restarting it when it died, and marks the
-// connection busy until release. A Streamable HTTP server that could not be
-// reached is not tried again before its back-off has passed.
+// connection busy until release. A server that could not be started or
+// reached (a stdio server that died and fails to start again, too) is not
+// tried again before its back-off has passed.
 func (c *connection) acquire(ctx context.Context, tc *agent.ToolContext) (link, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -189,7 +190,7 @@ func (c *connection) acquire(ctx context.Context, tc *agent.ToolContext) (link, 
 		}
 		l, err := c.start(ctx, tc)
 		if err != nil {
-			if c.server.Remote() && ctx.Err() == nil {
+			if ctx.Err() == nil {
 				return nil, c.backOff(err)
 			}
 			return nil, err
@@ -206,7 +207,11 @@ func (c *connection) acquire(ctx context.Context, tc *agent.ToolContext) (link, 
 func (c *connection) backOff(err error) error {
 	c.failures++
 	c.lastErr = err
-	delay := backoff(c.failures, c.ext.opts.reconnectFirst, c.ext.opts.reconnectMax)
+	// A Retry-After is waited whole (the rule of package backoff).
+	delay := retryAfterOf(err)
+	if delay <= 0 {
+		delay = reconnectDelay(c.failures, c.ext.opts.reconnectFirst, c.ext.opts.reconnectMax)
+	}
 	c.retryAt = c.ext.opts.now().Add(delay)
 	c.ext.logger.Warn("mcp: cannot connect to a server; backing off", "server", c.server.Name, "session", c.sessionID,
 		"failures", c.failures, "retry_in", delay, "err", c.ext.redact(err))
@@ -223,7 +228,7 @@ func (c *connection) start(ctx context.Context, tc *agent.ToolContext) (link, er
 		defer cancel()
 		r, err := connectRemote(startCtx, c.server, c.ext.transport)
 		if err != nil {
-			return nil, c.ext.timeoutError(startCtx, err)
+			return nil, timeoutError(startCtx, c.ext.opts.discoveryTimeout, err)
 		}
 		c.ext.logger.Debug("mcp: connected to a server", "server", c.server.Name, "session", c.sessionID)
 		return r, nil

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,37 +14,13 @@ import (
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
 
-// discovered is what discovery learnt of one server.
-type discovered struct {
-	server ServerConfig
-	tools  []*mcp.Tool
-	err    error
-}
-
-// discoverAll lists the tools of every enabled server, concurrently, each
-// within the discovery timeout. The result follows the order of servers;
-// a server that failed has its error set and no tools.
-func (e *Extension) discoverAll(ctx context.Context, preparer agent.ProcessPreparer, servers []ServerConfig) []discovered {
-	out := make([]discovered, len(servers))
-	var wg sync.WaitGroup
-	for i, sc := range servers {
-		out[i].server = sc
-		wg.Go(func() {
-			tools, err := e.discover(ctx, preparer, sc)
-			out[i].tools, out[i].err = tools, err
-		})
-	}
-	wg.Wait()
-	return out
-}
-
 // discover starts one stdio server through the process-wide policy (only
 // the host hooks run: no session exists yet), in a temporary working
 // directory, lists its tools and stops it; a
-// Streamable HTTP server is connected to instead.
-func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer, sc ServerConfig) ([]*mcp.Tool, error) {
+// Streamable HTTP server is connected to instead; all within timeout.
+func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer, sc ServerConfig, timeout time.Duration) ([]*mcp.Tool, error) {
 	if sc.Remote() {
-		return e.discoverRemote(ctx, sc)
+		return e.discoverRemote(ctx, sc, timeout)
 	}
 	dir, err := os.MkdirTemp(e.opts.tempDir, "mcp-discovery-*")
 	if err != nil {
@@ -74,17 +50,17 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 		// The spec: discovery fails with the hook's message.
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.discoveryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	p, err := startServer(ctx, pc, sc.Name, e.processDeps())
 	if err != nil {
-		return nil, e.timeoutError(ctx, err)
+		return nil, timeoutError(ctx, timeout, err)
 	}
 	var tools []*mcp.Tool
 	for t, err := range p.cs.Tools(ctx, nil) {
 		if err != nil {
 			p.stop()
-			return nil, withStderr(e.timeoutError(ctx, fmt.Errorf("listing tools: %w", err)), p.stderr)
+			return nil, withStderr(timeoutError(ctx, timeout, fmt.Errorf("listing tools: %w", err)), p.stderr)
 		}
 		tools = append(tools, t)
 	}
@@ -93,29 +69,29 @@ func (e *Extension) discover(ctx context.Context, preparer agent.ProcessPreparer
 }
 
 // discoverRemote connects to a Streamable HTTP server, lists its tools and
-// closes the session, all within the discovery timeout.
-func (e *Extension) discoverRemote(ctx context.Context, sc ServerConfig) ([]*mcp.Tool, error) {
-	ctx, cancel := context.WithTimeout(ctx, e.opts.discoveryTimeout)
+// closes the session, all within timeout.
+func (e *Extension) discoverRemote(ctx context.Context, sc ServerConfig, timeout time.Duration) ([]*mcp.Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r, err := connectRemote(ctx, sc, e.transport)
 	if err != nil {
-		return nil, e.timeoutError(ctx, err)
+		return nil, timeoutError(ctx, timeout, err)
 	}
 	defer r.stop()
 	var tools []*mcp.Tool
 	for t, err := range r.cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, e.timeoutError(ctx, fmt.Errorf("listing tools: %w", hideURL(err, sc.URL)))
+			return nil, timeoutError(ctx, timeout, fmt.Errorf("listing tools: %w", hideURL(err, sc.URL)))
 		}
 		tools = append(tools, t)
 	}
 	return tools, nil
 }
 
-// timeoutError words an error caused by the discovery timeout.
-func (e *Extension) timeoutError(ctx context.Context, err error) error {
+// timeoutError words an error caused by the timeout that bounds ctx.
+func timeoutError(ctx context.Context, timeout time.Duration, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within %s: %w", e.opts.discoveryTimeout, err)
+		return fmt.Errorf("no answer within %s: %w", timeout, err)
 	}
 	return err
 }

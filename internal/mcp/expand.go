@@ -20,7 +20,46 @@ type expander struct {
 	// secrets finds the host's secret values to refuse (see secretForms)
 	// in every form the redactor knows.
 	secrets *redactor.Redactor
+	// sources are the host's secrets that have a source, each with a
+	// redactor of its own, to name the one a refused value holds.
+	sources []secretSource
 	filled  []string
+}
+
+// secretSource finds one of the host's secrets, in every form, and names
+// where it came from.
+type secretSource struct {
+	red  *redactor.Redactor
+	name string
+}
+
+// newExpander returns an expander over lookup that refuses secrets.
+func newExpander(lookup func(string) (string, bool), secrets []HostSecret) *expander {
+	values := make([]string, 0, len(secrets))
+	var sources []secretSource
+	for _, s := range secrets {
+		values = append(values, s.Value)
+		if forms := secretForms([]string{s.Value}); s.Source != "" && len(forms) > 0 {
+			sources = append(sources, secretSource{red: redactor.New(forms), name: s.Source})
+		}
+	}
+	return &expander{lookup: lookup, secrets: redactor.New(secretForms(values)), sources: sources}
+}
+
+// hostSecretClass names which of the host's secrets v holds: the sources
+// of those it holds, or the classes of the host's secrets when none is
+// known.
+func (x *expander) hostSecretClass(v string) string {
+	var names []string
+	for _, s := range x.sources {
+		if s.red.Redact(v) != v && !slices.Contains(names, s.name) {
+			names = append(names, s.name)
+		}
+	}
+	if len(names) == 0 {
+		return "one of the host's own secrets (the bot token, a model, speech or Google key, a PROCESS_ENV_SECRETS value, a credential in the bot's URLs)"
+	}
+	return "a secret of the host's own: the value of " + strings.Join(names, ", ")
 }
 
 // secretForms returns the forms of the host's secrets a referenced value
@@ -59,7 +98,7 @@ func (x *expander) expand(s string) (string, []string, error) {
 		}
 		if x.isHostSecret(v) {
 			hostSecret = true
-			problems = append(problems, fmt.Sprintf("variable %s holds one of the host's own secrets (the bot token, a model, speech or Google key, or a PROCESS_ENV_SECRETS value)", name))
+			problems = append(problems, fmt.Sprintf("variable %s holds %s", name, x.hostSecretClass(v)))
 			return ""
 		}
 		if !slices.Contains(names, name) {

@@ -6,13 +6,17 @@
 // Every server process gets its environment from the spawn policy: the
 // inherited variables are filtered, and the variables the server's
 // configuration names are passed on purpose, unfiltered.
-// Discovery at activation starts each enabled server through the
-// process-wide policy in a temporary directory, lists its tools and stops
-// it. A session starts its own server process at the first call of one of
-// its tools, through the session's PrepareProcess, and keeps it until the
-// session closes, the server idles out or the agent shuts down. A
-// Streamable HTTP server is no process: discovery and each session open a
-// client session with it instead, sending the configured headers.
+// Discovery starts each enabled server through the process-wide policy in
+// a temporary directory, lists its tools and stops it. It runs in the
+// background from activation on, so that the bot answers at once: a
+// server that fails is tried again with a growing back-off until it
+// answers, and its tools join every session from its next turn on
+// ([agent.API.AddTool]). A session starts its own server process at the
+// first call of one of its tools, through the session's PrepareProcess,
+// and keeps it until the session closes, the server idles out or the
+// agent shuts down. A Streamable HTTP server is no process: discovery and
+// each session open a client session with it instead, sending the
+// configured headers.
 package mcp
 
 import (
@@ -39,15 +43,25 @@ var errShutDown = errors.New("the MCP extension is shut down")
 // what to do about it.
 const PlantableWarning = "the server's command or script lies where the agent's processes write: the agent can replace it and run its code with the server's env; install it outside the workspace"
 
-// ServerStatus is what doctor shows of one configured server.
+// ServerStatus is what doctor, /status and the health check show of one
+// configured server.
 type ServerStatus struct {
 	// Name is the server's name in the configuration.
 	Name string
 	// Disabled servers were not discovered.
 	Disabled bool
+	// State is how discovery stands: starting (the first attempt runs),
+	// ready, or failed (and tried again at RetryAt). A disabled server's
+	// is "".
+	State ServerState
+	// Attempts is how many discovery attempts have ended.
+	Attempts int
+	// RetryAt is when a failed server is tried again.
+	RetryAt time.Time
 	// Tools is how many tools discovery registered for it.
 	Tools int
-	// Err says why discovery failed (redacted), nil when it did not.
+	// Err says why the last discovery attempt failed (redacted, with the
+	// tail of the server's stderr), nil when it did not.
 	Err error
 	// Plantable is the server's command or script when it lies where the
 	// agent's processes write (see [WithAgentWritable]), so that the agent
@@ -67,8 +81,23 @@ type Extension struct {
 	// background runs the ends of the links calls gave up on.
 	background sync.WaitGroup
 
+	// stop ends the discovery of every server (Close); watchers counts
+	// the discovery goroutines, and firstRound those whose first attempt
+	// has not ended.
+	stop       context.CancelFunc
+	stopCtx    context.Context
+	watchers   sync.WaitGroup
+	firstRound sync.WaitGroup
+	// statusMu orders the calls of the status hook.
+	statusMu sync.Mutex
+
 	mu       sync.Mutex
 	statuses []ServerStatus
+	// named are the tools of the servers discovered so far, and used the
+	// names they were registered under: a server that answers later gets
+	// names that clash with none of these.
+	named []remoteTool
+	used  map[string]bool
 	// conns holds each session's connections, by session id then server
 	// name.
 	conns  map[string]map[string]*connection
@@ -86,7 +115,8 @@ func New(cfg Config, opts ...Option) *Extension {
 		callTimeout:      DefaultCallTimeout,
 		reconnectFirst:   DefaultReconnectFirst,
 		reconnectMax:     DefaultReconnectMax,
-		now:              time.Now,
+		retryFirst:       DefaultRetryFirst,
+		retryMax:         DefaultRetryMax,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -101,13 +131,19 @@ func New(cfg Config, opts ...Option) *Extension {
 		logger: logger,
 		red:    redactor.New(nil),
 		conns:  make(map[string]map[string]*connection),
+		used:   make(map[string]bool),
 		// Its own pool, closed with the extension; the proxy settings
 		// are the bot's own environment's, as for every other request
 		// the bot makes.
 		transport: http.DefaultTransport.(*http.Transport).Clone(),
 	}
+	e.stopCtx, e.stop = context.WithCancel(context.Background())
 	for _, sc := range cfg.Servers {
-		e.statuses = append(e.statuses, ServerStatus{Name: sc.Name, Disabled: sc.Disabled, Plantable: plantable(sc, o.agentWritable)})
+		st := ServerStatus{Name: sc.Name, Disabled: sc.Disabled, Plantable: plantable(sc, o.agentWritable)}
+		if !sc.Disabled {
+			st.State = StateStarting
+		}
+		e.statuses = append(e.statuses, st)
 	}
 	return e
 }
@@ -115,68 +151,52 @@ func New(cfg Config, opts ...Option) *Extension {
 // Name returns "mcp".
 func (e *Extension) Name() string { return extensionName }
 
-// Activate discovers every enabled server concurrently and registers its
-// tools as mcp__<server>__<tool>. A server that fails or does not answer
-// within the discovery timeout is logged with the tail of its stderr
-// (redacted) and its tools are absent; activation still succeeds. It also
-// subscribes to session close, to stop the session's servers.
+// Activate starts the discovery of every enabled server in the background
+// and returns at once: each server's tools are registered as
+// mcp__<server>__<tool> when it answers. A server that fails or does not
+// answer within the discovery timeout is logged with the tail of its
+// stderr (redacted) and tried again after a growing back-off; its tools
+// are absent meanwhile. It also subscribes to session close, to stop the
+// session's servers.
 func (e *Extension) Activate(ctx context.Context, api *agent.API) error {
 	if e.opts.logger == nil {
 		e.logger = api.Logger()
 	}
 	e.red = api.Redactor()
-	var enabled []ServerConfig
 	for i, sc := range e.cfg.Servers {
 		if sc.Disabled {
 			continue
 		}
-		enabled = append(enabled, sc)
 		if what := e.statuses[i].Plantable; what != "" {
 			e.logger.Warn("mcp: "+PlantableWarning, "server", sc.Name, "path", what)
 		}
+		e.watchers.Add(1)
+		e.firstRound.Add(1)
+		go func() {
+			defer e.watchers.Done()
+			e.watch(e.stopCtx, api, i, sc)
+		}()
 	}
-	results := e.discoverAll(ctx, api.Processes(), enabled)
-	var all []remoteTool
-	for _, r := range results {
-		for _, t := range r.tools {
-			all = append(all, remoteTool{Server: r.server.Name, Tool: t.Name})
-		}
-	}
-	names := toolNames(all)
-	counts := make(map[string]int, len(results))
-	errs := make(map[string]error, len(results))
-	used := make(map[string]bool, len(all))
-	for _, r := range results {
-		if r.err != nil {
-			errs[r.server.Name] = errors.New(e.redact(r.err))
-			e.logger.Warn("mcp: server unavailable; its tools are absent", "server", r.server.Name, "err", errs[r.server.Name])
-			continue
-		}
-		for _, t := range r.tools {
-			name := names[remoteTool{Server: r.server.Name, Tool: t.Name}]
-			if used[name] {
-				e.logger.Warn("mcp: tool listed twice; keeping the first", "server", r.server.Name, "tool", t.Name)
-				continue
-			}
-			tl, err := newTool(e, r.server, name, t)
-			if err != nil {
-				e.logger.Warn("mcp: tool skipped", "server", r.server.Name, "err", e.redact(err))
-				continue
-			}
-			used[name] = true
-			api.RegisterTool(tl)
-			counts[r.server.Name]++
-		}
-		e.logger.Info("mcp: server discovered", "server", r.server.Name, "tools", counts[r.server.Name])
-	}
-	e.mu.Lock()
-	for i := range e.statuses {
-		e.statuses[i].Tools = counts[e.statuses[i].Name]
-		e.statuses[i].Err = errs[e.statuses[i].Name]
-	}
-	e.mu.Unlock()
+	e.statusChanged()
 	api.OnSessionClose(e.closeSession)
 	return nil
+}
+
+// FirstRound waits until every enabled server's first discovery attempt
+// has ended (ready or failed), or ctx ends, for the doctor and tests:
+// the bot itself never waits.
+func (e *Extension) FirstRound(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		e.firstRound.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Servers returns the status of every configured server, in name order, for
@@ -190,6 +210,8 @@ func (e *Extension) Servers() []ServerStatus {
 // Close stops every session's servers. Later calls of MCP tools fail.
 // It always returns nil; the error is there for io.Closer.
 func (e *Extension) Close() error {
+	e.stop()
+	e.watchers.Wait()
 	e.mu.Lock()
 	e.closed = true
 	var conns []*connection

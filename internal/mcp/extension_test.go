@@ -359,6 +359,9 @@ func TestSessionSpawnGoesThroughExtensions(t *testing.T) {
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	if err := ext.FirstRound(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { a.Close(); _ = ext.Close() })
 	h := &harness{agent: a, ext: ext, faux: faux, logs: logtest.New()}
 

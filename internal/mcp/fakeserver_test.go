@@ -31,7 +31,8 @@ var fakePNG = func() []byte {
 // fakeServerArg. Its modes: serve (the tools below, over stdio), broken
 // (writes -message to stderr and exits 1) and hang (never answers). With
 // -cwd-log it first appends its working directory to that file; with
-// -barrier it serves only once -barrier-count servers have started.
+// -barrier it serves only once -barrier-count servers have started; with
+// -fail-count its first -fail-times starts fail as a registry error would.
 func runFakeServer(args []string) int {
 	fs := flag.NewFlagSet(fakeServerArg, flag.ContinueOnError)
 	mode := fs.String("mode", "serve", "serve, broken or hang")
@@ -39,6 +40,9 @@ func runFakeServer(args []string) int {
 	cwdLog := fs.String("cwd-log", "", "file to append the working directory to")
 	barrier := fs.String("barrier", "", "directory where the servers meet before serving")
 	barrierCount := fs.Int("barrier-count", 0, "how many servers meet in -barrier")
+	failCount := fs.String("fail-count", "", "file counting the starts; the first -fail-times starts fail as broken")
+	failTimes := fs.Int("fail-times", 0, "how many starts fail (see -fail-count)")
+	failAfter := fs.Int("fail-after", 0, "with -fail-count: every start after this many fails")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -51,6 +55,18 @@ func runFakeServer(args []string) int {
 		}
 		fmt.Fprintln(f, wd)
 		f.Close()
+	}
+	if *failCount != "" {
+		b, _ := os.ReadFile(*failCount)
+		n := len(b)
+		if err := os.WriteFile(*failCount, append(b, 'x'), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if n < *failTimes || *failAfter > 0 && n >= *failAfter {
+			fmt.Fprintf(os.Stderr, "npm error code E503\nnpm error fetching the package failed, start %d\n", n+1)
+			return 1
+		}
 	}
 	switch *mode {
 	case "broken":

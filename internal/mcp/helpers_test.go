@@ -135,6 +135,11 @@ func startHarnessIn(t *testing.T, ws string, cfg Config, provider agent.Provider
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatalf("agent.Start: %v", err)
 	}
+	// Discovery runs in the background; the tests that look at the tools
+	// start once every server had its first try.
+	if err := ext.FirstRound(t.Context()); err != nil {
+		t.Fatalf("FirstRound: %v", err)
+	}
 	t.Cleanup(func() {
 		a.Close()
 		if err := ext.Close(); err != nil {

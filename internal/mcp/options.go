@@ -3,14 +3,28 @@ package mcp
 import (
 	"log/slog"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/backoff"
 )
 
 // Defaults of the extension's options.
 const (
 	// DefaultDiscoveryTimeout bounds the start (or, for a Streamable HTTP
 	// server, the connection), handshake and tool listing of one server at
-	// discovery, and the start (connection) of a session's server.
+	// its first discovery attempt, and the start (connection) of a
+	// session's server. Each later attempt may take twice as long as the
+	// one before, up to DefaultDiscoveryTimeoutMax: a cold npx download
+	// on a slow host gets its time.
 	DefaultDiscoveryTimeout = 30 * time.Second
+	// DefaultDiscoveryTimeoutMax is the longest a later discovery attempt
+	// may take.
+	DefaultDiscoveryTimeoutMax = 5 * time.Minute
+	// DefaultRetryFirst is how long discovery waits before trying a server
+	// again after its first attempt failed; the wait doubles with every
+	// further failure, up to DefaultRetryMax.
+	DefaultRetryFirst = time.Second
+	// DefaultRetryMax is the longest wait between two discovery attempts.
+	DefaultRetryMax = 5 * time.Minute
 	// DefaultIdleTimeout stops a session's server that had no call for so
 	// long.
 	DefaultIdleTimeout = 15 * time.Minute
@@ -20,12 +34,12 @@ const (
 	// DefaultCallTimeout bounds one tool call of a session's server.
 	DefaultCallTimeout = 5 * time.Minute
 	// DefaultReconnectFirst is how long a session waits before trying a
-	// Streamable HTTP server again after a connection attempt failed; the
+	// server again after it could not be started or connected to; the
 	// wait doubles with every further failure, up to
-	// DefaultReconnectMax.
+	// DefaultReconnectMax (a Retry-After the server sent is waited whole).
 	DefaultReconnectFirst = time.Second
-	// DefaultReconnectMax is the longest wait between connection attempts
-	// to a Streamable HTTP server.
+	// DefaultReconnectMax is the longest wait between two attempts to
+	// start or connect to a session's server.
 	DefaultReconnectMax = time.Minute
 )
 
@@ -41,15 +55,23 @@ type options struct {
 	agentWritable    []string
 	reconnectFirst   time.Duration
 	reconnectMax     time.Duration
-	// now is the clock of the reconnection back-off.
-	now func() time.Time
+	retryFirst       time.Duration
+	retryMax         time.Duration
+	// onStatus is called with every server's status after each change.
+	onStatus func([]ServerStatus)
+	// clock is the clock of the back-offs, a seam for tests.
+	clock backoff.Clock
 }
+
+// now returns the back-offs' clock's time.
+func (o *options) now() time.Time { return o.clock.Now() }
 
 // Option configures an Extension built by New.
 type Option func(*options)
 
 // WithDiscoveryTimeout sets how long one server may take to start and list
-// its tools at discovery, and to start for a session (default
+// its tools at its first discovery attempt (later ones may take longer,
+// see DefaultDiscoveryTimeout), and to start for a session (default
 // DefaultDiscoveryTimeout); values below 1ns are ignored.
 func WithDiscoveryTimeout(d time.Duration) Option {
 	return func(o *options) {
@@ -127,7 +149,7 @@ func withTempDir(dir string) Option {
 }
 
 // withReconnectBackoff sets how long a session waits before trying a
-// Streamable HTTP server again after a failed connection attempt: first,
+// server again after a failed start or connection attempt: first,
 // doubling with every further failure up to most (defaults
 // DefaultReconnectFirst and DefaultReconnectMax). Calls made meanwhile get
 // an error result at once. Values below 1ns are ignored; most is raised to
@@ -142,4 +164,29 @@ func withReconnectBackoff(first, most time.Duration) Option {
 		}
 		o.reconnectMax = max(o.reconnectMax, o.reconnectFirst)
 	}
+}
+
+// WithDiscoveryRetry sets how long discovery waits before trying again a
+// server that failed: first, doubling with every further failure up to most
+// (defaults DefaultRetryFirst and DefaultRetryMax), with a fifth of each
+// wait random. Values below 1ns are ignored; most is raised to first when
+// it is shorter.
+func WithDiscoveryRetry(first, most time.Duration) Option {
+	return func(o *options) {
+		if first > 0 {
+			o.retryFirst = first
+		}
+		if most > 0 {
+			o.retryMax = most
+		}
+		o.retryMax = max(o.retryMax, o.retryFirst)
+	}
+}
+
+// WithStatusHook has f called with every configured server's status (as
+// [Extension.Servers] returns it) whenever one changes: a server starting,
+// ready, failed or tried again. f runs on the extension's goroutines, one
+// call at a time; it must not call back into the extension.
+func WithStatusHook(f func([]ServerStatus)) Option {
+	return func(o *options) { o.onStatus = f }
 }

@@ -7,12 +7,15 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/volcanic/telegram-agent/internal/backoff"
 )
 
 // remoteSession is one client session with a Streamable HTTP server.
@@ -34,7 +37,8 @@ var _ link = (*remoteSession)(nil)
 // sending sc's headers to that endpoint's origin only. ctx bounds the
 // connection and the initialize handshake; the session lives until stop.
 func connectRemote(ctx context.Context, sc ServerConfig, base http.RoundTripper) (*remoteSession, error) {
-	hc, err := remoteClient(sc, base)
+	hint := &retryHint{}
+	hc, err := remoteClient(sc, base, hint)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +52,7 @@ func connectRemote(ctx context.Context, sc ServerConfig, base http.RoundTripper)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
 		}
-		return nil, fmt.Errorf("connecting: %w", hideURL(err, sc.URL))
+		return nil, hint.wrap(fmt.Errorf("connecting: %w", hideURL(err, sc.URL)))
 	}
 	r := &remoteSession{cs: cs, url: sc.URL, done: make(chan struct{})}
 	go func() {
@@ -61,8 +65,8 @@ func connectRemote(ctx context.Context, sc ServerConfig, base http.RoundTripper)
 // remoteClient returns the HTTP client of one server: requests go through
 // base, the server's headers are added to those for its origin only, and a
 // redirect to another origin is refused (it would carry the call's
-// arguments elsewhere).
-func remoteClient(sc ServerConfig, base http.RoundTripper) (*http.Client, error) {
+// arguments elsewhere). hint notes the server's Retry-After.
+func remoteClient(sc ServerConfig, base http.RoundTripper, hint *retryHint) (*http.Client, error) {
 	u, err := url.Parse(sc.URL)
 	if err != nil {
 		return nil, errors.New("the url is not valid")
@@ -72,7 +76,7 @@ func remoteClient(sc ServerConfig, base http.RoundTripper) (*http.Client, error)
 		headers.Set(k, v)
 	}
 	return &http.Client{
-		Transport: &headerTransport{base: base, scheme: u.Scheme, host: u.Host, headers: headers},
+		Transport: &headerTransport{base: base, scheme: u.Scheme, host: u.Host, headers: headers, hint: hint},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if !sameOrigin(req.URL, u) {
 				return errors.New("the server redirected to another origin; refused")
@@ -91,20 +95,26 @@ type headerTransport struct {
 	base         http.RoundTripper
 	scheme, host string
 	headers      http.Header
+	// hint, when set, notes the Retry-After of the answers.
+	hint *retryHint
 }
 
 // RoundTrip sends req through the base transport, with the headers when req
 // is for the server's origin.
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) == 0 || req.URL.Scheme != t.scheme || req.URL.Host != t.host {
-		return t.base.RoundTrip(req)
+	r := req
+	if len(t.headers) > 0 && req.URL.Scheme == t.scheme && req.URL.Host == t.host {
+		// A RoundTripper must not change the request it is given.
+		r = req.Clone(req.Context())
+		for k, v := range t.headers {
+			r.Header[k] = v
+		}
 	}
-	// A RoundTripper must not change the request it is given.
-	r := req.Clone(req.Context())
-	for k, v := range t.headers {
-		r.Header[k] = v
+	resp, err := t.base.RoundTrip(r)
+	if err == nil && t.hint != nil {
+		t.hint.note(resp)
 	}
-	return t.base.RoundTrip(r)
+	return resp, err
 }
 
 // sameOrigin reports whether a and b have the same scheme and host (port
@@ -180,14 +190,50 @@ func (r *remoteSession) stop() {
 // kill stops the session; a remote server has no process to kill.
 func (r *remoteSession) kill() { r.stop() }
 
-// backoff returns how long to wait before the next connection attempt after
-// failures attempts failed in a row: first, doubling, at most most.
-func backoff(failures int, first, most time.Duration) time.Duration {
-	d := first
-	for i := 1; i < failures && d < most; i++ {
-		d *= 2
+// reconnectDelay returns how long to wait before the next connection
+// attempt after failures attempts failed in a row, when the server asked
+// for no wait: first, doubling, at most most.
+func reconnectDelay(failures int, first, most time.Duration) time.Duration {
+	return backoff.Policy{Base: first, Max: most}.Delay(failures - 1)
+}
+
+// retryHint keeps the Retry-After of a Streamable HTTP server's last 429
+// or 503 answer, which the connection's back-off waits whole.
+type retryHint struct {
+	mu    sync.Mutex
+	after time.Duration
+}
+
+// note records resp's Retry-After (seconds, or an HTTP date) when resp is
+// a 429 or 503.
+func (h *retryHint) note(resp *http.Response) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return
 	}
-	return min(d, most)
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	var d time.Duration
+	if s, err := strconv.Atoi(v); err == nil && s > 0 {
+		d = time.Duration(s) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = time.Until(at)
+	}
+	if d > 0 {
+		h.mu.Lock()
+		h.after = d
+		h.mu.Unlock()
+	}
+}
+
+// wrap returns err with the Retry-After noted since the last wrap, if any.
+func (h *retryHint) wrap(err error) error {
+	h.mu.Lock()
+	d := h.after
+	h.after = 0
+	h.mu.Unlock()
+	if d <= 0 || err == nil {
+		return err
+	}
+	return &retryAfterError{err: err, after: d}
 }
 
 // urlHidden is an error of the Streamable HTTP transport with the server's

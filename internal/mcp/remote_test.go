@@ -219,7 +219,7 @@ func (c *fakeClock) advance(d time.Duration) {
 
 // withClock sets the back-off's clock.
 func withClock(now func() time.Time) Option {
-	return func(o *options) { o.now = now }
+	return func(o *options) { o.clock.NowFunc = now }
 }
 
 // checkRemoteSecrets fails the test when text holds a remote credential.
@@ -526,7 +526,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestBackoff(t *testing.T) {
 	var got []time.Duration
 	for failures := 1; failures <= 6; failures++ {
-		got = append(got, backoff(failures, time.Second, 10*time.Second))
+		got = append(got, reconnectDelay(failures, time.Second, 10*time.Second))
 	}
 	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second}
 	if diff := cmp.Diff(want, got); diff != "" {

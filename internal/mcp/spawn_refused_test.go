@@ -42,6 +42,9 @@ func TestDiscoveryHookFailure(t *testing.T) {
 			if err := a.Start(t.Context()); err != nil {
 				t.Fatalf("Start: %v", err)
 			}
+			if err := ext.FirstRound(t.Context()); err != nil {
+				t.Fatalf("FirstRound: %v", err)
+			}
 			t.Cleanup(func() { a.Close(); _ = ext.Close() })
 			text := logs.Text()
 			// safe keeps the secret out of failure messages.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,6 +19,7 @@ import (
 
 	goopenai "github.com/sashabaranov/go-openai"
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/backoff"
 )
 
 // The adapter's defaults.
@@ -53,7 +53,11 @@ type Config struct {
 	// RetryBaseDelay is the first backoff delay, doubled on every retry
 	// (default 1s). A Retry-After header replaces it.
 	RetryBaseDelay time.Duration
-	// MaxRetryDelay caps every delay, Retry-After included (default 1m).
+	// MaxRetryDelay caps the doubling backoff (default 1m), and is the
+	// longest Retry-After the provider waits: a Retry-After is never
+	// shortened (the rule of package backoff), so a provider that asks
+	// for longer fails the request at once, with the fallback models
+	// still to try.
 	MaxRetryDelay time.Duration
 	// IdleTimeout ends a request that receives nothing (no headers, no
 	// chunk) for this long (default 2m), so a turn never hangs.
@@ -70,8 +74,9 @@ type Config struct {
 type Provider struct {
 	client *goopenai.Client
 	cfg    Config
-	// sleep waits d before a retry, or until ctx ends (a seam for tests).
-	sleep func(ctx context.Context, d time.Duration) error
+	// sleep waits d before a retry, or until ctx ends, and reports
+	// whether d passed (a seam for tests).
+	sleep backoff.Sleeper
 }
 
 // NewProvider returns a provider for the OpenAI-compatible API cfg describes.
@@ -108,19 +113,7 @@ func NewProvider(cfg Config) *Provider {
 	oc := goopenai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	oc.HTTPClient = client
-	return &Provider{client: goopenai.NewClientWithConfig(oc), cfg: cfg, sleep: sleepContext}
-}
-
-// sleepContext waits d, or until ctx ends and then returns its error.
-func sleepContext(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
+	return &Provider{client: goopenai.NewClientWithConfig(oc), cfg: cfg, sleep: backoff.Sleep}
 }
 
 // Complete streams one chat completion. A request that fails before any
@@ -185,11 +178,14 @@ func (p *Provider) complete(ctx context.Context, creq goopenai.ChatCompletionReq
 		if errors.As(err, &pe) {
 			retryAfter = pe.RetryAfter
 		}
-		delay := p.backoff(attempt, retryAfter)
+		delay, ok := p.backoff().Wait(ctx, attempt, retryAfter)
+		if !ok {
+			return agent.Response{}, fmt.Errorf("%w (the provider asks to wait %s before a retry, longer than the request may wait)", err, delay)
+		}
 		p.cfg.Logger.Warn("openai: the model request failed before the answer began; retrying",
 			"model", creq.Model, "problem", problemKind(err), "retry", attempt+1, "delay", delay)
-		if err := p.sleep(ctx, delay); err != nil {
-			return agent.Response{}, fmt.Errorf("model request cancelled: %w", err)
+		if !p.sleep(ctx, delay) {
+			return agent.Response{}, fmt.Errorf("model request cancelled: %w", ctx.Err())
 		}
 	}
 }
@@ -236,13 +232,11 @@ func problemKind(err error) string {
 	return "connection"
 }
 
-// backoff is the delay before retry attempt+1.
-func (p *Provider) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	d := retryAfter
-	if d <= 0 {
-		d = time.Duration(float64(p.cfg.RetryBaseDelay) * math.Pow(2, float64(attempt)))
-	}
-	return min(d, p.cfg.MaxRetryDelay)
+// backoff is the policy of the retries: RetryBaseDelay doubled up to
+// MaxRetryDelay, without jitter (one bot's requests come one at a time),
+// and a Retry-After up to MaxRetryDelay waited whole.
+func (p *Provider) backoff() backoff.Policy {
+	return backoff.Policy{Base: p.cfg.RetryBaseDelay, Max: p.cfg.MaxRetryDelay, MaxRetryAfter: p.cfg.MaxRetryDelay}
 }
 
 // errIdleTimeout is the cause of a request that received nothing for the

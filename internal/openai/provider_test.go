@@ -125,6 +125,8 @@ func TestOpenAIErrors(t *testing.T) {
 	}{
 		{name: "429 with Retry-After then success", script: []openaitest.Response{openaitest.RateLimited("1"), ok},
 			success: true, wantReqs: 2, wantDelays: []time.Duration{time.Second}},
+		{name: "429 asking for longer than MaxRetryDelay fails at once", script: []openaitest.Response{openaitest.RateLimited("120"), ok},
+			wantStatus: 429, wantText: "asks to wait 2m0s", wantReqs: 1},
 		{name: "500 three times then success", script: []openaitest.Response{
 			openaitest.StatusError(500, "down"), openaitest.StatusError(502, "down"), openaitest.StatusError(503, "down"), ok,
 		}, success: true, wantReqs: 4, wantDelays: backoff},
@@ -161,9 +163,9 @@ func TestOpenAIErrors(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithScript(tt.script...))
 			p := newOpenAI(srv, 0)
 			var delays []time.Duration
-			p.sleep = func(_ context.Context, d time.Duration) error {
+			p.sleep = func(_ context.Context, d time.Duration) bool {
 				delays = append(delays, d)
-				return nil
+				return true
 			}
 			resp, err := p.Complete(context.Background(), agent.Request{Model: "m"}, func(string) {})
 			if n := len(srv.ChatRequests()); n != tt.wantReqs {
@@ -226,7 +228,7 @@ func TestOpenAIFallbackModels(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithScript(tt.script...))
 			p := NewProvider(Config{APIKey: "sk-test-key", BaseURL: srv.URL(), MaxRetries: 1,
 				FallbackModels: []string{"fb1", "main", "fb2"}})
-			p.sleep = func(context.Context, time.Duration) error { return nil }
+			p.sleep = func(context.Context, time.Duration) bool { return true }
 			resp, err := p.Complete(context.Background(), agent.Request{Model: "main"}, func(string) {})
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("Complete error = %v, want error %v", err, tt.wantErr)

@@ -49,16 +49,23 @@ func NewTranscriber(cfg TranscriberConfig) *Transcriber {
 }
 
 // Transcribe sends audio, named fileName (its extension tells the format),
-// and returns the transcript's text.
-func (t *Transcriber) Transcribe(ctx context.Context, fileName string, audio []byte) (string, error) {
+// and returns the transcript's text and, for the Whisper models, the
+// language they heard. Whisper is asked for verbose_json, the one format
+// that names the language; the newer transcription models (gpt-4o-…)
+// accept only json and text, so they are asked for json and name none.
+func (t *Transcriber) Transcribe(ctx context.Context, fileName string, audio []byte) (text, language string, err error) {
+	format := goopenai.AudioResponseFormatJSON
+	if strings.HasPrefix(t.model, "whisper") {
+		format = goopenai.AudioResponseFormatVerboseJSON
+	}
 	resp, err := t.client.CreateTranscription(ctx, goopenai.AudioRequest{
 		Model:    t.model,
 		FilePath: fileName,
 		Reader:   bytes.NewReader(audio),
-		Format:   goopenai.AudioResponseFormatJSON,
+		Format:   format,
 	})
 	if err != nil {
-		return "", fmt.Errorf("openai: transcription: %w", err)
+		return "", "", fmt.Errorf("openai: transcription: %w", err)
 	}
-	return strings.TrimSpace(resp.Text), nil
+	return strings.TrimSpace(resp.Text), strings.TrimSpace(resp.Language), nil
 }

@@ -18,6 +18,9 @@ const maxFormMemory = 32 << 20
 type Transcript struct {
 	// Text is the transcript.
 	Text string
+	// Language is the language a verbose_json answer names (default
+	// "english"); the other formats carry none.
+	Language string
 	// Error, when non-nil, makes the server answer with this HTTP error.
 	Error *HTTPError
 }
@@ -127,19 +130,23 @@ func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 		if tr.Error != nil {
 			writeError(w, *tr.Error)
 		} else {
-			writeTranscript(w, rec.Transcription.ResponseFormat, tr.Text)
+			writeTranscript(w, rec.Transcription.ResponseFormat, tr)
 		}
 	case !queued:
 		s.unscripted(w, fmt.Sprintf("transcription (model %q, %d bytes)", rec.Transcription.Model, len(rec.Transcription.File)))
 	case tr.Error != nil:
 		writeError(w, *tr.Error)
 	default:
-		writeTranscript(w, rec.Transcription.ResponseFormat, tr.Text)
+		writeTranscript(w, rec.Transcription.ResponseFormat, tr)
 	}
 }
 
-// writeTranscript answers with text in the requested response format.
-func writeTranscript(w http.ResponseWriter, format, text string) {
+// writeTranscript answers with tr in the requested response format.
+func writeTranscript(w http.ResponseWriter, format string, tr Transcript) {
+	text, language := tr.Text, tr.Language
+	if language == "" {
+		language = "english"
+	}
 	var v any
 	switch format {
 	case "text", "srt", "vtt":
@@ -152,7 +159,7 @@ func writeTranscript(w http.ResponseWriter, format, text string) {
 			Language string  `json:"language"`
 			Duration float64 `json:"duration"`
 			Text     string  `json:"text"`
-		}{Task: "transcribe", Language: "english", Duration: 1, Text: text}
+		}{Task: "transcribe", Language: language, Duration: 1, Text: text}
 	default:
 		v = struct {
 			Text string `json:"text"`

@@ -37,7 +37,13 @@ const gap = 50 * time.Millisecond
 //     replacement is ready and quiet by then, as in the bot, and both
 //     commands start from the same idle state. On a shared machine whose
 //     load changes from one sub-benchmark to the next, taking both in the
-//     same iteration is the fairest same-run ratio.
+//     same iteration is the fairest same-run ratio;
+//   - filter: the same, with a third command through a warm launcher
+//     that sets no seccomp filter (after another pause), reported as
+//     filtered/bare and filtered/unfiltered: the filter's own cost;
+//   - egress/<tier>: interleaved as above, through a warm launcher that
+//     confines the network at that tier (netns adds the namespace stage,
+//     a second start of the Go runtime).
 //
 // The launcher is this test binary, or the binary -launcher names
 // (docs/performance.md has both).
@@ -64,6 +70,11 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { warm.Close() })
+	unfiltered, err := sandbox.NewLauncher(exe, view, sandbox.WithWarm(), sandbox.WithoutProcessFilter())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { unfiltered.Close() })
 	run := func(b *testing.B, l *sandbox.Launcher) {
 		cmd := exec.Command(bash, "-c", "true")
 		cmd.Dir = dir
@@ -108,23 +119,79 @@ func BenchmarkBashTrue(b *testing.B) {
 			run(b, warm)
 		}
 	})
-	b.Run("interleaved", func(b *testing.B) {
+	// interleave times bare and l by turns, after the same pause each
+	// iteration, and reports both and their ratio (name/bare).
+	interleave := func(b *testing.B, l *sandbox.Launcher, name string) {
 		var bare, sandboxed time.Duration
 		n := 0
 		for b.Loop() {
-			if err := sandbox.WaitWarm(context.Background(), warm); err != nil {
+			if err := sandbox.WaitWarm(context.Background(), l); err != nil {
 				b.Fatal(err)
 			}
 			time.Sleep(gap)
 			start := time.Now()
 			run(b, nil)
 			mid := time.Now()
-			run(b, warm)
+			run(b, l)
 			bare, sandboxed = bare+mid.Sub(start), sandboxed+time.Since(mid)
 			n++
 		}
 		b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
-		b.ReportMetric(float64(sandboxed.Nanoseconds())/float64(n), "warm-ns/op")
-		b.ReportMetric(float64(sandboxed)/float64(bare), "warm/bare")
+		b.ReportMetric(float64(sandboxed.Nanoseconds())/float64(n), name+"-ns/op")
+		b.ReportMetric(float64(sandboxed)/float64(bare), name+"/bare")
+	}
+	b.Run("interleaved", func(b *testing.B) { interleave(b, warm, "warm") })
+	b.Run("egress", func(b *testing.B) {
+		// bash -c true connects nowhere: the port is only the rule's.
+		for _, tier := range []sandbox.EgressTier{sandbox.EgressLandlock, sandbox.EgressNamespace} {
+			b.Run(tier.String(), func(b *testing.B) {
+				if got, err := sandbox.DetectEgress(exe); got < tier {
+					b.Skipf("the kernel offers %v: %v", got, err)
+				}
+				l, err := sandbox.NewLauncher(exe, view, sandbox.WithWarm(), sandbox.WithEgress(sandbox.Egress{ProxyPort: 9}), sandbox.WithEgressAtMost(tier))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { l.Close() })
+				interleave(b, l, "confined")
+			})
+		}
+	})
+	b.Run("filter", func(b *testing.B) {
+		var bare, filtered, unfilt time.Duration
+		n := 0
+		for b.Loop() {
+			for _, l := range []*sandbox.Launcher{warm, unfiltered} {
+				if err := sandbox.WaitWarm(context.Background(), l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			time.Sleep(gap)
+			t0 := time.Now()
+			run(b, nil)
+			t1 := time.Now()
+			// Which launcher goes first alternates: the second
+			// finds the machine as the first left it.
+			first, second := warm, unfiltered
+			if n%2 == 1 {
+				first, second = unfiltered, warm
+			}
+			run(b, first)
+			t2 := time.Now()
+			time.Sleep(gap)
+			t3 := time.Now()
+			run(b, second)
+			d1, d2 := t2.Sub(t1), time.Since(t3)
+			if first != warm {
+				d1, d2 = d2, d1
+			}
+			bare, filtered, unfilt = bare+t1.Sub(t0), filtered+d1, unfilt+d2
+			n++
+		}
+		b.ReportMetric(float64(bare.Nanoseconds())/float64(n), "bare-ns/op")
+		b.ReportMetric(float64(filtered.Nanoseconds())/float64(n), "filtered-ns/op")
+		b.ReportMetric(float64(unfilt.Nanoseconds())/float64(n), "unfiltered-ns/op")
+		b.ReportMetric(float64(filtered)/float64(bare), "filtered/bare")
+		b.ReportMetric(float64(filtered)/float64(unfilt), "filtered/unfiltered")
 	})
 }

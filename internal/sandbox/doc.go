@@ -18,6 +18,43 @@
 // the bot ends with [ReapLeftovers]. Each launch is its own Landlock domain,
 // so two spawns cannot read each other's /proc entries or signal each other.
 //
+// After the Landlock domain the confining thread sets a seccomp filter
+// (classic BPF, written by hand) that refuses, with EPERM, every system
+// call that acts on another process by pid or group and that Landlock does
+// not scope: prlimit64, setpriority, sched_setaffinity, sched_setparam,
+// sched_setscheduler, sched_setattr, ioprio_set, process_vm_readv,
+// process_vm_writev, migrate_pages, move_pages, get_robust_list,
+// perf_event_open and kcmp on any pid but 0 and the caller's own (its
+// thread or its process); the same calls on a user (PRIO_USER,
+// IOPRIO_WHO_USER: the bot's uid) or a process group (PRIO_PGRP,
+// IOPRIO_WHO_PGRP: a command may join the bot's group with setpgid)
+// whatever they name; and process_madvise, process_mrelease and
+// pidfd_getfd, whose pidfd cannot be checked without a race, always. Agent processes run as the bot's uid,
+// for which the kernel's own same-uid checks allow all of these: without
+// the filter, prlimit --pid <bot> --cpu=1:1 kills the bot. A call with a
+// pid other than 0 goes to the launcher (a seccomp listener), which lets
+// it go on when the pid is the caller's. Signals are Landlock's (scoped
+// from ABI 6), ptrace Landlock's and the bot's non-dumpable flag's. A
+// program of another architecture (32-bit, x32) has all its calls
+// refused. [Seccomp] says what the kernel allows of this.
+//
+// With [WithEgress], every command's network is confined to the egress
+// proxy at the tier [DetectEgress] finds, which [Launcher.Egress] reports
+// (never silently less: a kernel that offers none fails [NewLauncher]).
+// At [EgressNamespace] (where unprivileged user namespaces work) the
+// launcher starts the command through a stage of its own binary in new
+// user and network namespaces (its uid and gid mapped to themselves):
+// the stage brings lo up, listens on 127.0.0.1:<proxy port> there,
+// confines itself as the launcher's thread would, hands that listener and
+// its seccomp listener to the launcher and executes the command; the
+// launcher passes each connection on to the proxy. lo is the namespace's
+// only interface, so the proxy is the only way out. At [EgressLandlock]
+// the Landlock domain handles TCP connect with one rule, the proxy's port.
+// At both the seccomp filter refuses every socket but Unix, netlink and
+// TCP ones (no UDP, so no DNS query carries data out, no raw or packet
+// socket, no SCTP or MPTCP) and io_uring, whose socket operation does not
+// pass through socket(2).
+//
 // With [WithWarm], the launcher keeps one launcher process started ahead:
 // the Go runtime's start, the subreaper and the signal handlers done, it
 // waits on a socket pair for its command. [Launcher.Start] hands it the

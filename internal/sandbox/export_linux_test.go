@@ -10,6 +10,12 @@ import (
 // WithWarmStart hands withWarmStart to the tests.
 func WithWarmStart(start func(cmd *exec.Cmd) error) Option { return withWarmStart(start) }
 
+// WithoutProcessFilter hands withoutProcessFilter to the benchmark.
+func WithoutProcessFilter() Option { return withoutProcessFilter() }
+
+// WithEgressAtMost hands withEgressAtMost to the tests.
+func WithEgressAtMost(tier EgressTier) Option { return withEgressAtMost(tier) }
+
 // WaitWarm hands waitWarm to the tests.
 func WaitWarm(ctx context.Context, l *Launcher) error { return l.waitWarm(ctx) }
 

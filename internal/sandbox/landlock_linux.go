@@ -26,30 +26,44 @@ func ABI() int {
 
 // restrictThread sets no_new_privs on the calling thread and restricts it
 // to v with a new Landlock domain, best effort down to the kernel's ABI.
-// The caller must hold runtime.LockOSThread and never release it: only
-// this thread and the processes it starts are restricted, and the thread
-// must end with its goroutine.
-func restrictThread(v View) error {
+// A proxyPort other than 0 confines TCP connections to that port, and is
+// never best effort: a kernel without TCP rules is an error. The caller
+// must hold runtime.LockOSThread and never release it: only this thread
+// and the processes it starts are restricted, and the thread must end
+// with its goroutine.
+func restrictThread(v View, proxyPort uint16) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	abi := ABI()
+	if proxyPort != 0 && abi < landlockNetABI {
+		return fmt.Errorf("the egress proxy: Landlock ABI %d has no TCP rules", abi)
+	}
 	if abi == 0 {
 		return nil
 	}
 	cfg := landlock.Config{
 		HandledAccessFS: landlock.V11.HandledAccessFS,
 		Scoped:          landlock.V11.Scoped,
-	}.BestEffort()
+	}
 	rules, err := v.rules(abi)
 	if err != nil {
 		return err
 	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if proxyPort != 0 {
+		// Connecting only: binding a port stays allowed (a test
+		// server on loopback), it carries nothing out.
+		cfg.HandledAccessNet = ll.AccessNetConnectTCP
+		rules = append(rules, landlock.ConnectTCP(proxyPort))
+	}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("landlock ruleset: %w", err)
 	}
 	if fd < 0 {
+		if proxyPort != 0 {
+			return errors.New("the egress proxy: Landlock made no ruleset")
+		}
 		return nil
 	}
 	defer unix.Close(fd)

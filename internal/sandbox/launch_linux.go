@@ -34,7 +34,7 @@ const launcherName = "agent-sandbox"
 
 // IsLaunch reports whether args (os.Args) ask for the launcher mode.
 func IsLaunch(args []string) bool {
-	return len(args) == 3 && args[1] == LaunchArg
+	return len(args) == 3 && args[1] == LaunchArg || isNetnsStage(args)
 }
 
 // Launch is the launcher mode: the bot's main calls it first thing when
@@ -61,6 +61,9 @@ func Launch(args []string, stderr io.Writer) int {
 	}
 	if len(args) == 3 && args[2] == warmArg {
 		return launchWarm(stderr)
+	}
+	if isNetnsStage(args) {
+		return netnsStage(args, stderr)
 	}
 	s, err := readSpec(args)
 	if err != nil {
@@ -103,7 +106,7 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
 		return exitNotStarted
 	}
-	pid, err := startConfined(s, files, !leader)
+	pid, serve, err := startConfined(s, files, !leader)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
 		return exitNotStarted
@@ -118,6 +121,10 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 			_ = unix.Setpgid(0, pg)
 		}
 	}
+	// Only now: a group kill that comes before the launcher has left the
+	// group ends it before its clean-up, and starting to serve costs the
+	// launcher's one P a moment.
+	serve()
 	stop := make(chan struct{})
 	go forward(sigs, stop, group, s.Parent)
 	status, err := waitFor(pid)
@@ -140,17 +147,28 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer) int {
 // has no parent-death signal for the same reason: Linux sends it when the
 // forking thread ends, that is at once; the bot, a subreaper, ends what a
 // launcher killed from outside leaves (Reaper).
-func startConfined(s spec, files []int, setpgid bool) (int, error) {
+//
+// It returns the command's pid, and what the launcher must start serving
+// for the command once it has left the spawner's group (the seccomp
+// listener's answers, a network namespace's bridge).
+func startConfined(s spec, files []int, setpgid bool) (int, func(), error) {
 	type started struct {
-		pid int
-		err error
+		pid   int
+		serve func()
+		err   error
 	}
 	done := make(chan started, 1)
 	go func() {
 		// Never unlocked: the Go runtime ends the thread with the
 		// goroutine instead of reusing it.
 		runtime.LockOSThread()
-		if err := restrictThread(s.View); err != nil {
+		if s.EgressTier == EgressNamespace {
+			pid, serve, err := startInNamespace(s, files, setpgid)
+			done <- started{pid: pid, serve: serve, err: err}
+			return
+		}
+		serve := func() {}
+		if err := confineThread(s, func(listener int) { serve = func() { go superviseProcessCalls(listener) } }); err != nil {
 			done <- started{err: err}
 			return
 		}
@@ -170,10 +188,10 @@ func startConfined(s spec, files []int, setpgid bool) (int, error) {
 		if err != nil {
 			err = fmt.Errorf("start %s: %w", s.Path, err)
 		}
-		done <- started{pid: pid, err: err}
+		done <- started{pid: pid, serve: serve, err: err}
 	}()
 	r := <-done
-	return r.pid, r.err
+	return r.pid, r.serve, r.err
 }
 
 // waitFor waits for the process pid to end and returns its status. It

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,15 @@ type spec struct {
 	Parent int `json:"parent"`
 	// ExtraFiles is how many descriptors, from 3 on, the command inherits.
 	ExtraFiles int `json:"extra_files"`
+	// NoProcessFilter leaves out the seccomp filter on calls on other
+	// processes: only the benchmark of the filter's cost sets it
+	// (withoutProcessFilter).
+	NoProcessFilter bool `json:"no_process_filter,omitempty"`
+	// Egress, when set, confines the command's network to the egress
+	// proxy (WithEgress).
+	Egress *Egress `json:"egress,omitempty"`
+	// EgressTier is the tier the launcher confines the network at.
+	EgressTier EgressTier `json:"egress_tier,omitempty"`
 }
 
 // Launcher starts commands inside the sandbox by re-executing the bot's own
@@ -39,6 +49,17 @@ type Launcher struct {
 	// test puts in its place (withWarmStart).
 	startWarm func(cmd *exec.Cmd) error
 	pool      pool
+	// noProcessFilter: see spec.NoProcessFilter.
+	noProcessFilter bool
+	// egress confines the commands' network to the egress proxy
+	// (WithEgress), at egressTier.
+	egress     *Egress
+	egressTier EgressTier
+	// egressShort is why a better tier is out of reach.
+	egressShort error
+	// egressAtMost caps the tier (withEgressAtMost): tests of a lower
+	// tier on a kernel that offers a higher one.
+	egressAtMost EgressTier
 }
 
 // Option configures a [Launcher].
@@ -58,6 +79,13 @@ func withWarmStart(start func(cmd *exec.Cmd) error) Option {
 	return func(l *Launcher) { l.startWarm = start }
 }
 
+// withoutProcessFilter makes the launcher leave out the seccomp filter on
+// calls on other processes, so that a benchmark can measure its cost.
+func withoutProcessFilter() Option { return func(l *Launcher) { l.noProcessFilter = true } }
+
+// withEgressAtMost makes [WithEgress] use tier at most.
+func withEgressAtMost(tier EgressTier) Option { return func(l *Launcher) { l.egressAtMost = tier } }
+
 // NewLauncher returns a launcher that re-executes executable (the bot's
 // binary, whose main calls [Launch] when [IsLaunch] says so) and confines
 // every command to view. The view must be valid.
@@ -71,6 +99,19 @@ func NewLauncher(executable string, view View, opts ...Option) (*Launcher, error
 	l := &Launcher{executable: executable, view: view.With(Paths{}), startWarm: (*exec.Cmd).Start}
 	for _, o := range opts {
 		o(l)
+	}
+	if l.egress != nil {
+		if l.egress.ProxyPort == 0 {
+			return nil, errors.New("sandbox: the egress proxy has no port")
+		}
+		tier, err := DetectEgress(l.executable)
+		if l.egressAtMost != EgressNone && tier > l.egressAtMost {
+			tier = l.egressAtMost
+		}
+		if tier == EgressNone {
+			return nil, fmt.Errorf("sandbox: agent processes' network cannot be confined to the egress proxy: %w", err)
+		}
+		l.egressTier, l.egressShort = tier, err
 	}
 	l.refill()
 	return l, nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,17 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(runCommand(os.Args[2], os.Args[3] == "warm"))
+	}
+	if len(os.Args) == 4 && os.Args[1] == seccompProbeArg {
+		other, err := strconv.Atoi(os.Args[3])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(probeProcessCall(os.Args[2], other))
+	}
+	if len(os.Args) == 5 && os.Args[1] == egressProbeArg {
+		os.Exit(probeEgress(os.Args[2], os.Args[3], os.Args[4]))
 	}
 	if len(os.Args) == 2 && os.Args[1] == fakeBotArg {
 		fmt.Println(os.Getpid())

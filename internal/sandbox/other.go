@@ -58,3 +58,9 @@ func (l *Launcher) waitWarm(context.Context) error { return errUnsupported }
 // ReapLeftovers reports that outside Linux there is no launcher to leave
 // anything behind.
 func ReapLeftovers(context.Context) error { return errUnsupported }
+
+// Seccomp reports that outside Linux there is no seccomp filter.
+func Seccomp() SeccompSupport { return SeccompNone }
+
+// DetectEgress reports that outside Linux the network cannot be confined.
+func DetectEgress(string) (EgressTier, error) { return EgressNone, errUnsupported }

@@ -35,6 +35,10 @@ func (l *Launcher) Wrap(cmd *exec.Cmd, extra Paths) {
 		View:       l.view.With(extra),
 		Parent:     os.Getpid(),
 		ExtraFiles: len(cmd.ExtraFiles),
+
+		NoProcessFilter: l.noProcessFilter,
+		Egress:          l.egress,
+		EgressTier:      l.egressTier,
 	}
 	if s.Env == nil {
 		// The caller forgot ApplyTo: an empty environment, never the bot's.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -65,8 +66,9 @@ func (s *Scheduler) reportInterrupted(ctx context.Context) {
 	}
 	// Each round tries every job not told yet, so that a chat that cannot
 	// be reached holds up none of the others.
-	pending, pause := jobs, s.cfg.reportPause
+	pending, pauses := jobs, backoff.Policy{Base: s.cfg.reportPause, Max: max(reportPauseMax, s.cfg.reportPause)}
 	for round := 1; ; round++ {
+		pause := pauses.Delay(round - 1)
 		var failed []Job
 		for _, j := range pending {
 			if !s.awaitsNotice(j.ID) {
@@ -97,12 +99,9 @@ func (s *Scheduler) reportInterrupted(ctx context.Context) {
 			return
 		}
 		pending = failed
-		select {
-		case <-ctx.Done():
+		if !backoff.Sleep(ctx, pause) {
 			return
-		case <-time.After(pause):
 		}
-		pause = min(2*pause, reportPauseMax)
 	}
 }
 

@@ -172,9 +172,9 @@ func (s *Scheduler) Activate(_ context.Context, api *agent.API) error {
 		s.saves = newSaveEpisode(s.logger)
 	}
 	s.activated = true
-	api.RegisterTool(scheduleTool{s})
-	api.RegisterTool(listTool{s})
-	api.RegisterTool(cancelTool{s})
+	for _, t := range s.tools() {
+		api.RegisterTool(t)
+	}
 	return nil
 }
 

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,48 +21,44 @@ const (
 // errNoChat is the result of a job tool called outside a chat.
 const errNoChat = "Jobs belong to a chat, and this session has none (its scope is empty)."
 
+// tools returns the scheduler's tools, as the model calls them.
+func (s *Scheduler) tools() []agent.Tool {
+	return []agent.Tool{
+		agent.NewTool(scheduleSpec(), scheduleTool{s}.execute),
+		agent.NewTool(listSpec(), listTool{s}.execute),
+		agent.NewTool(cancelSpec(), cancelTool{s}.execute),
+	}
+}
+
 // scheduleArgs are schedule_job's arguments.
 type scheduleArgs struct {
-	Schedule string `json:"schedule"`
-	Prompt   string `json:"prompt"`
-	Script   string `json:"script"`
-	Name     string `json:"name"`
+	Schedule string `json:"schedule" jsonschema:"When to run: a 5-field cron expression (minute hour day-of-month month day-of-week, e.g. \"0 9 * * 1\"), @hourly, @daily, @weekly, @every <duration> (e.g. \"@every 30m\"), or a one-shot time: RFC 3339 (\"2026-12-01T09:00:00+01:00\") or local to this chat (\"2026-12-01 09:00\")."`
+	Prompt   string `json:"prompt" jsonschema:"What you will be asked when the job fires (for a watcher: what to do with the script's output)."`
+	Script   string `json:"script,omitempty" jsonschema:"Optional bash script that makes this a watcher. It runs in the workspace, without the host's secrets, for at most a minute."`
+	Name     string `json:"name,omitempty" jsonschema:"Optional short name shown when the job runs, e.g. \"morning-summary\"."`
 }
 
 // scheduleTool is schedule_job.
 type scheduleTool struct{ s *Scheduler }
 
-// Spec describes schedule_job.
-func (scheduleTool) Spec() agent.ToolSpec {
+// scheduleSpec describes schedule_job. Its script is a command run later,
+// on the schedule, with nobody watching: the spec declares it so.
+func scheduleSpec() agent.ToolSpec {
 	return agent.ToolSpec{
 		Name: "schedule_job",
 		Description: "Schedule a job for this chat. A prompt job puts its prompt to you on the schedule, and your answer is sent to the chat. " +
 			"A watcher job (with a script) runs the bash script on the schedule instead and wakes you only when the script prints something: " +
 			"you then get the prompt and the output. A watcher that exits 0 with no output, or prints just " + silentWord + ", stays quiet; " +
 			"a non-zero exit alerts the chat. Schedules are evaluated in this chat's time zone.",
-		Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "schedule": {"type": "string", "description": "When to run: a 5-field cron expression (minute hour day-of-month month day-of-week, e.g. \"0 9 * * 1\"), @hourly, @daily, @weekly, @every <duration> (e.g. \"@every 30m\"), or a one-shot time: RFC 3339 (\"2026-12-01T09:00:00+01:00\") or local to this chat (\"2026-12-01 09:00\")."},
-    "prompt": {"type": "string", "description": "What you will be asked when the job fires (for a watcher: what to do with the script's output)."},
-    "script": {"type": "string", "description": "Optional bash script that makes this a watcher. It runs in the workspace, without the host's secrets, for at most a minute."},
-    "name": {"type": "string", "description": "Optional short name shown when the job runs, e.g. \"morning-summary\"."}
-  },
-  "required": ["schedule", "prompt"],
-  "additionalProperties": false
-}`),
+		Effects: agent.Effects{Command: "script", Deferred: true},
 	}
 }
 
-// Execute schedules the job for the calling chat.
-func (t scheduleTool) Execute(_ context.Context, call *agent.Call) (agent.Result, error) {
+// execute schedules the job for the calling chat.
+func (t scheduleTool) execute(_ context.Context, call *agent.Call, a scheduleArgs) (agent.Result, error) {
 	target := call.Context.Scope
 	if target == "" {
 		return agent.ErrorResult(errNoChat), nil
-	}
-	var a scheduleArgs
-	if err := json.Unmarshal(call.Arguments, &a); err != nil {
-		return agent.ErrorResult("Invalid arguments: " + err.Error()), nil
 	}
 	job, err := t.s.Schedule(target, a.Schedule, a.Prompt, a.Script, a.Name)
 	if err != nil {
@@ -157,17 +152,17 @@ func jobDetails(j Job, next time.Time, loc *time.Location) map[string]any {
 // listTool is list_jobs.
 type listTool struct{ s *Scheduler }
 
-// Spec describes list_jobs.
-func (listTool) Spec() agent.ToolSpec {
+// listSpec describes list_jobs.
+func listSpec() agent.ToolSpec {
 	return agent.ToolSpec{
 		Name:        "list_jobs",
 		Description: "List this chat's scheduled jobs with their next run, in this chat's time zone.",
-		Parameters:  json.RawMessage(`{"type": "object", "properties": {}, "additionalProperties": false}`),
+		Effects:     agent.Effects{ReadOnly: true},
 	}
 }
 
-// Execute lists the calling chat's jobs.
-func (t listTool) Execute(_ context.Context, call *agent.Call) (agent.Result, error) {
+// execute lists the calling chat's jobs.
+func (t listTool) execute(_ context.Context, call *agent.Call, _ struct{}) (agent.Result, error) {
 	target := call.Context.Scope
 	if target == "" {
 		return agent.ErrorResult(errNoChat), nil
@@ -226,35 +221,26 @@ func oneLine(s string, n int) string {
 
 // cancelArgs are cancel_job's arguments.
 type cancelArgs struct {
-	ID string `json:"id"`
+	ID string `json:"id" jsonschema:"The job's id."`
 }
 
 // cancelTool is cancel_job.
 type cancelTool struct{ s *Scheduler }
 
-// Spec describes cancel_job.
-func (cancelTool) Spec() agent.ToolSpec {
+// cancelSpec describes cancel_job. It declares no effects: it runs and
+// writes nothing the model names, but it is not read-only.
+func cancelSpec() agent.ToolSpec {
 	return agent.ToolSpec{
 		Name:        "cancel_job",
 		Description: "Cancel one of this chat's scheduled jobs by its id (list_jobs shows the ids).",
-		Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {"id": {"type": "string", "description": "The job's id."}},
-  "required": ["id"],
-  "additionalProperties": false
-}`),
 	}
 }
 
-// Execute cancels the job, if it is the calling chat's.
-func (t cancelTool) Execute(_ context.Context, call *agent.Call) (agent.Result, error) {
+// execute cancels the job, if it is the calling chat's.
+func (t cancelTool) execute(_ context.Context, call *agent.Call, a cancelArgs) (agent.Result, error) {
 	target := call.Context.Scope
 	if target == "" {
 		return agent.ErrorResult(errNoChat), nil
-	}
-	var a cancelArgs
-	if err := json.Unmarshal(call.Arguments, &a); err != nil {
-		return agent.ErrorResult("Invalid arguments: " + err.Error()), nil
 	}
 	id := strings.TrimSpace(a.ID)
 	if err := t.s.Cancel(target, id); err != nil {

@@ -11,10 +11,9 @@ import (
 // callTool runs the scheduler's tool name as a call from the chat scope.
 func (e *env) callTool(t *testing.T, name, scope, args string) agent.Result {
 	t.Helper()
-	tools := map[string]agent.Tool{
-		"schedule_job": scheduleTool{e.s},
-		"list_jobs":    listTool{e.s},
-		"cancel_job":   cancelTool{e.s},
+	tools := make(map[string]agent.Tool)
+	for _, tool := range e.s.tools() {
+		tools[tool.Spec().Name] = tool
 	}
 	res, err := tools[name].Execute(t.Context(), &agent.Call{
 		ID:        "call-1",

@@ -54,7 +54,7 @@ func (s *Server) Messages(chatID int64) []Message {
 	for _, m := range s.messages[chatID] {
 		c := *m
 		if m.File != nil {
-			f := UploadedFile{Filename: m.File.Filename, Content: slices.Clone(m.File.Content)}
+			f := UploadedFile{Filename: m.File.Filename, ContentType: m.File.ContentType, Content: slices.Clone(m.File.Content)}
 			c.File = &f
 		}
 		out = append(out, c)
@@ -169,7 +169,7 @@ func sendMedia(field string) func(*Server, *Request) (any, *APIError) {
 		}
 		m := s.storeLocked(r, chatID, r.Params["caption"], visible)
 		if uploaded {
-			m.File = &UploadedFile{Filename: upload.Filename, Content: slices.Clone(upload.Content)}
+			m.File = &UploadedFile{Filename: upload.Filename, ContentType: upload.ContentType, Content: slices.Clone(upload.Content)}
 		}
 		m.FileRef = ref
 		return s.apiMessageLocked(m), nil

@@ -55,7 +55,9 @@ type Request struct {
 // UploadedFile is a file part of a multipart request body.
 type UploadedFile struct {
 	Filename string
-	Content  []byte
+	// ContentType is the part's Content-Type header.
+	ContentType string
+	Content     []byte
 }
 
 // Int returns the named parameter as an integer, or 0 when it is missing or
@@ -115,7 +117,7 @@ func (r Request) clone() Request {
 	}
 	c.Files = make(map[string]UploadedFile, len(r.Files))
 	for k, f := range r.Files {
-		c.Files[k] = UploadedFile{Filename: f.Filename, Content: bytes.Clone(f.Content)}
+		c.Files[k] = UploadedFile{Filename: f.Filename, ContentType: f.ContentType, Content: bytes.Clone(f.Content)}
 	}
 	c.Body = bytes.Clone(r.Body)
 	return c
@@ -202,7 +204,7 @@ func parseMultipartBody(body []byte, boundary string, params map[string]string, 
 			return fmt.Errorf("read multipart part %q: %w", part.FormName(), err)
 		}
 		if part.FileName() != "" {
-			files[part.FormName()] = UploadedFile{Filename: part.FileName(), Content: content}
+			files[part.FormName()] = UploadedFile{Filename: part.FileName(), ContentType: part.Header.Get("Content-Type"), Content: content}
 			continue
 		}
 		params[part.FormName()] = string(content)

@@ -148,6 +148,16 @@ func InThread(threadID int) MessageOption {
 	}
 }
 
+// InPrivateTopic puts the message in a topic of a private chat with a bot
+// whose topic mode is on (Bot API 9.3): message_thread_id and
+// is_topic_message, the chat staying private and no forum.
+func InPrivateTopic(threadID int) MessageOption {
+	return func(m *models.Message) {
+		m.MessageThreadID = threadID
+		m.IsTopicMessage = true
+	}
+}
+
 // FromUser sets the message's sender.
 func FromUser(user models.User) MessageOption {
 	return func(m *models.Message) { m.From = &user }

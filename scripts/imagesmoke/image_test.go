@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -372,7 +373,7 @@ echo "npx $(npx --offline smoke-npm)"`,
 			},
 		},
 		{
-			name: "gh, git, jq, ps and the rest of the toolbox",
+			name: "gh, git, jq, ps, make, sqlite3 and the rest of the toolbox",
 			command: `set -e
 d=$(mktemp -d /workspace/smoke-repo.XXXXXX) && git init -q "$d" && cd "$d"
 git -c user.name=smoke -c user.email=smoke@example.invalid commit -q --allow-empty -m "smoke commit"
@@ -387,11 +388,19 @@ echo "unzip $(unzip -v | head -1 | cut -d' ' -f1-2)"
 echo "file $(file -b /bin/bash | cut -d, -f1)"
 echo "less $(less --version | head -1)"
 echo "tz $(TZ=Europe/Berlin date +%Z)"
-echo "tls $(test -s /etc/ssl/certs/ca-certificates.crt && echo ca-certificates)"`,
+echo "tls $(test -s /etc/ssl/certs/ca-certificates.crt && echo ca-certificates)"
+echo "make $(make --version | head -1)"
+echo "sqlite3 $(sqlite3 :memory: 'select 6*7')"
+echo "wget $(wget --version | head -1 | cut -d' ' -f1-3)"
+echo "zip $(zip -v | sed -n 2p | cut -d' ' -f1-4)"
+echo "xz $(xz --version | head -1)"`,
 			check: func(t *testing.T, out string) {
 				for _, want := range []string{
 					"git smoke commit", "jq 42", "ps bash", "gh gh version ", "rg 1", "ssh OpenSSH_", "curl curl ",
 					"unzip UnZip ", "file ELF", "less less ", "tls ca-certificates",
+					"make GNU Make ", "sqlite3 42", "wget GNU Wget ", "zip This is Zip", "xz xz (XZ Utils) ",
+					// The pinned release the gh stage builds, not Debian's.
+					"gh gh version " + ghVersion(t),
 				} {
 					if !strings.Contains(out, want) {
 						t.Errorf("want %q:\n%s", want, out)
@@ -646,4 +655,18 @@ func randomHex(t *testing.T) string {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// ghVersion returns the gh release the Dockerfile pins (ARG GH_VERSION).
+func ghVersion(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ARG GH_VERSION=(\S+)$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("the Dockerfile pins no GH_VERSION")
+	}
+	return string(m[1])
 }

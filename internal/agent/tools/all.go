@@ -11,7 +11,5 @@ func All(opts ...BashOption) []agent.Tool {
 		o(&cfg)
 	}
 	files := fileAccess{view: cfg.view}
-	read := NewRead().(*readTool)
-	read.files = files
-	return []agent.Tool{NewBash(opts...), read, writeTool{files: files}, editTool{files: files}}
+	return []agent.Tool{NewBash(opts...), newRead(files), writeTool{files: files}.tool(), editTool{files: files}.tool()}
 }

@@ -34,8 +34,7 @@ const tempDirName = ".tmp"
 // bashTool runs a command line with bash -c, through the session's
 // PrepareProcess.
 type bashTool struct {
-	cfg  bashConfig
-	spec agent.ToolSpec
+	cfg bashConfig
 	// bashPath finds bash once, on first use.
 	bashPath func() (string, error)
 }
@@ -56,6 +55,12 @@ type bashTool struct {
 // sizes in the result measure the redacted output. A progress snapshot may
 // lag the output by up to the redactor's longest pattern.
 func NewBash(opts ...BashOption) agent.Tool {
+	b := newBashTool(opts...)
+	return agent.NewTool(bashSpec(b.cfg), b.execute)
+}
+
+// newBashTool returns the bash tool configured by opts.
+func newBashTool(opts ...BashOption) *bashTool {
 	cfg := defaultBashConfig()
 	for _, o := range opts {
 		o(&cfg)
@@ -65,18 +70,14 @@ func NewBash(opts ...BashOption) agent.Tool {
 	}
 	return &bashTool{
 		cfg:      cfg,
-		spec:     bashSpec(cfg),
 		bashPath: sync.OnceValues(func() (string, error) { return exec.LookPath("bash") }),
 	}
 }
 
-// Spec describes the tool to the model.
-func (b *bashTool) Spec() agent.ToolSpec { return b.spec }
-
 // bashArgs are the bash tool's arguments.
 type bashArgs struct {
-	Command string   `json:"command"`
-	Timeout *float64 `json:"timeout"`
+	Command string   `json:"command" jsonschema:"The bash command line to run."`
+	Timeout *float64 `json:"timeout,omitempty" jsonschema:"Timeout in seconds."`
 }
 
 // endReason says why a command stopped.
@@ -88,12 +89,8 @@ const (
 	endCancelled
 )
 
-// Execute runs one bash call.
-func (b *bashTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
-	var args bashArgs
-	if err := decodeArgs(call, &args); err != nil {
-		return agent.ErrorResult(err.Error()), nil
-	}
+// execute runs one bash call.
+func (b *bashTool) execute(ctx context.Context, call *agent.Call, args bashArgs) (agent.Result, error) {
 	if strings.TrimSpace(args.Command) == "" {
 		return agent.ErrorResult("command must not be empty"), nil
 	}

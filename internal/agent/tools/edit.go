@@ -23,25 +23,21 @@ type editTool struct {
 // occur in the file exactly once; none or several occurrences are an error
 // result that says which (with the count for several). The file is
 // rewritten atomically, keeping its permission bits.
-func NewEdit() agent.Tool { return editTool{} }
+func NewEdit() agent.Tool { return editTool{}.tool() }
 
-// Spec describes the tool to the model.
-func (editTool) Spec() agent.ToolSpec { return editSpec() }
+// tool returns e as the model calls it.
+func (e editTool) tool() agent.Tool { return agent.NewTool(editSpec(), e.execute) }
 
 // editArgs are the edit tool's arguments.
 type editArgs struct {
-	Path    string `json:"path"`
-	OldText string `json:"old_text"`
-	NewText string `json:"new_text"`
+	Path    string `json:"path" jsonschema:"Path of the file, relative to the workspace or absolute."`
+	OldText string `json:"old_text" jsonschema:"The exact text to replace; it must occur exactly once."`
+	NewText string `json:"new_text" jsonschema:"The text to put in its place."`
 }
 
-// path returns the path argument.
-func (a *editArgs) path() string { return a.Path }
-
-// Execute edits one file.
-func (e editTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
-	var args editArgs
-	path, err := decodePathArgs(call, &args)
+// execute edits one file.
+func (e editTool) execute(ctx context.Context, call *agent.Call, args editArgs) (agent.Result, error) {
+	path, err := resolvePath(call.Context, args.Path)
 	if err != nil {
 		return agent.ErrorResult(err.Error()), nil
 	}

@@ -57,15 +57,3 @@ func describeFileError(path string, err error) string {
 	}
 	return fmt.Sprintf("%s: %v", path, err)
 }
-
-// pathArgs are arguments that name a file.
-type pathArgs interface{ path() string }
-
-// decodePathArgs decodes call's arguments into args and resolves the path
-// they name. The error is worded for the model.
-func decodePathArgs(call *agent.Call, args pathArgs) (string, error) {
-	if err := decodeArgs(call, args); err != nil {
-		return "", err
-	}
-	return resolvePath(call.Context, args.path())
-}

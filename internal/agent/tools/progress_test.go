@@ -16,7 +16,7 @@ import (
 func TestProgressThrottled(t *testing.T) {
 	ticks := make(chan time.Time)
 	var interval time.Duration
-	b := NewBash(WithProgressInterval(time.Minute)).(*bashTool)
+	b := newBashTool(WithProgressInterval(time.Minute))
 	b.cfg.newTicker = func(d time.Duration) (<-chan time.Time, func()) {
 		interval = d
 		return ticks, func() {}

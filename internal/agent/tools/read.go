@@ -32,27 +32,24 @@ type readTool struct {
 // than DefaultMaxLines lines or DefaultMaxBytes bytes, with a note saying
 // how to read on. PNG, JPEG, GIF and WebP files come back as image content.
 // Binary files, folders, missing and unreadable files are error results.
-func NewRead() agent.Tool {
-	return &readTool{maxLines: DefaultMaxLines, maxBytes: DefaultMaxBytes}
-}
+func NewRead() agent.Tool { return newRead(fileAccess{}) }
 
-// Spec describes the tool to the model.
-func (r *readTool) Spec() agent.ToolSpec { return readSpec() }
+// newRead returns the read tool opening files through files.
+func newRead(files fileAccess) agent.Tool {
+	r := &readTool{files: files, maxLines: DefaultMaxLines, maxBytes: DefaultMaxBytes}
+	return agent.NewTool(readSpec(), r.execute)
+}
 
 // readArgs are the read tool's arguments.
 type readArgs struct {
-	Path   string `json:"path"`
-	Offset *int   `json:"offset"`
-	Limit  *int   `json:"limit"`
+	Path   string `json:"path" jsonschema:"Path of the file, relative to the workspace or absolute."`
+	Offset *int   `json:"offset,omitempty" jsonschema:"Line number to start from, 1-based."`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"Maximum number of lines to read."`
 }
 
-// path returns the path argument.
-func (a *readArgs) path() string { return a.Path }
-
-// Execute reads one file.
-func (r *readTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
-	var args readArgs
-	path, err := decodePathArgs(call, &args)
+// execute reads one file.
+func (r *readTool) execute(ctx context.Context, call *agent.Call, args readArgs) (agent.Result, error) {
+	path, err := resolvePath(call.Context, args.Path)
 	if err != nil {
 		return agent.ErrorResult(err.Error()), nil
 	}

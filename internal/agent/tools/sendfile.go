@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -72,44 +71,33 @@ func NewSendFile(sender FileSender, opts ...BashOption) agent.Tool {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &sendFileTool{sender: sender, files: fileAccess{view: cfg.view}}
+	t := &sendFileTool{sender: sender, files: fileAccess{view: cfg.view}}
+	return agent.NewTool(sendFileSpec(), t.execute)
 }
 
-// Spec describes the tool to the model.
-func (t *sendFileTool) Spec() agent.ToolSpec {
+// sendFileSpec describes the tool to the model. It declares no effects: it
+// writes no file and runs nothing, but it is not read-only either, since
+// the file reaches the chat.
+func sendFileSpec() agent.ToolSpec {
 	return agent.ToolSpec{
 		Name: SendFileName,
 		Description: fmt.Sprintf("Send a file to the user in this chat: a chart, a PDF, a patch, an archive. "+
 			"PNG, JPEG and WebP images up to %d MB are sent as photos unless as_photo is false; anything else is sent as a document, at most %d MB. "+
 			"Secrets in a text file are replaced with %s; a binary file holding a secret is not sent. Relative paths are relative to the workspace.",
 			MaxPhotoBytes>>20, MaxDocumentBytes>>20, redactor.Token),
-		Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "Path of the file, relative to the workspace or absolute."},
-    "caption": {"type": "string", "description": "Text shown with the file."},
-    "as_photo": {"type": "boolean", "description": "false sends an image as a document (uncompressed); default true."}
-  },
-  "required": ["path"],
-  "additionalProperties": false
-}`),
 	}
 }
 
 // sendFileArgs are the send_file tool's arguments.
 type sendFileArgs struct {
-	Path    string `json:"path"`
-	Caption string `json:"caption"`
-	AsPhoto *bool  `json:"as_photo"`
+	Path    string `json:"path" jsonschema:"Path of the file, relative to the workspace or absolute."`
+	Caption string `json:"caption,omitempty" jsonschema:"Text shown with the file."`
+	AsPhoto *bool  `json:"as_photo,omitempty" jsonschema:"false sends an image as a document (uncompressed); default true."`
 }
 
-// path returns the path argument.
-func (a *sendFileArgs) path() string { return a.Path }
-
-// Execute sends one file.
-func (t *sendFileTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
-	var args sendFileArgs
-	path, err := decodePathArgs(call, &args)
+// execute sends one file.
+func (t *sendFileTool) execute(ctx context.Context, call *agent.Call, args sendFileArgs) (agent.Result, error) {
+	path, err := resolvePath(call.Context, args.Path)
 	if err != nil {
 		return agent.ErrorResult(err.Error()), nil
 	}

@@ -18,24 +18,20 @@ type writeTool struct {
 // parent folders and replaces the file atomically (a temporary file renamed
 // over it), keeping an existing file's permission bits, and reports how many
 // bytes it wrote.
-func NewWrite() agent.Tool { return writeTool{} }
+func NewWrite() agent.Tool { return writeTool{}.tool() }
 
-// Spec describes the tool to the model.
-func (writeTool) Spec() agent.ToolSpec { return writeSpec() }
+// tool returns w as the model calls it.
+func (w writeTool) tool() agent.Tool { return agent.NewTool(writeSpec(), w.execute) }
 
 // writeArgs are the write tool's arguments.
 type writeArgs struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
+	Path    string `json:"path" jsonschema:"Path of the file, relative to the workspace or absolute."`
+	Content string `json:"content" jsonschema:"The file's new content."`
 }
 
-// path returns the path argument.
-func (a *writeArgs) path() string { return a.Path }
-
-// Execute writes one file.
-func (w writeTool) Execute(ctx context.Context, call *agent.Call) (agent.Result, error) {
-	var args writeArgs
-	path, err := decodePathArgs(call, &args)
+// execute writes one file.
+func (w writeTool) execute(ctx context.Context, call *agent.Call, args writeArgs) (agent.Result, error) {
+	path, err := resolvePath(call.Context, args.Path)
 	if err != nil {
 		return agent.ErrorResult(err.Error()), nil
 	}

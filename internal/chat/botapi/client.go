@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
 
@@ -102,7 +103,7 @@ func New(token string, red *redactor.Redactor, opts ...Option) (*Client, error) 
 	if cfg.base == "" {
 		cfg.base = DefaultBaseURL
 	}
-	s := &shared{token: token, base: strings.TrimRight(cfg.base, "/"), http: cfg.http, red: red, logger: cfg.logger, wait: sleep}
+	s := &shared{token: token, base: strings.TrimRight(cfg.base, "/"), http: cfg.http, red: red, logger: cfg.logger, wait: backoff.Sleep}
 	return &Client{s: s, policy: cfg.policy}, nil
 }
 

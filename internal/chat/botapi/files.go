@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"slices"
 	"strconv"
 
@@ -145,7 +147,10 @@ func (c *Client) multipartBody(method, field string, u Upload) ([]byte, string, 
 	if name == "" {
 		name = field
 	}
-	part, err := w.CreateFormFile(field, name)
+	h := make(textproto.MIMEHeader)
+	h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": field, "filename": name}))
+	h.Set("Content-Type", ContentType(name, u.Data))
+	part, err := w.CreatePart(h)
 	if err != nil {
 		return nil, "", err
 	}

@@ -2,8 +2,9 @@ package botapi
 
 import (
 	"context"
-	"math/rand/v2"
 	"time"
+
+	"github.com/volcanic/telegram-agent/internal/backoff"
 )
 
 // RetryPolicy says how often and how long failed calls are retried.
@@ -14,9 +15,9 @@ type RetryPolicy struct {
 	// on every retry up to MaxDelay.
 	BaseDelay time.Duration
 	// MaxDelay caps the back-off after a 5xx or network error. It never
-	// shortens a 429's retry_after: Telegram rejects an earlier retry, so
-	// the call waits the whole retry_after, or gives up when the caller's
-	// context ends before it.
+	// shortens a 429's retry_after (the rule of package backoff):
+	// Telegram rejects an earlier retry, so the call waits the whole
+	// retry_after, or gives up when the caller's context ends before it.
 	MaxDelay time.Duration
 }
 
@@ -28,12 +29,16 @@ func DefaultRetryPolicy() RetryPolicy {
 
 // Backoff returns the delay before retry n (from 0), with jitter: between
 // half and all of BaseDelay doubled n times, capped by MaxDelay.
-func (p RetryPolicy) Backoff(n int) time.Duration {
-	d := p.BaseDelay << min(n, 16)
-	if d > p.MaxDelay || d <= 0 {
-		d = p.MaxDelay
+func (p RetryPolicy) Backoff(n int) time.Duration { return p.policy().Delay(n) }
+
+// policy is p as a back-off policy: half of each wait is jitter, a
+// MaxDelay of 0 waits nothing, and a retry_after is waited whole however
+// long (the caller's context bounds it).
+func (p RetryPolicy) policy() backoff.Policy {
+	if p.MaxDelay <= 0 {
+		return backoff.Policy{}
 	}
-	return d/2 + rand.N(d/2+1)
+	return backoff.Policy{Base: p.BaseDelay, Max: p.MaxDelay, Jitter: 0.5}
 }
 
 // retry runs call until it succeeds, fails for good, or the policy's tries
@@ -54,8 +59,8 @@ func (c *Client) retry(ctx context.Context, method string, call func(context.Con
 		var delay time.Duration
 		switch ClassOf(err) {
 		case RateLimited:
-			delay = max(RetryAfter(err), p.BaseDelay)
-			if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
+			var ok bool
+			if delay, ok = p.policy().Wait(ctx, attempt, max(RetryAfter(err), p.BaseDelay, time.Nanosecond)); !ok {
 				logger.Warn("telegram asks to wait longer than the call may take; giving up", "method", method, "err", err, "retry_after", delay)
 				return err
 			}
@@ -70,19 +75,4 @@ func (c *Client) retry(ctx context.Context, method string, call func(context.Con
 		}
 	}
 	return err
-}
-
-// sleep waits d or until ctx is done, and reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -22,7 +22,9 @@ func TestRenderHTML(t *testing.T) {
 	}{
 		{"plain", "hello world", "hello world"},
 		{"table", "| name | size |\n|---|--:|\n| **a.txt** | 10 |\n| b & c.go | 2000 |\nafter",
-			"<pre>name     | size\n---------+-----\na.txt    | 10\nb &amp; c.go | 2000</pre>\nafter"},
+			"<pre>name     | size\n---------+-----\na.txt    |   10\nb &amp; c.go | 2000</pre>\nafter"},
+		{"table aligned left, centred and right", "| l | c | r |\n|:--|:-:|--:|\n| a | b | c |\n| long | wide | 12345 |",
+			"<pre>l    |  c   |     r\n-----+------+------\na    |  b   |     c\nlong | wide | 12345</pre>"},
 		{"table with an escaped pipe and a short row", "|a|b|\n|-|-|\n|x \\| y|\n|z|",
 			"<pre>a     | b\n------+--\nx | y\nz</pre>"},
 		{"pipes without a delimiter row are text", "| a | b |\n| c | d |", "| a | b |\n| c | d |"},

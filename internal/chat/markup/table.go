@@ -65,12 +65,53 @@ func tableCells(line string) []string {
 	return append(cells, strings.TrimSpace(cur.String()))
 }
 
+// alignment is how a table column's cells stand in its width, as the
+// delimiter row says: |---| or |:--| left, |--:| right, |:-:| centred.
+type alignment int
+
+const (
+	alignLeft alignment = iota
+	alignRight
+	alignCenter
+)
+
+// alignments reads the columns' alignments off a delimiter row.
+func alignments(delimiter string) []alignment {
+	var out []alignment
+	for _, c := range tableCells(delimiter) {
+		left, right := strings.HasPrefix(c, ":"), strings.HasSuffix(c, ":")
+		switch {
+		case left && right:
+			out = append(out, alignCenter)
+		case right:
+			out = append(out, alignRight)
+		default:
+			out = append(out, alignLeft)
+		}
+	}
+	return out
+}
+
+// pad returns c padded with spaces to width runes as a says.
+func pad(c string, width int, a alignment) string {
+	gap := width - utf8.RuneCountInString(c)
+	switch a {
+	case alignRight:
+		return strings.Repeat(" ", gap) + c
+	case alignCenter:
+		return strings.Repeat(" ", gap/2) + c + strings.Repeat(" ", gap-gap/2)
+	}
+	return c + strings.Repeat(" ", gap)
+}
+
 // renderTable renders a pipe table as a <pre> block with its columns
 // padded to one width, so that it stays aligned in Telegram's monospace
-// font; the delimiter row becomes a line of dashes.
+// font, each cell standing as its column's delimiter says; the delimiter
+// row becomes a line of dashes.
 func renderTable(lines []string) string {
 	var rows [][]string
 	var widths []int
+	aligns := alignments(lines[1])
 	for i, l := range lines {
 		if i == 1 {
 			rows = append(rows, nil) // the delimiter row
@@ -106,7 +147,11 @@ func renderTable(lines []string) string {
 			if j > 0 {
 				line.WriteString(" | ")
 			}
-			line.WriteString(c + strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)))
+			a := alignLeft
+			if j < len(aligns) {
+				a = aligns[j]
+			}
+			line.WriteString(pad(c, widths[j], a))
 		}
 		b.WriteString(strings.TrimRight(line.String(), " "))
 	}
