@@ -181,7 +181,7 @@ func processEntryVectors() []vector {
 // agent sandbox off (AGENT_SANDBOX=off, as on a kernel without Landlock in
 // auto mode): the file tools then open paths as the bot's user, and the
 // bot's own /proc entries hold every secret of the deployment, those that
-// are only deny-listed (DB_PASSWORD, never redacted) included. The host
+// are only deny-listed (DB_PASSWORD) included. The host
 // hardening alone must keep them closed: a non-dumpable process's entries
 // belong to root, to the process itself too.
 func TestSecurityUnconfinedFileTools(t *testing.T) {
@@ -202,9 +202,9 @@ func TestSecurityUnconfinedFileTools(t *testing.T) {
 }
 
 // homeCredentials is the file in the bot's home that holds DB_PASSWORD, as
-// a .pgpass does: outside the sandbox's view, and a deny-listed value the
-// redactor does not know, so whatever reads it for the agent hands it over
-// raw.
+// a .pgpass does: outside the sandbox's view. The redactor knows the
+// deny-listed value too, so the exercise row (the read refused) is what
+// tells a sandbox that let the agent read it.
 const homeCredentials = ".pgpass"
 
 // writeHomeCredentials writes homeCredentials into the bot's home.

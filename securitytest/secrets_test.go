@@ -25,9 +25,8 @@ type secret struct {
 	value string
 	// known reports whether the bot treats the value as a secret (its
 	// SecretValues): such a value may be printed into tool output from a
-	// file and must come back redacted. A value that is only deny-listed
-	// (DB_PASSWORD) is kept out of children's environments but not
-	// redacted, so the suite never writes it into a file.
+	// file and must come back redacted. A deny-listed value (DB_PASSWORD)
+	// is one too: a value a deny rule removes is redacted as well.
 	known bool
 	// forms are the value's derived forms, the value itself first.
 	forms []form
@@ -133,7 +132,7 @@ func newSecretSet() (secretSet, error) {
 		{name: envSpeechKey, prefix: "sk-speech-", alphabet: base62, n: 32, known: true},
 		{name: envGoogleSecret, prefix: "GOCSPX-", alphabet: base62, n: 28, known: true},
 		{name: envWebhookSecret, prefix: "whsec-", alphabet: base62, n: 32, known: true},
-		{name: envDBPassword, alphabet: base62, n: 32},
+		{name: envDBPassword, alphabet: base62, n: 32, known: true},
 		{name: envInnocent, alphabet: base62, n: 20, known: true},
 		{name: envGitHubToken, prefix: "ghp_", alphabet: base62, n: 36, known: true},
 		{name: envDatabaseURL, prefix: "pg-", alphabet: base62, n: 24, known: true},

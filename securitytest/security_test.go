@@ -274,9 +274,11 @@ func TestSecurity(t *testing.T) {
 // host hardening turned off (PROCESS_ENV_HARDEN_HOST_PROCESS=false) and the
 // agent sandbox off (AGENT_SANDBOX=off, which would refuse the reads on its
 // own: TestSecuritySandboxWithoutHardening), the /proc vectors must read
-// the bot's environment, and the suite must report DB_PASSWORD
-// (deny-listed, so not redacted) as a LEAK to the model and fail the
-// vectors' exercise rows.
+// the bot's environment, and the suite must fail the vectors' exercise
+// rows. Every secret value in that environment is one the redactor knows
+// (a deny-listed DB_PASSWORD too), so the model sees each one redacted and
+// no model row may report a leak: the exercise row, which wants the bot's
+// /proc entry refused, is what tells the unhardened bot.
 func TestSecurityDetectsUnhardenedBot(t *testing.T) {
 	var probes []vector
 	for _, v := range vectors() {
@@ -290,20 +292,17 @@ func TestSecurityDetectsUnhardenedBot(t *testing.T) {
 	rows := runSuite(t, probes, []string{"PROCESS_ENV_HARDEN_HOST_PROCESS=false", "AGENT_SANDBOX=off"})
 	for _, v := range probes {
 		t.Run(v.name, func(t *testing.T) {
-			var leaked, exerciseFailed bool
+			var exerciseFailed bool
 			for _, r := range rows {
 				if r.vector != v.name {
 					continue
 				}
-				if r.channel == chanModel && r.outcome == outcomeLeak && strings.Contains(strings.Join(r.details, "; "), envDBPassword+" (raw)") {
-					leaked = true
+				if r.channel == chanModel && r.outcome == outcomeLeak {
+					t.Errorf("with hardening off, a secret of the bot's environment reached the model unredacted: %s", strings.Join(r.details, "; "))
 				}
 				if r.channel == chanExercise && r.outcome == outcomeFail {
 					exerciseFailed = true
 				}
-			}
-			if !leaked {
-				t.Errorf("with hardening off, the suite did not report DB_PASSWORD leaking to the model:\n%s", formatTable(rows))
 			}
 			if !exerciseFailed {
 				t.Errorf("with hardening off, the exercise row did not fail")

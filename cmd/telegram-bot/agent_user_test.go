@@ -103,17 +103,20 @@ func TestBinaryRefusesToStayRoot(t *testing.T) {
 }
 
 // agentUIDProbe is what the agent's bash tries against the bot (pid %[1]d)
-// and its state (%[2]q), with each control first: the same call on the
-// shell itself, which must work, so that a refusal is the kernel's
-// same-uid check and not a missing tool.
+// and its state (%[2]q), with each control first: the same call by a
+// process on itself (sh -c 'exec tool ... $$': the tool keeps the shell's
+// pid), which must work, so that a refusal is the kernel's same-uid
+// check or the launcher's seccomp filter and not a missing tool. (The
+// filter refuses a call on any other process, the calling shell's own
+// child or parent included.)
 const agentUIDProbe = `bot=%[1]d
 try() { if "$@" >/dev/null 2>&1; then echo ok; else echo refused; fi; }
 echo "uid=$(id -u) gid=$(id -g)"
-echo "self-prlimit=$(try prlimit --pid $$ --nofile=512:1024)"
+echo "self-prlimit=$(try sh -c 'exec prlimit --pid $$ --nofile=512:1024')"
 echo "prlimit=$(try prlimit --pid $bot --cpu=1:1)"
-echo "self-renice=$(try renice -n 1 -p $$)"
+echo "self-renice=$(try sh -c 'exec renice -n 1 -p $$')"
 echo "renice=$(try renice -n 19 -p $bot)"
-echo "self-taskset=$(try taskset -p 1 $$)"
+echo "self-taskset=$(try sh -c 'exec taskset -p 1 $$')"
 echo "taskset=$(try taskset -p 1 $bot)"
 echo "self-environ=$(try cat /proc/$$/environ)"
 echo "environ=$(try cat /proc/$bot/environ)"
@@ -426,6 +429,8 @@ func TestBinaryMCPServerAsTheAgent(t *testing.T) {
 	cmd.Dir = "/"
 	p := startBotCmd(t, cmd)
 	p.waitLog("Agent uid:")
+	// Discovery runs in the background: the tool joins once it answered.
+	p.waitLog("mcp: server discovered")
 	tg.SendText(procUser, procUser, "who?")
 	waitMessage(t, tg, procUser, "asked: ")
 	var got string

@@ -64,6 +64,11 @@ type Config struct {
 	// PROCESS_ENV_ALLOW lets through: they reach agent processes, and their
 	// values are among the secrets, redacted everywhere.
 	Passed []string
+	// DeniedRedacted names the inherited variables a deny rule removes
+	// whose values (8 bytes or more) are among the secrets: agent processes
+	// never get them, and the same value anywhere else is redacted. They
+	// are not the host's own secrets: an MCP server's env may expand them.
+	DeniedRedacted []string
 	// SecretSources names, for each of SecretValues, the variables it came
 	// from (its keys are secrets: never print them), so that a refusal
 	// can say which secret a value is.
@@ -181,6 +186,7 @@ func (e Env) Parse(environ map[string]string) (Config, error) {
 
 	ps, err := policyOptions(e, c, environ)
 	c.Policy, c.SecretNames, c.Passed, c.SecretSources = ps.opts, ps.names, ps.passed, ps.sources
+	c.DeniedRedacted = ps.denied
 	c.Warnings = append(c.Warnings, ps.warnings...)
 	c.Warnings = append(c.Warnings, priceWarnings...)
 
@@ -260,6 +266,9 @@ type policySettings struct {
 	// that do not stop the bot, and passed the variables Allow lets through
 	// with their values redacted.
 	names, warnings, passed []string
+	// denied are the variables a deny rule removes whose values are
+	// among the secrets.
+	denied []string
 	// sources names, per secret value, the variables it came from.
 	sources map[string][]string
 }
@@ -268,7 +277,8 @@ type policySettings struct {
 // PROCESS_ENV_DENY are added to the defaults, and SecretValues gets every
 // configured secret's value (whichever are set), the values of the
 // variables PROCESS_ENV_SECRETS names, the password and token-like query
-// values of every inherited URL, and the value of every variable Allow
+// values of every inherited URL, the value of every variable a deny rule
+// removes (8 bytes or more), and the value of every variable Allow
 // lets through although a rule would remove it ("use, not see": it reaches
 // agent processes, and its value is redacted everywhere).
 //
@@ -364,6 +374,17 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 
 	// The bot's own variables are carriers by name, whatever Allow says.
 	hostVars := append([]string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "TELEGRAM_SPEECH_API_KEY", "GOOGLE_CLIENT_SECRET"}, configNames()...)
+	// A deny rule removes a variable because its name says it holds a
+	// secret (DB_PASSWORD): its value is a secret for the redactor too, so
+	// the same value in a workspace .env or in a command's output comes
+	// back redacted. The bot's own variables are left to the lines above.
+	var denied []string
+	for _, name := range opts.Denied(environ) {
+		if v := strings.TrimSpace(environ[name]); len(v) >= spawnpolicy.MinimumSecretLength && !slices.Contains(hostVars, name) {
+			denied = append(denied, name)
+			add(name, v)
+		}
+	}
 	var passed []string
 	for _, name := range opts.Passed(environ) {
 		if !slices.Contains(hostVars, name) {
@@ -373,13 +394,18 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 	}
 	// foreign are the secrets that came from somewhere else than the
 	// variables Allow lets through: no variable may carry one to a child.
+	// A value a deny rule's variable holds is not foreign: the same token
+	// under GITHUB_TOKEN and an allowed GH_TOKEN is passed on purpose.
 	var foreign []string
 	for _, v := range opts.SecretValues {
-		if slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(passed, src) }) {
+		if slices.ContainsFunc(sources[v], func(src string) bool { return !slices.Contains(passed, src) && !slices.Contains(denied, src) }) {
 			foreign = append(foreign, v)
 		}
 	}
 	for _, name := range secretCarriers(environ, opts.SecretValues, foreign, hostVars, passed) {
+		if slices.Contains(denied, name) {
+			continue // a deny rule removes it already, and doctor names that rule
+		}
 		if slices.Contains(opts.Allow, name) {
 			errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW: %s configures the bot or holds another variable's secret, so agent processes never get it; remove it from PROCESS_ENV_ALLOW", name))
 			continue
@@ -393,7 +419,7 @@ func policyOptions(e Env, c Config, environ map[string]string) (policySettings, 
 		errs = append(errs, fmt.Errorf("PROCESS_ENV_ALLOW/PROCESS_ENV_DENY: %w", err))
 		return policySettings{opts: opts, names: names, warnings: warnings}, errors.Join(errs...)
 	}
-	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ), sources: sources}, errors.Join(errs...)
+	return policySettings{opts: opts, names: names, warnings: warnings, passed: opts.Passed(environ), denied: denied, sources: sources}, errors.Join(errs...)
 }
 
 // secretCarriers returns, sorted, the names among hostVars that are set in
@@ -466,6 +492,10 @@ func parseSwitch(s string) (on, ok bool) {
 	return true, false
 }
 
+// userIDHint tells an operator who wrote a @username or a name into
+// TELEGRAM_ALLOWED_USER_IDS where to find the numeric id.
+const userIDHint = " (to find your numeric id, message @userinfobot on Telegram, or start the bot with any id, 1, and STRANGER_REPLY=on, and write to it: it answers with your id)"
+
 // parseUserIDs reads TELEGRAM_ALLOWED_USER_IDS. A bad entry is named by its
 // position, not echoed, in case a secret was pasted into the wrong variable.
 func parseUserIDs(s string) ([]int64, []error) {
@@ -478,7 +508,14 @@ func parseUserIDs(s string) ([]int64, []error) {
 	for i, entry := range entries {
 		id, err := strconv.ParseInt(entry, 10, 64)
 		if err != nil || id <= 0 {
-			errs = append(errs, fmt.Errorf("TELEGRAM_ALLOWED_USER_IDS: entry %d is not a numeric user id", i+1))
+			kind := "is not a numeric user id"
+			if strings.HasPrefix(entry, "@") {
+				kind = "is a @username, not a numeric user id"
+			}
+			if len(errs) == 0 {
+				kind += userIDHint
+			}
+			errs = append(errs, fmt.Errorf("TELEGRAM_ALLOWED_USER_IDS: entry %d %s", i+1, kind))
 			continue
 		}
 		ids = append(ids, id)

@@ -126,6 +126,7 @@ func doctor(ctx context.Context, stdout io.Writer, deps doctorDeps) int {
 	doctorSockets(ctx, r, hostSocketPlaces(os.Getuid(), deps.environ()))
 	doctorTools(r, cfg)
 	doctorClaude(ctx, r, cfg, deps.environ)
+	doctorToolbox(ctx, r, policy)
 	doctorApprovals(r, cfg)
 	doctorDirs(r, cfg)
 	if policy != nil {
@@ -150,7 +151,10 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 		r.problem("spawn policy: %v", err)
 		return nil
 	}
-	r.line("  %s", policy.Summary())
+	r.line("  Process environment: %s", allowSummary(policy))
+	for _, l := range denySummary(cfg.Policy.Deny) {
+		r.line("  %s", l)
+	}
 	if len(cfg.SecretNames) == 0 {
 		r.line("  secret values: none configured")
 	} else {
@@ -170,6 +174,10 @@ func doctorProcessEnvironment(r *report, cfg Config, environ func() map[string]s
 	r.line("  agent processes will not see these inherited variables:")
 	tw := tabwriter.NewWriter(r.w, 0, 4, 2, ' ', 0)
 	for _, rm := range removals {
+		if slices.Contains(cfg.DeniedRedacted, rm.Name) {
+			fmt.Fprintf(tw, "    %s\t(%s: removed and redacted)\n", rm.Name, rm.Rule)
+			continue
+		}
 		fmt.Fprintf(tw, "    %s\t(%s)\n", rm.Name, rm.Rule)
 	}
 	tw.Flush()

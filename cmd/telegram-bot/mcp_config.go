@@ -128,14 +128,17 @@ func agentLookup(cfg Config, lookup func(string) (string, bool)) (func(string) (
 // hostSecrets returns the secrets a ${VAR} may not hand to a server, each
 // with the variables it came from: every secret value but those that came
 // only from variables PROCESS_ENV_ALLOW lets through (agent processes get
-// those anyway; they stay secrets for the redactor).
+// those anyway) or from variables a deny rule removes (GITHUB_TOKEN, the
+// ordinary token of a server); both stay secrets for the redactor.
 func hostSecrets(cfg Config) []mcp.HostSecret {
 	out := make([]mcp.HostSecret, 0, len(cfg.Policy.SecretValues))
 	for _, v := range cfg.Policy.SecretValues {
 		var own []string
 		sources := cfg.SecretSources[v]
 		for _, name := range sources {
-			if !slices.Contains(cfg.Passed, name) {
+			// A value a deny rule removed (DeniedRedacted) is redacted,
+			// but no more the host's own than a passed one.
+			if !slices.Contains(cfg.Passed, name) && !slices.Contains(cfg.DeniedRedacted, name) {
 				own = append(own, name)
 			}
 		}

@@ -292,6 +292,9 @@ func (h *Host) Run(ctx context.Context) error {
 		if botapi.CodeOf(err) == 401 {
 			return rejectedTokenError{}
 		}
+		if host, kind, ok := botapi.Unreachable(err); ok {
+			return unreachableError{host: host, kind: kind}
+		}
 		return fmt.Errorf("chat: getMe: %w", err)
 	}
 	h.mu.Lock()

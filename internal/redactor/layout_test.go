@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/scaletest"
 )
 
 // layoutSecrets are the secrets the layout tests hide: an API key of 37
@@ -51,9 +53,13 @@ func fillerText(n int) string {
 // or as a fragment, when nothing was redacted, or when a Writer fed the
 // output in pieces disagrees with Redact. It checks the redactor without
 // fragments too: the form itself must be seen through the layout, not only
-// its pieces that happen to sit on one line.
-func checkHidden(t *testing.T, secret, out string) {
+// its pieces that happen to sit on one line. The Writer is fed byte by
+// byte and in pieces of 7, 3 and 64 bytes, or in the sizes splits gives.
+func checkHidden(t *testing.T, secret, out string, splits ...[]int) {
 	t.Helper()
+	if splits == nil {
+		splits = [][]int{{1}, {7, 3, 64}}
+	}
 	for _, withFragments := range []bool{false, true} {
 		fragLen := fragmentLen
 		if !withFragments {
@@ -71,7 +77,7 @@ func checkHidden(t *testing.T, secret, out string) {
 		if how != "" {
 			t.Fatalf("fragments %v: the secret (length %d) survives as %s in %d bytes of output", withFragments, len(secret), how, len(out))
 		}
-		for _, sizes := range [][]int{{1}, {7, 3, 64}} {
+		for _, sizes := range splits {
 			if d := mismatch(got, writeSplit(t, r, out, sizes)); d != "" {
 				t.Fatalf("fragments %v: Writer in pieces of %v differs from Redact: %s", withFragments, sizes, d)
 			}
@@ -204,8 +210,17 @@ func TestLongSecret(t *testing.T) {
 	}
 	for _, tool := range [][]string{{"base64"}, {"base32"}, {"xxd"}, {"xxd", "-p"}, {"od", "-An", "-tx1"}} {
 		t.Run(strings.Join(tool, " "), func(t *testing.T) {
-			for _, offset := range []int{0, 1, 2, 5} {
+			for i, offset := range []int{0, 1, 2, 5} {
 				out := runTool(t, []byte(fillerText(offset)+key+"\n"), tool[0], tool[1:]...)
+				// Fed byte by byte, the Writer looks at what it holds back
+				// (as long as this key) at every write: under the race
+				// detector that is minutes for the four offsets. Reduced
+				// (scaletest), every offset is still redacted and streamed,
+				// and the first is streamed byte by byte too.
+				if i > 0 && scaletest.Reduced() {
+					checkHidden(t, key, out, []int{7, 3, 64})
+					continue
+				}
 				checkHidden(t, key, out)
 			}
 		})

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/volcanic/telegram-agent/internal/scaletest"
 )
 
 func TestRedactPartialTrickle(t *testing.T) {
@@ -101,7 +103,8 @@ func TestRedactPartialStreamProperty(t *testing.T) {
 	secrets := []string{"Zq9-secret-one-0000", "Zq9-secret-two-1111", "xyzzy-third-secret"}
 	r := New(secrets)
 	alphabet := "abc xyz-019Zq\n"
-	for iter := range 300 {
+	// The seed stays; reduced (scaletest), the first eighth of its texts run.
+	for iter := range scaletest.N(300) {
 		var sb strings.Builder
 		for sb.Len() < 200 {
 			if rng.IntN(4) == 0 {

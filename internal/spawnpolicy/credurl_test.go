@@ -1,6 +1,7 @@
 package spawnpolicy
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -128,6 +129,59 @@ func TestPassed(t *testing.T) {
 			for _, name := range tt.want {
 				if _, ok := got.Env[name]; !ok {
 					t.Errorf("%s is passed but does not reach the child", name)
+				}
+			}
+		})
+	}
+}
+
+// TestDenied checks which variables a Deny entry removes by name: those are
+// the ones whose values the host adds to the secrets it redacts. A variable
+// removed for its value alone, or one an Allow glob keeps against a Deny
+// glob, is not among them, and the policy removes exactly the ones listed.
+func TestDenied(t *testing.T) {
+	env := with(hostEnv(),
+		"ALIAS", secretAlias,
+		"DATABASE_URL", "postgres://app:"+secretDatabase+"@db/app",
+		"ORDINARY_SETTING", "kept",
+	)
+	all := []string{"ANTHROPIC_API_KEY", "DB_PASSWORD", "GITHUB_TOKEN", "GOOGLE_CLIENT_SECRET", "GoogleCalendar__ClientSecret", "OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN", "Telegram__BotToken", "Telegram__Speech__ApiKey"}
+	tests := []struct {
+		name        string
+		deny, allow []string
+		want        []string
+	}{
+		{"the default rules", nil, nil, all},
+		{"an allowed glob match is kept", nil, []string{"GITHUB_*"}, slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == "GITHUB_TOKEN" })},
+		{"an explicit deny name beats an allow glob", []string{"ORDINARY_SETTING"}, []string{"ORDINARY_*"}, slices.Sorted(slices.Values(append(slices.Clone(all), "ORDINARY_SETTING")))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := optionsWith(func(o *Options) {
+				o.Deny = append(o.Deny, tt.deny...)
+				o.Allow = tt.allow
+				o.SecretValues = []string{secretAlias}
+			})
+			if err := opts.Validate(); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			got := opts.Denied(env)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Denied (-want +got):\n%s", diff)
+			}
+			p := newTestPolicy(t, opts, nil, env)
+			ctx, err := p.Prepare(bashRequest())
+			if err != nil {
+				t.Fatalf("Prepare: %v", err)
+			}
+			for _, name := range got {
+				if _, ok := ctx.Env[name]; ok {
+					t.Errorf("%s is denied but reaches the child", name)
+				}
+			}
+			for _, name := range []string{"ALIAS", "DATABASE_URL"} {
+				if slices.Contains(got, name) {
+					t.Errorf("%s is removed for its value, not by a deny rule", name)
 				}
 			}
 		})

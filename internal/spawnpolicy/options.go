@@ -154,3 +154,23 @@ func (o Options) Passed(environ map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Denied returns, sorted, the variables of environ that a Deny entry
+// removes: an explicit name, or a glob that no Allow entry overrides. A
+// variable removed only because its value is a credential URL or holds a
+// secret value is not among them. A deny rule removes a variable because
+// its name says it carries a secret, so the host adds the values of these
+// variables to the secrets it redacts: the same value in a workspace file
+// or a command's output must not reach the model in clear either. The
+// options must be valid.
+func (o Options) Denied(environ map[string]string) []string {
+	r := compileRules(Options{Deny: o.Deny, Allow: o.Allow})
+	var out []string
+	for name := range environ {
+		if r.deniedByName(name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

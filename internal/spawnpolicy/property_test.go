@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/volcanic/telegram-agent/internal/scaletest"
 )
 
 // randomName builds a variable name from pieces that the default globs and
@@ -65,7 +67,8 @@ func referenceKeeps(opts Options, name, value string) bool {
 func TestPrepareProperty(t *testing.T) {
 	r := rand.New(rand.NewSource(20260926))
 	values := []string{"short", "plain-value-1", "plain-value-2", secretAlias, secretGitHub, "1234567"}
-	for iteration := range 500 {
+	// The seed stays; reduced (scaletest), the first eighth of its cases run.
+	for iteration := range scaletest.N(500) {
 		opts := Options{SecretValues: []string{secretAlias, "1234567"}}
 		if r.Intn(2) == 0 {
 			opts.Deny = defaultDeny()

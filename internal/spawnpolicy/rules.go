@@ -95,6 +95,16 @@ func (r *rules) removedAfterAllow(name, value string) (string, bool) {
 	return "", false
 }
 
+// deniedByName reports whether a Deny entry removes a variable by its
+// name alone: an explicit Deny name, or a Deny glob no Allow entry beats.
+func (r *rules) deniedByName(name string) bool {
+	match := func(p pattern) bool { return p.match(name) }
+	if slices.ContainsFunc(r.denyNames, match) {
+		return true
+	}
+	return !slices.ContainsFunc(r.allow, match) && slices.ContainsFunc(r.denyGlobs, match)
+}
+
 // passed reports whether Allow keeps a variable that a rule it wins over
 // would otherwise remove.
 func (r *rules) passed(name, value string) bool {

@@ -31,7 +31,7 @@ func runHelper(mode string) int {
 	var err error
 	switch mode {
 	case helperBigOutput:
-		err = printBigOutput(os.Getenv(helperWorkspaceEnv), os.Stdout)
+		err = printBigOutput(os.Getenv(helperWorkspaceEnv), os.Getenv(helperBytesEnv), os.Stdout)
 	case helperPermission:
 		err = printPermissionOutcomes(os.Getenv(helperTargetEnv), os.Stdout)
 	default:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
+	"github.com/volcanic/telegram-agent/internal/scaletest"
 )
 
 // The helper modes and their parameters.
@@ -23,7 +24,11 @@ const (
 	helperBigOutput = "bash-big-output"
 	// helperWorkspaceEnv names the helper's workspace.
 	helperWorkspaceEnv = "TOOLS_TEST_WORKSPACE"
-	// bigOutputBytes is what the memory test's command prints: 1 GiB.
+	// helperBytesEnv is how many bytes the helper's command prints.
+	helperBytesEnv = "TOOLS_TEST_BYTES"
+	// bigOutputBytes is what the memory test's command prints: 1 GiB, or
+	// an eighth of it under the race detector or with -short (scaletest),
+	// still twice the spill limit and twice the growth allowed.
 	bigOutputBytes = 1 << 30
 	// maxGrowth is how much the tool may grow the process's memory.
 	maxGrowth = 64 << 20
@@ -43,24 +48,28 @@ type memoryReport struct {
 
 // printBigOutput is the memory helper: it runs runBigOutput in workspace
 // and prints its report to w as JSON.
-func printBigOutput(workspace string, w io.Writer) error {
-	rep, err := runBigOutput(workspace)
+func printBigOutput(workspace, size string, w io.Writer) error {
+	n, err := strconv.ParseInt(size, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: %w", helperBytesEnv, err)
+	}
+	rep, err := runBigOutput(workspace, n)
 	if err != nil {
 		return err
 	}
 	return json.NewEncoder(w).Encode(rep)
 }
 
-// runBigOutput runs the bash tool on a command printing 1 GiB and measures
-// the process's resident memory before and at its peak (VmHWM).
-func runBigOutput(workspace string) (memoryReport, error) {
+// runBigOutput runs the bash tool on a command printing size bytes and
+// measures the process's resident memory before and at its peak (VmHWM).
+func runBigOutput(workspace string, size int64) (memoryReport, error) {
 	f := newFixture(helperTB{}, fixtureConfig{opts: []agent.Option{agent.WithWorkspace(workspace)}})
 	runtime.GC()
 	base, err := procStatusKB("VmRSS")
 	if err != nil {
 		return memoryReport{}, err
 	}
-	cmd := fmt.Sprintf("yes 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c %d", bigOutputBytes)
+	cmd := fmt.Sprintf("yes 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c %d", size)
 	start := time.Now()
 	res, err := tools.NewBash().Execute(context.Background(), &agent.Call{ID: "big", Arguments: json.RawMessage(bashArgs(cmd, 600)), Context: f.session.ToolContext()})
 	if err != nil {
@@ -113,19 +122,18 @@ func (helperTB) TempDir() string {
 	return dir
 }
 
-// TestBashBoundedMemory runs a command printing 1 GiB through the bash tool
-// in a child process (the test binary re-executed) and checks that the
-// result is the tail, the full output is saved up to the spill limit, and
-// the child's memory grew by less than 64 MiB.
+// TestBashBoundedMemory runs a command printing 1 GiB (128 MiB under the
+// race detector or with -short) through the bash tool in a child process
+// (the test binary re-executed) and checks that the result is the tail,
+// the full output is saved up to the spill limit, and the child's memory
+// grew by less than 64 MiB.
 func TestBashBoundedMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("prints 1 GiB")
-	}
+	size := int64(scaletest.N(bigOutputBytes))
 	ws := t.TempDir()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
 	// The helper's fixture makes its temporary folders in TMPDIR and
 	// never removes them: give it one the test removes.
-	cmd.Env = append(os.Environ(), helperEnv+"="+helperBigOutput, helperWorkspaceEnv+"="+ws, "TMPDIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), helperEnv+"="+helperBigOutput, helperWorkspaceEnv+"="+ws, helperBytesEnv+"="+strconv.FormatInt(size, 10), "TMPDIR="+t.TempDir())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -136,12 +144,12 @@ func TestBashBoundedMemory(t *testing.T) {
 		t.Fatalf("helper output %q: %v", out, err)
 	}
 	growth := (rep.PeakRSSKB - rep.BaselineRSSKB) * 1024
-	t.Logf("1 GiB in %.1fs; RSS %d kB before, peak %d kB: growth %.1f MiB", rep.Seconds, rep.BaselineRSSKB, rep.PeakRSSKB, float64(growth)/(1<<20))
+	t.Logf("%d MiB in %.1fs; RSS %d kB before, peak %d kB: growth %.1f MiB", size>>20, rep.Seconds, rep.BaselineRSSKB, rep.PeakRSSKB, float64(growth)/(1<<20))
 	if growth >= maxGrowth {
 		t.Errorf("memory grew by %d bytes, want under %d", growth, maxGrowth)
 	}
-	if rep.TotalBytes != bigOutputBytes || rep.ShownBytes > tools.DefaultMaxBytes || rep.ShownLines > tools.DefaultMaxLines {
-		t.Errorf("total %d bytes, shown %d bytes in %d lines; want %d bytes and a tail within the limits", rep.TotalBytes, rep.ShownBytes, rep.ShownLines, bigOutputBytes)
+	if rep.TotalBytes != size || rep.ShownBytes > tools.DefaultMaxBytes || rep.ShownLines > tools.DefaultMaxLines {
+		t.Errorf("total %d bytes, shown %d bytes in %d lines; want %d bytes and a tail within the limits", rep.TotalBytes, rep.ShownBytes, rep.ShownLines, size)
 	}
 	if !strings.Contains(rep.Note, "Full output, cut at 64.0 MB: "+rep.FullOutput+"]") {
 		t.Errorf("note %q does not name the full output %q, cut at the spill limit", rep.Note, rep.FullOutput)

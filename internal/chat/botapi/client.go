@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -196,7 +197,14 @@ func (c *Client) post(ctx context.Context, method string, body []byte, contentTy
 // text without the token (the request URL holds it) and redacted; only a
 // context's end stays in the chain.
 func (s *shared) transportError(method string, err error) error {
-	e := &Error{Method: method, Description: s.scrub(err.Error())}
+	text := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		// "Post \"<URL>\": dial tcp ...": the URL says nothing the
+		// method and Host do not, and its path is the token's place.
+		text = ue.Err.Error()
+	}
+	e := &Error{Method: method, Description: s.scrub(text), Network: networkKind(err), Host: hostOf(s.base)}
 	switch {
 	case errors.Is(err, context.Canceled):
 		e.cause = context.Canceled

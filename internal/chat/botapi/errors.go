@@ -21,6 +21,11 @@ type Error struct {
 	Description string
 	// RetryAfter is the wait a 429 asks for.
 	RetryAfter time.Duration
+	// Network, for a call that got no answer (Code 0), is why: one of
+	// NetworkDNS, NetworkTLS, NetworkRefused, NetworkTimeout or
+	// NetworkOther; "" when the call's own context ended it. Host is then
+	// the server's host (never the URL, whose path holds the token).
+	Network, Host string
 
 	cause error
 }
