@@ -68,10 +68,6 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 				if !ok {
 					return true
 				}
-				if id, ok := call.Fun.(*ast.Ident); ok && claudeEnviron(path, nil, id.Name) {
-					applies = true
-					return true
-				}
 				sel, ok := call.Fun.(*ast.SelectorExpr)
 				if !ok {
 					return true
@@ -85,9 +81,6 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 				case pkg != nil && (pkg.Name == "os" && sel.Sel.Name == "StartProcess" || pkg.Name == "syscall" && (sel.Sel.Name == "Exec" || sel.Sel.Name == "ForkExec")):
 					t.Errorf("%s: %s.%s starts a process the spawn policy cannot cover", fset.Position(call.Pos()), pkg.Name, sel.Sel.Name)
 				case sel.Sel.Name == "ApplyTo":
-					applies = true
-				case claudeEnviron(path, pkg, sel.Sel.Name):
-					// A Claude Code provider process (below).
 					applies = true
 				case sel.Sel.Name == "Wrap" && fn.Name.Name == "ApplyTo" && filepath.ToSlash(path) == "../internal/spawnpolicy/apply.go":
 					routes = true
@@ -112,27 +105,6 @@ func TestEverySpawnerAppliesThePolicy(t *testing.T) {
 	if spawners < 5 {
 		t.Errorf("found %d spawners, want at least the bash tool, Exec, watcher scripts, MCP servers and the doctor's probe", spawners)
 	}
-}
-
-// claudeEnviron reports whether the call pkg.name (pkg nil for a call
-// inside the package) in the file path builds a Claude Code provider
-// process's environment: claude -p, claude auth and the doctor's probes run
-// the model, not something the model asked for, and get the complete
-// allow-listed environment of claudecode.Environ instead of the policy's,
-// whose hooks could add variables to them (the specification's section 7).
-// Only the provider's package and the bot's claude sub-command files may.
-func claudeEnviron(path string, pkg *ast.Ident, name string) bool {
-	if name != "Environ" {
-		return false
-	}
-	path = filepath.ToSlash(path)
-	switch {
-	case pkg == nil:
-		return strings.HasPrefix(path, "../internal/claudecode/")
-	case pkg.Name == "claudecode":
-		return strings.HasPrefix(path, "../cmd/telegram-bot/claude_")
-	}
-	return false
 }
 
 // launcherStart reports whether the call pkg.name in function fn of the

@@ -36,8 +36,7 @@ func runClaudeLogin(ctx context.Context, args []string, stdout, stderr io.Writer
 		return 1
 	}
 	cmd := exec.CommandContext(ctx, "claude", "auth", "login", "--claudeai")
-	cmd.Env = claudecode.Environ(environMap(), home, "", "")
-	cmd.Dir = home
+	claudecode.Process(environMap(), home, "", "", home).ApplyTo(cmd)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
 	runErr := cmd.Run()
 	if err := giveToOwner(home); err != nil {

@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
+
 	"maps"
 	"path/filepath"
 	"slices"
@@ -22,6 +24,27 @@ const OAuthTokenVar = "CLAUDE_CODE_OAUTH_TOKEN"
 // ConfigDir is the provider home's directory that claude keeps its login,
 // settings and sessions in (CLAUDE_CONFIG_DIR).
 func ConfigDir(home string) string { return filepath.Join(home, ".claude") }
+
+// Process is the spawn-policy context of a claude process run in dir: its
+// complete environment is Environ's allow-list, which the specification's
+// section 7 gives the provider in place of the policy's prepared one, and
+// it runs outside the sandbox (claude keeps its login in the provider
+// home, which agent processes cannot read). Its ApplyTo gives an exec.Cmd
+// that environment and directory, never an inherited one.
+func Process(host map[string]string, home, tz, oauthToken, dir string) spawnpolicy.Context {
+	return processContext(Environ(host, home, tz, oauthToken), dir)
+}
+
+// processContext is the context of a claude process with the complete
+// environment env (NAME=value entries) in dir.
+func processContext(env []string, dir string) spawnpolicy.Context {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		m[name] = value
+	}
+	return spawnpolicy.Context{Purpose: spawnpolicy.Other, Cwd: dir, Env: m, Origin: "claudecode"}
+}
 
 // Environ is the complete environment of a claude process, built from
 // host (a snapshot of the bot's environment) by the allow-list: HOME and

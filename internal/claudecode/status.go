@@ -50,11 +50,12 @@ func Probe(ctx context.Context, command, home string, host map[string]string, oa
 	if _, err := os.Stat(home); err != nil {
 		dir = "/" // the bot has not made the provider home yet
 	}
+	pc := processContext(env, dir)
 	run := func(args ...string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, command, args...)
-		cmd.Env, cmd.Dir = env, dir
+		pc.ApplyTo(cmd)
 		procgroup.Set(cmd)
 		cmd.WaitDelay = time.Second
 		return cmd.Output()

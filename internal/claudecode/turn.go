@@ -77,8 +77,7 @@ func (p *Provider) run(ctx context.Context, spec turnSpec, onText func(string)) 
 	runCtx, kill := context.WithCancelCause(ctx)
 	defer kill(nil)
 	cmd := exec.CommandContext(runCtx, command, p.args(spec, files)...)
-	cmd.Env = env
-	cmd.Dir = p.cfg.Workspace
+	processContext(env, p.cfg.Workspace).ApplyTo(cmd)
 	procgroup.Set(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	stdin, err := cmd.StdinPipe()
