@@ -6,12 +6,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/credproxy"
-	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -172,27 +170,9 @@ func runProbe(ctx context.Context, policy *spawnpolicy.Policy, shell, script str
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(shell, "-c", pc.Command)
-	pc.ApplyTo(cmd)
-	procgroup.Set(cmd)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	defer pr.Close()
 	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = pw, &stderr
-	err = pc.Start(cmd)
-	pw.Close()
+	out, err := runPrepared(ctx, pc, shell, &stderr)
 	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { procgroup.Kill(cmd) })
-	defer stop()
-	out, _ := io.ReadAll(pr)
-	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("the probe failed: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	parts := strings.Split(string(out), "\x00")

@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/volcanic/telegram-agent/internal/procgroup"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/spawnpolicy"
 )
@@ -152,28 +149,8 @@ func probeSandbox(ctx context.Context, policy *spawnpolicy.Policy, cfg Config) (
 	if err != nil {
 		return nil, err
 	}
-	// No context and a pipe for the output: what a launcher started ahead
-	// takes (a context's cancellation is a timer here).
-	cmd := exec.Command(bash, "-c", pc.Command)
-	pc.ApplyTo(cmd)
-	procgroup.Set(cmd)
-	pr, pw, err := os.Pipe()
+	out, err := runPrepared(ctx, pc, bash, nil)
 	if err != nil {
-		return nil, err
-	}
-	defer pr.Close()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	err = pc.Start(cmd)
-	pw.Close()
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { procgroup.Kill(cmd) })
-	defer stop()
-	out, _ := io.ReadAll(pr)
-	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
 	}
 	got := map[string]string{}
