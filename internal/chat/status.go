@@ -206,7 +206,11 @@ func (s *toolStatus) pushRunning(ctx context.Context) {
 // retry policy (a retry_after is waited out) for at most statusSendTimeout:
 // what follows it in the chat must come after it, which a preview's one
 // try dropped under a 429 would not keep.
-func (s *toolStatus) show(ctx context.Context) {
+func (s *toolStatus) show(ctx context.Context) { s.pushFirst(ctx, s.h.api, true) }
+
+// pushFirst sends the status through send when it was not shown yet,
+// within statusSendContext; running says whether the Stop button is shown.
+func (s *toolStatus) pushFirst(ctx context.Context, send *botapi.Client, running bool) {
 	s.mu.Lock()
 	shown := s.msgID != 0
 	s.mu.Unlock()
@@ -215,7 +219,7 @@ func (s *toolStatus) show(ctx context.Context) {
 	}
 	ctx, cancel := statusSendContext(ctx)
 	defer cancel()
-	if err := s.push(ctx, s.h.api, true); err != nil {
+	if err := s.push(ctx, send, running); err != nil {
 		s.h.logSkipped("tool status", s.t, err)
 	}
 }
@@ -293,16 +297,8 @@ func (s *toolStatus) settle(ctx context.Context, stopped bool) {
 			}
 		}
 	}
-	shown := s.msgID != 0
 	s.mu.Unlock()
-	if shown {
-		return
-	}
-	ctx, cancel := statusSendContext(ctx)
-	defer cancel()
-	if err := s.push(ctx, s.h.preview, false); err != nil {
-		s.h.logSkipped("tool status", s.t, err)
-	}
+	s.pushFirst(ctx, s.h.preview, false)
 }
 
 // close shows the final state of a status message already shown, without
