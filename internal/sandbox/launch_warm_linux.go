@@ -73,8 +73,10 @@ func launchWarm(stderr io.Writer, agent bool) int {
 		}
 	}()
 	// The first spec decoded costs the JSON package's reflection over
-	// the type: paid here, before the command waits for it.
+	// the type: paid here, before the command waits for it, as is the
+	// thread the command starts from, confined but for its view.
 	_ = json.Unmarshal([]byte(`{"path":"","args":[],"env":[],"view":{"extra":{}}}`), new(spec))
+	pre := confineAhead()
 	// The bot may have handed the command over and closed its end before
 	// this: the write then fails, and the command is still there to read.
 	_, _ = unix.Write(warmSocket, []byte{'r'})
@@ -120,7 +122,7 @@ func launchWarm(stderr io.Writer, agent bool) int {
 			}
 		}
 	}
-	return run(s, files, drop, sigs, fdWriter(fds[2]), ctl)
+	return run(s, files, drop, sigs, fdWriter(fds[2]), ctl, pre)
 }
 
 // receive reads the bot's hand-over from sock: the descriptors it carries
