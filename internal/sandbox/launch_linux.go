@@ -108,13 +108,9 @@ func becomeReaper(stderr io.Writer) (chan os.Signal, error) {
 // A spec to relay (with a [Spawner]) goes to the agent-side launcher whose
 // socket is the last of files instead (see relay). The agent-side launcher
 // has a control: the relay's messages, and its status at the end. A
-// launcher started ahead has a thread confined ahead (pre) the command
-// starts from when it fits; nil is none.
-func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl agentControl, pre *ahead) int {
-	if !pre.fits(s) {
-		pre.discard()
-		pre = nil
-	}
+// launcher started ahead may have started the command already, from its
+// thread confined ahead (begun); nil is not.
+func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl agentControl, begun *begun) int {
 	if s.Relay {
 		return relay(s, files[:len(files)-1], files[len(files)-1], sigs, stderr)
 	}
@@ -122,12 +118,18 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl a
 	// (procgroup.Set), and it signals that group to end the command. The
 	// command stays in it; the launcher leaves it below, so a group
 	// SIGKILL ends the command and the launcher still cleans up.
-	leader := unix.Getpgrp() == os.Getpid()
-	if err := cloexecFrom(3); err != nil {
-		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
-		return exitNotStarted
+	leader := isLeader()
+	pid, serve, err := 0, func() {}, error(nil)
+	if begun != nil {
+		// It has left the group already.
+		leader, pid, err = begun.leader, begun.pid, begun.err
+	} else {
+		if err := cloexecFrom(3); err != nil {
+			fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+			return exitNotStarted
+		}
+		pid, serve, err = startConfined(s, files, !leader)
 	}
-	pid, serve, err := startConfined(s, files, !leader, pre)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
 		report(ctl, exited(exitNotStarted))
@@ -139,8 +141,8 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl a
 	group := pid
 	if leader {
 		group = os.Getpid()
-		if pg, err := unix.Getpgid(os.Getppid()); err == nil {
-			_ = unix.Setpgid(0, pg)
+		if begun == nil {
+			leaveGroup()
 		}
 	}
 	// Only now: a group kill that comes before the launcher has left the
@@ -173,35 +175,18 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl a
 // With the thread gone no launcher thread is in the domain. The command
 // has no parent-death signal for the same reason: Linux sends it when the
 // forking thread ends, that is at once; the bot, a subreaper, ends what a
-// launcher killed from outside leaves (Reaper). The thread is pre, confined
-// ahead but for the Landlock domain, when it is not nil.
+// launcher killed from outside leaves (Reaper).
 //
 // It returns the command's pid, and what the launcher must start serving
 // for the command once it has left the spawner's group (the seccomp
 // listener's answers, a network namespace's bridge).
-func startConfined(s spec, files []int, setpgid bool, pre *ahead) (int, func(), error) {
+func startConfined(s spec, files []int, setpgid bool) (int, func(), error) {
 	type started struct {
 		pid   int
 		serve func()
 		err   error
 	}
 	done := make(chan started, 1)
-	if pre != nil {
-		pre.run(func(err error) {
-			// s has no egress (ahead.fits): no TCP rule.
-			if err == nil {
-				err = restrictThread(s.View, 0)
-			}
-			if err != nil {
-				done <- started{err: err}
-				return
-			}
-			pid, err := forkExec(s, files, setpgid)
-			done <- started{pid: pid, serve: func() {}, err: err}
-		})
-		r := <-done
-		return r.pid, r.serve, r.err
-	}
 	go func() {
 		// Never unlocked: the Go runtime ends the thread with the
 		// goroutine instead of reusing it.
@@ -243,6 +228,17 @@ func forkExec(s spec, files []int, setpgid bool) (int, error) {
 		return 0, fmt.Errorf("start %s: %w", s.Path, err)
 	}
 	return pid, nil
+}
+
+// isLeader reports whether the launcher leads its process group.
+func isLeader() bool { return unix.Getpgrp() == os.Getpid() }
+
+// leaveGroup moves the launcher, the leader of the group the spawner
+// signals, to its parent's group once the command has started in it.
+func leaveGroup() {
+	if pg, err := unix.Getpgid(os.Getppid()); err == nil {
+		_ = unix.Setpgid(0, pg)
+	}
 }
 
 // waitFor waits for the process pid to end and returns its status. It
