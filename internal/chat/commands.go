@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
 // dispatch acts on an accepted message: a command at once, a turn queued on
@@ -41,7 +42,7 @@ func (h *Host) replaceQueued(in *inbound) bool {
 		return false
 	}
 	w.mu.Lock()
-	var old int64
+	var old ledger.Origin
 	replaced := false
 	for _, it := range w.queue {
 		if it.kind == itemMessage && it.in != nil && it.in.msg.ID == in.msg.ID {
@@ -49,7 +50,7 @@ func (h *Host) replaceQueued(in *inbound) bool {
 			// marked as an edit for the model.
 			edit := *in
 			edit.edited = false
-			old, it.in, it.journalID, replaced = it.journalID, &edit, in.updateID, true
+			old, it.in, it.origin, replaced = it.origin, &edit, ledger.Update(in.updateID), true
 			break
 		}
 	}
@@ -63,12 +64,12 @@ func (h *Host) replaceQueued(in *inbound) bool {
 
 // queueTurn queues in as a turn; the user is told when it has to wait, or
 // that the chat's queue is full (the message is then dropped).
-func (h *Host) queueTurn(in *inbound, journalID int64) {
+func (h *Host) queueTurn(in *inbound, updateID int64) {
 	w, err := h.worker(in.target)
 	if err != nil {
 		return // shutting down: the journal keeps it for after the restart
 	}
-	waits, queued, err := w.enqueue(&workItem{kind: itemMessage, in: in, journalID: journalID})
+	waits, queued, err := w.enqueue(&workItem{kind: itemMessage, in: in, origin: ledger.Update(updateID), state: ledger.Queued})
 	switch {
 	case err != nil:
 		// The refusal is the message's outcome: its journal entry is done
@@ -76,7 +77,7 @@ func (h *Host) queueTurn(in *inbound, journalID int64) {
 		// take it), so that a crash before that leaves it pending,
 		// reported after the restart, rather than lost without a word.
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(journalID) })
+		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(ledger.Update(updateID)) })
 	case waits:
 		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
 	}
@@ -270,7 +271,7 @@ func (h *Host) queueCommand(in *inbound, kind itemKind, reply func(string), wait
 	// The command's journal entry is done by the item once it ran: it
 	// waits in memory only, and a restart before would forget it after
 	// the chat was told it comes.
-	waits, queued, err := w.enqueue(&workItem{kind: kind, journalID: in.updateID})
+	waits, queued, err := w.enqueue(&workItem{kind: kind, origin: ledger.Update(in.updateID), state: ledger.Received})
 	switch {
 	case err != nil:
 		reply(busyText(queued))

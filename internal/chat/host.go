@@ -25,6 +25,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -144,7 +145,9 @@ type Host struct {
 	cutStatuses []statusRecord
 	// asks are the approval requests waiting for a button.
 	asks    approvalBoard
-	journal *journal
+	journal *ledger.Journal
+	// reports sends what a journal entry waits for (see Host.report).
+	reports *ledger.Reporter
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
 	storage *storageHealth
@@ -188,7 +191,7 @@ type Host struct {
 	// replaces it).
 	pollSleep func(ctx context.Context, d time.Duration) bool
 	// journalOpts are the inbound journal's test seams.
-	journalOpts []journalOption
+	journalOpts []ledger.Option
 	// reportPause is the first pause before a report that did not go out
 	// is sent again (see report); tests shorten it.
 	reportPause time.Duration
@@ -253,7 +256,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 			h.storage.wrote(SettingsFile)
 		}
 	}
-	if h.journal, err = openJournal(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
+	if h.journal, err = ledger.Open(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
 	if h.statuses, h.cutStatuses, err = openStatusLog(cfg.AgentDir, h.logger); err != nil {
@@ -263,12 +266,13 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	}
 	if h.api, err = botapi.New(cfg.Token, cfg.Redactor, botapi.WithBaseURL(cfg.APIURL), botapi.WithHTTPClient(h.httpClient),
 		botapi.WithLogger(h.logger), botapi.WithRetryPolicy(h.retry)); err != nil {
-		h.journal.close()
+		h.journal.Close()
 		return nil, fmt.Errorf("chat: %w", err)
 	}
 	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.reports = h.newReporter()
 	return h, nil
 }
 
@@ -281,7 +285,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // a clean shutdown; an error wrapping ErrWebhookRejected when Telegram
 // refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
-	defer h.journal.close()
+	defer h.journal.Close()
 	defer h.statuses.close()
 	me, err := h.api.GetMe(ctx)
 	if err != nil {
@@ -438,9 +442,11 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	scope = t.String()
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
 	journal := func() error {
-		id, err := h.journal.writePrompt(scope, label, prompt)
+		o, err := h.journal.WritePrompt(scope, label, prompt)
 		h.journaled(err)
-		it.journalID = id
+		if err == nil {
+			it.origin, it.state = o, ledger.Queued
+		}
 		return err
 	}
 	w, err := h.worker(t)
