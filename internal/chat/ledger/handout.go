@@ -52,31 +52,28 @@ func (j *Journal) ResumeOffset(now time.Time) int64 {
 // Replay returns the entries found received at start-up, once: updates
 // taken but not handled when the bot died.
 func (j *Journal) Replay() []Entry {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := j.replays
-	j.replays = nil
-	return out
+	return j.once(&j.replays)
 }
 
 // ToReport returns the entries found queued at start-up, once: interrupted,
 // the chat is to be told (MarkReported once it was).
 func (j *Journal) ToReport() []Entry {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := j.fresh
-	j.fresh = nil
-	return out
+	return j.once(&j.fresh)
 }
 
 // CutShort returns the entries found answering at start-up, once: the
 // chat is to be told that their answer may have been cut short
 // (MarkCutReported once it was).
 func (j *Journal) CutShort() []Entry {
+	return j.once(&j.cut)
+}
+
+// once empties list and returns what it held, with the journal locked.
+func (j *Journal) once(list *[]Entry) []Entry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := j.cut
-	j.cut = nil
+	out := *list
+	*list = nil
 	return out
 }
 
