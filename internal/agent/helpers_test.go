@@ -110,6 +110,20 @@ func kindsOf(events []agent.Event) []agent.EventKind {
 	return out
 }
 
+// joinDeltas returns events with every run of consecutive text deltas
+// joined into one.
+func joinDeltas(events []agent.Event) []agent.Event {
+	var out []agent.Event
+	for _, ev := range events {
+		if n := len(out); n > 0 && ev.Kind == agent.EventTextDelta && out[n-1].Kind == agent.EventTextDelta {
+			out[n-1].Text += ev.Text
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
 // funcExtension is a scripted extension.
 type funcExtension struct {
 	name     string
