@@ -9,7 +9,8 @@ type EventKind int
 const (
 	// EventTurnStart: a turn began.
 	EventTurnStart EventKind = iota + 1
-	// EventTextDelta: Text holds the next piece of the model's answer.
+	// EventTextDelta: Text holds the next piece of the model's answer,
+	// redacted as a stream (see [Event]).
 	EventTextDelta
 	// EventToolStart: ToolCallID, ToolName and Arguments name a call that
 	// is about to run.
@@ -71,6 +72,19 @@ func (k EventKind) String() string {
 
 // Event is one thing that happened in a session. Which fields are set depends
 // on Kind.
+//
+// Every event a session hands its front end and the extensions' handlers
+// carries only redacted text, so a receiver may cut, render or store it
+// without redacting it again (and cannot undo a cut that left part of a
+// secret's encoded form, which is why it is done here, before any cut):
+// text deltas pass the turn's streaming redactor, which holds back a
+// trailing run that could still become a secret until the next delta
+// settles it, so no delta ends in the beginning of one, and the deltas of a
+// model step add up to its text redacted whole (where they break is the
+// redactor's choice, not the provider's); every other Text (the final
+// answer, a compaction summary, a fallback model's name), the tool call's
+// ID, name and Arguments and Err are redacted whole, and a Result was
+// redacted where the tool's output became one.
 type Event struct {
 	Kind       EventKind
 	SessionID  string
