@@ -2,6 +2,7 @@ package agent
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
@@ -50,9 +51,11 @@ func (t *textStream) write(delta string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// The buffer never fails, so neither does the writer.
-	_, _ = t.w.Write([]byte(delta))
-	t.send()
+	// The writer copies what it keeps and never writes to p, so it can
+	// read the delta's bytes in place. The buffer never fails, so neither
+	// does the writer.
+	_, _ = t.w.Write(unsafe.Slice(unsafe.StringData(delta), len(delta)))
+	t.send(delta)
 }
 
 // flush emits what the redactor holds back: the model's step (or the
@@ -61,7 +64,7 @@ func (t *textStream) flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_ = t.w.Flush()
-	t.send()
+	t.send("")
 }
 
 // discard drops what the redactor holds back, unsent: the answer stream
@@ -74,13 +77,17 @@ func (t *textStream) discard() {
 	t.w = t.red.NewWriter(&t.out)
 }
 
-// send emits the collected output as one delta. The caller holds mu, so
+// send emits the collected output as one delta: in itself when it is the
+// delta just written, as it mostly is (no copy). The caller holds mu, so
 // deltas are emitted in the order they were written.
-func (t *textStream) send() {
+func (t *textStream) send(in string) {
 	if len(t.out) == 0 {
 		return
 	}
-	delta := string(t.out)
+	delta := in
+	if string(t.out) != in {
+		delta = string(t.out)
+	}
 	t.out = t.out[:0]
 	t.emit(delta)
 }

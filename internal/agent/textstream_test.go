@@ -359,3 +359,26 @@ func TestBridgedCallEndsTheText(t *testing.T) {
 		t.Errorf("texts %q and %q, want %q before the call and done after it", events[1].Text, events[4].Text, before)
 	}
 }
+
+// TestNoSecretsStreamsDeltasAsTheyCame checks the stream of a host without
+// secrets: every delta is emitted as it came, at once, one event each.
+func TestNoSecretsStreamsDeltasAsTheyCame(t *testing.T) {
+	deltas := []string{"ask for ", "sk-", "test", " ", "and more"}
+	a, err := agent.New(agenttest.NewFauxProvider(streamed(deltas...)), newPolicy(t), redactor.New(nil), agent.WithWorkspace(t.TempDir()))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(a.Close)
+	s := openSession(t, a, agent.SessionOptions{})
+	var log eventLog
+	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, log.add); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	runs := deltaRuns(log.all())
+	if len(runs) != 1 || fmt.Sprint(runs[0]) != fmt.Sprint(deltas) {
+		t.Errorf("deltas %q, want %q", runs, deltas)
+	}
+}
