@@ -205,6 +205,20 @@ func TestStreamedTextIsItsRedaction(t *testing.T) {
 	}
 }
 
+// escapeEvery returns s with every nth byte written as a JSON \u escape,
+// so that no run of it long enough to be a fragment is left as it is.
+func escapeEvery(s string, n int) string {
+	var b strings.Builder
+	for i := range len(s) {
+		if i%n == 0 {
+			fmt.Fprintf(&b, `\u%04x`, s[i])
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 // TestEventsCarryRedactedFields checks the events' other fields: the tool
 // call's id, name and arguments on its start and end events, the final
 // answer on the turn's end and a fallback model's name.
@@ -229,6 +243,22 @@ func TestEventsCarryRedactedFields(t *testing.T) {
 				}
 				if got["text"] != redactor.Token || got["n"] != 1.0 {
 					t.Errorf("%s: the arguments are not the call's with the token for the secret", ev.Kind)
+				}
+			},
+		},
+		{
+			name:  "arguments with escapes",
+			calls: []agent.ToolCall{{ID: "c1", Name: "echo", Arguments: `{"text":"` + escapeEvery(testSecret, 3) + `"}`}},
+			check: func(t *testing.T, ev agent.Event) {
+				if ev.Kind != agent.EventToolStart && ev.Kind != agent.EventToolEnd {
+					return
+				}
+				var got map[string]string
+				if err := json.Unmarshal(ev.Arguments, &got); err != nil {
+					t.Errorf("%s: the redacted arguments are no JSON: %v", ev.Kind, err)
+				}
+				if got["text"] != redactor.Token {
+					t.Errorf("%s: the decoded argument is %d bytes, want the token", ev.Kind, len(got["text"]))
 				}
 			},
 		},
