@@ -56,7 +56,14 @@ func newPolicy(t *testing.T, hooks ...spawnpolicy.Hook) *spawnpolicy.Policy {
 func newTestAgent(t *testing.T, provider agent.Provider, opts ...agent.Option) *agent.Agent {
 	t.Helper()
 	base := []agent.Option{agent.WithWorkspace(t.TempDir()), agent.WithModel("test-model")}
-	a, err := agent.New(provider, newPolicy(t), redactor.New([]string{testSecret}), append(base, opts...)...)
+	return startAgent(t, provider, redactor.New([]string{testSecret}), append(base, opts...)...)
+}
+
+// startAgent builds and starts an agent over provider with the test policy
+// and red, closed when the test ends.
+func startAgent(t *testing.T, provider agent.Provider, red *redactor.Redactor, opts ...agent.Option) *agent.Agent {
+	t.Helper()
+	a, err := agent.New(provider, newPolicy(t), red, opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -219,6 +220,23 @@ func escapeEvery(s string, n int) string {
 	return b.String()
 }
 
+// checkArgs returns a check that the arguments of a tool call's start and
+// end events decode to want.
+func checkArgs(want map[string]any) func(t *testing.T, ev agent.Event) {
+	return func(t *testing.T, ev agent.Event) {
+		if ev.Kind != agent.EventToolStart && ev.Kind != agent.EventToolEnd {
+			return
+		}
+		var got map[string]any
+		if err := json.Unmarshal(ev.Arguments, &got); err != nil {
+			t.Errorf("%s: the redacted arguments are no JSON: %v", ev.Kind, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the arguments do not decode to the call's with the token for the secret", ev.Kind)
+		}
+	}
+}
+
 // TestEventsCarryRedactedFields checks the events' other fields: the tool
 // call's id, name and arguments on its start and end events, the final
 // answer on the turn's end and a fallback model's name.
@@ -233,34 +251,12 @@ func TestEventsCarryRedactedFields(t *testing.T) {
 		{
 			name:  "arguments",
 			calls: []agent.ToolCall{{ID: "c1", Name: "echo", Arguments: args}},
-			check: func(t *testing.T, ev agent.Event) {
-				if ev.Kind != agent.EventToolStart && ev.Kind != agent.EventToolEnd {
-					return
-				}
-				var got map[string]any
-				if err := json.Unmarshal(ev.Arguments, &got); err != nil {
-					t.Errorf("%s: the redacted arguments are no JSON: %v", ev.Kind, err)
-				}
-				if got["text"] != redactor.Token || got["n"] != 1.0 {
-					t.Errorf("%s: the arguments are not the call's with the token for the secret", ev.Kind)
-				}
-			},
+			check: checkArgs(map[string]any{"text": redactor.Token, "n": 1.0}),
 		},
 		{
 			name:  "arguments with escapes",
 			calls: []agent.ToolCall{{ID: "c1", Name: "echo", Arguments: `{"text":"` + escapeEvery(testSecret, 3) + `"}`}},
-			check: func(t *testing.T, ev agent.Event) {
-				if ev.Kind != agent.EventToolStart && ev.Kind != agent.EventToolEnd {
-					return
-				}
-				var got map[string]string
-				if err := json.Unmarshal(ev.Arguments, &got); err != nil {
-					t.Errorf("%s: the redacted arguments are no JSON: %v", ev.Kind, err)
-				}
-				if got["text"] != redactor.Token {
-					t.Errorf("%s: the decoded argument is %d bytes, want the token", ev.Kind, len(got["text"]))
-				}
-			},
+			check: checkArgs(map[string]any{"text": redactor.Token}),
 		},
 		{
 			name:  "call id and tool name",
@@ -394,14 +390,7 @@ func TestBridgedCallEndsTheText(t *testing.T) {
 // secrets: every delta is emitted as it came, at once, one event each.
 func TestNoSecretsStreamsDeltasAsTheyCame(t *testing.T) {
 	deltas := []string{"ask for ", "sk-", "test", " ", "and more"}
-	a, err := agent.New(agenttest.NewFauxProvider(streamed(deltas...)), newPolicy(t), redactor.New(nil), agent.WithWorkspace(t.TempDir()))
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	if err := a.Start(context.Background()); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(a.Close)
+	a := startAgent(t, agenttest.NewFauxProvider(streamed(deltas...)), redactor.New(nil), agent.WithWorkspace(t.TempDir()))
 	s := openSession(t, a, agent.SessionOptions{})
 	var log eventLog
 	if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, log.add); err != nil {
