@@ -94,15 +94,16 @@ func (s *Session) deliver(p pendingEvent) {
 // redactEvent returns ev with every secret replaced in what it carries
 // from the model, a tool or an extension: its text (but a text delta's,
 // which the turn's text stream redacted as a stream, see textStream), the
-// tool call's id, name and arguments (see redactArguments) and its error,
-// whatever its kind. A Result was redacted where it was made (runTool,
+// tool call's id, name and arguments (see redactArguments), the
+// extension's name (an MCP server's comes from a configuration file) and
+// the error, whatever its kind. A Result was redacted where it was made (runTool,
 // invoke): redacting a long output again for every event would scan it
 // twice.
 func redactEvent(red *redactor.Redactor, ev Event) Event {
 	if ev.Kind != EventTextDelta {
 		ev.Text = red.Redact(ev.Text)
 	}
-	ev.ToolCallID, ev.ToolName = red.Redact(ev.ToolCallID), red.Redact(ev.ToolName)
+	ev.ToolCallID, ev.ToolName, ev.Extension = red.Redact(ev.ToolCallID), red.Redact(ev.ToolName), red.Redact(ev.Extension)
 	if ev.Arguments != nil {
 		if args, redacted := string(ev.Arguments), redactArguments(red, string(ev.Arguments)); redacted != args {
 			ev.Arguments = json.RawMessage(redacted)

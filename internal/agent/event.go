@@ -75,16 +75,22 @@ func (k EventKind) String() string {
 //
 // Every event a session hands its front end and the extensions' handlers
 // carries only redacted text, so a receiver may cut, render or store it
-// without redacting it again (and cannot undo a cut that left part of a
-// secret's encoded form, which is why it is done here, before any cut):
-// text deltas pass the turn's streaming redactor, which holds back a
-// trailing run that could still become a secret until the next delta
-// settles it, so no delta ends in the beginning of one, and the deltas of a
-// model step add up to its text redacted whole (where they break is the
-// redactor's choice, not the provider's); every other Text (the final
-// answer, a compaction summary, a fallback model's name), the tool call's
-// ID, name and Arguments and Err are redacted whole, and a Result was
-// redacted where the tool's output became one.
+// without redacting it again. It is done here, before any cut, because a
+// cut can leave part of a secret's encoded form that no later pass
+// recognises.
+//
+// Text deltas pass the turn's streaming redactor. It holds back a trailing
+// run that could still become a secret until the next delta settles it, so
+// no delta ends in the beginning of one, and lets the run go at the end of
+// each model step (and before a tool call a provider's own loop makes
+// while it streams): the deltas of a step add up to its text redacted
+// whole. Where deltas break is the redactor's choice, not the provider's.
+//
+// Every other Text (the final answer, a compaction summary, a fallback
+// model's name), ToolCallID, ToolName, Arguments (as text and as the
+// strings they decode to), Extension and Err are redacted whole. A Result
+// was redacted where the tool's output became one; a progress snapshot's
+// text leaves out a trailing run as a delta does.
 type Event struct {
 	Kind       EventKind
 	SessionID  string
