@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -113,12 +114,26 @@ func (b *approvalBoard) answer(id string, t target, d approvals.Decision) bool {
 	}
 }
 
+// chatApprovals is the chat's side of the approvals extension, which finds
+// it on each turn's front end (see frontEnd): it asks a chat about a call
+// with the buttons, and keeps the chat's "always" answers in
+// chat-settings.json (approvals.Asker and approvals.DecisionStore).
+type chatApprovals struct {
+	api      *botapi.Client
+	settings *settingsStore
+	// board is the host's: its commands and buttons answer the requests.
+	board  *approvalBoard
+	logger *slog.Logger
+	// post queues a notice for a chat, behind its others (Host.post).
+	post func(t target, send func(ctx context.Context))
+}
+
 // Ask asks req's chat whether the call may run (approvals.Asker): a
 // message with the command, the rules and the buttons Allow once, Always
 // in this chat and Deny, and waits for a press until ctx ends (the
 // approval timeout, or the turn stopped). The message is then edited to
 // say how it ended, its buttons gone.
-func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
+func (h *chatApprovals) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
 	t, err := parseTarget(req.Scope)
 	if err != nil {
 		return approvals.Deny, err
@@ -128,8 +143,8 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 	if o := turnOutputOf(ctx); o != nil {
 		o.showStatus(ctx)
 	}
-	id, p := h.asks.add(t)
-	defer h.asks.remove(id)
+	id, p := h.board.add(t)
+	defer h.board.remove(id)
 	text := approvalText(req)
 	// The request goes out even when the turn is stopped while it is on
 	// its way, so that it can then be marked as ended, not left with live
@@ -246,14 +261,14 @@ func (h *Host) denyCommand(_ context.Context, in *inbound, reply func(string)) {
 
 // AlwaysAllowed reports whether the chat scope allowed rule for good
 // (approvals.DecisionStore).
-func (h *Host) AlwaysAllowed(scope, rule string) bool {
+func (h *chatApprovals) AlwaysAllowed(scope, rule string) bool {
 	return slices.Contains(h.settings.get(scope).Approvals, rule)
 }
 
 // AllowAlways keeps that the chat scope allows rule from now on, in
 // chat-settings.json (approvals.DecisionStore). A rule kept already is
 // not written again: Ask keeps an "always" answer itself.
-func (h *Host) AllowAlways(scope, rule string) error {
+func (h *chatApprovals) AllowAlways(scope, rule string) error {
 	if h.AlwaysAllowed(scope, rule) {
 		return nil
 	}
@@ -270,7 +285,7 @@ func (h *Host) AllowAlways(scope, rule string) error {
 // request says instead: the call then runs once. A disk that refuses the
 // write is logged once per episode by the settings' writer (see
 // storageHealth), not here.
-func (h *Host) keepAlways(t target, rules []approvals.Rule) string {
+func (h *chatApprovals) keepAlways(t target, rules []approvals.Rule) string {
 	for _, r := range rules {
 		err := h.AllowAlways(t.String(), r.ID)
 		switch {
@@ -314,7 +329,7 @@ func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup
 
 // revokeApproval removes the chat's decision whose rule hashes to hash and
 // reports whether there was one.
-func (h *Host) revokeApproval(scope, hash string) (bool, error) {
+func (h *chatApprovals) revokeApproval(scope, hash string) (bool, error) {
 	found := false
 	err := h.settings.update(scope, func(c *chatSettings) {
 		c.Approvals = slices.DeleteFunc(c.Approvals, func(id string) bool {
@@ -358,7 +373,7 @@ func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) 
 func (h *Host) pressRevoke(p press) {
 	t := p.target
 	h.post(t, func(ctx context.Context) {
-		found, err := h.revokeApproval(t.String(), p.arg)
+		found, err := h.front.revokeApproval(t.String(), p.arg)
 		switch {
 		case storagefail.Is(err):
 			// The settings' writer logs the episode (see storageHealth).
