@@ -86,20 +86,7 @@ func TestMissedOneShot(t *testing.T) {
 
 	clock.Set(time.Date(2026, 6, 1, 15, 30, 0, 0, time.UTC)) // the bot was down for hours
 	after := newEnv(t, setup{dir: before.dir, opts: []Option{WithClock(clock.Now)}})
-	if err := after.s.Start(t.Context(), after.chats); err != nil {
-		t.Fatal(err)
-	}
-	if ps := after.waitPass(t, clock.Now()); ps.fired != 1 {
-		t.Errorf("the first pass after start-up fired %d job(s), want the missed one-shot", ps.fired)
-	}
-	after.stop(t)
-	want := []sent{{
-		Kind: "prompt", Target: "chat-a", Label: "⏰ Job call-mum (late)",
-		Text: "(This job was due at Mon 2026-06-01 13:00 CEST; it runs late because the bot was not running then.)\n\ncall mum",
-	}}
-	if diff := cmp.Diff(want, after.chats.sent()); diff != "" {
-		t.Errorf("messages at start-up (-want +got):\n%s", diff)
-	}
+	after.startMissed(t, clock, "start-up")
 
 	again := newEnv(t, setup{dir: before.dir, opts: []Option{WithClock(clock.Now)}})
 	if err := again.s.Start(t.Context(), again.chats); err != nil {
@@ -135,19 +122,28 @@ func TestStartedLate(t *testing.T) {
 	if got := after.chats.sent(); len(got) != 0 {
 		t.Fatalf("before Start the chat got %+v", got)
 	}
-	if err := after.s.Start(t.Context(), after.chats); err != nil {
+	after.startMissed(t, clock, "a late start")
+}
+
+// startMissed starts e, whose jobs file holds the one-shot job "call mum"
+// of chat-a that was due at 13:00 CEST while the bot was down, and checks
+// that the first pass runs it once, marked late, in the chat's zone; when
+// names the start in the failures.
+func (e *env) startMissed(t *testing.T, clock *fakeClock, when string) {
+	t.Helper()
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
-	if ps := after.waitPass(t, clock.Now()); ps.fired != 1 {
-		t.Errorf("the first pass after a late start fired %d job(s), want the missed one-shot", ps.fired)
+	if ps := e.waitPass(t, clock.Now()); ps.fired != 1 {
+		t.Errorf("the first pass after %s fired %d job(s), want the missed one-shot", when, ps.fired)
 	}
-	after.stop(t)
+	e.stop(t)
 	want := []sent{{
 		Kind: "prompt", Target: "chat-a", Label: "⏰ Job call-mum (late)",
 		Text: "(This job was due at Mon 2026-06-01 13:00 CEST; it runs late because the bot was not running then.)\n\ncall mum",
 	}}
-	if diff := cmp.Diff(want, after.chats.sent()); diff != "" {
-		t.Errorf("messages after a late start (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, e.chats.sent()); diff != "" {
+		t.Errorf("messages after %s (-want +got):\n%s", when, diff)
 	}
 }
 
