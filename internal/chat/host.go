@@ -270,9 +270,9 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		return nil, fmt.Errorf("chat: %w", err)
 	}
 	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
-	h.front = newFrontEnd(h)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.front = newFrontEnd(h)
 	return h, nil
 }
 
