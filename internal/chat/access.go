@@ -39,7 +39,7 @@ type inbound struct {
 	// out.
 	deferred bool
 	// replies, when set, counts the replies of a journaled command still
-	// on their way (see Host.replyFunc).
+	// on their way (see commander.reply).
 	replies *replyCount
 }
 
