@@ -104,7 +104,8 @@ func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs.board = j }
 func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.inbox.transcriber = t } }
 
 // Host is the chat host: it polls Telegram and runs a worker per chat.
-// It provides the scheduler's Chats (Prompt, Notify, TimeZone).
+// It provides the scheduler's Chats (Prompt, Notify, Refused, TimeZone),
+// handed to the scheduler's Start.
 type Host struct {
 	cfg    Config
 	logger *slog.Logger
@@ -145,7 +146,9 @@ type Host struct {
 	statuses    *statusLog
 	cutStatuses []statusRecord
 	// asks are the approval requests waiting for a button.
-	asks    approvalBoard
+	asks approvalBoard
+	// front is what each turn's tools find of the chat on their context.
+	front   frontEnd
 	journal *journal
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
@@ -262,6 +265,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	wireFrontEnd(h)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.front = newFrontEnd(h)
 	return h, nil
 }
 
@@ -459,6 +463,10 @@ func (h *Host) Notify(ctx context.Context, scope, text string) error {
 	}
 	return h.sendText(ctx, t, text, 0)
 }
+
+// Refused reports whether err, from Notify, is a refusal for good
+// (botapi.Refused): a target that is no chat, a blocked bot, a chat gone.
+func (h *Host) Refused(err error) bool { return botapi.Refused(err) }
 
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
 func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }
