@@ -1,11 +1,12 @@
 // Package chat is the Telegram host of the agent: it takes the updates
-// (long polling, or a webhook), answers only the allowed users, runs one agent session
-// per chat (per forum topic in forum groups) one turn at a time on a
-// worker with its queue, streams the answers, shows tool progress with a
-// Stop button, handles the commands, the buttons and the attachments, and
-// keeps the inbound journal and the chat settings. Every Bot API call goes
-// through a botapi.Client, which redacts everything sent; rendering and
-// splitting are the markup package's.
+// (long polling, or a webhook), answers only the allowed users, runs one
+// agent session per chat (per forum topic in forum groups) one turn at a
+// time on a worker with its queue, streams the answers, shows tool
+// progress with a Stop button, handles the commands, the buttons and the
+// attachments, and keeps the chat settings; the inbound journal and each
+// item's state are package ledger's. Every Bot API call goes through a
+// botapi.Client, which redacts everything sent; rendering and splitting
+// are the markup package's.
 package chat
 
 import (
