@@ -147,7 +147,7 @@ func (p *Proxy) roundTrip(client net.Conn, br *bufio.Reader, bw *bufio.Writer, u
 	removeHop(resp.Header)
 	p.redactHeaders(resp.Header)
 	if hasBody(req, resp) {
-		resp.Body = newReplacingBody(resp.Body, p.answerPatterns(st), resp.ContentLength)
+		resp.Body = newReplacingBody(resp.Body, p.answerPatterns(st))
 	}
 	done := resp.Close || clientClose
 	resp.Close = done

@@ -203,20 +203,14 @@ func (p *Proxy) longestStandIn() int {
 	return n
 }
 
-// answerPatterns maps what is replaced in an answer to its replacement:
-// every real value to its stand-in, and the encoded credentials the
-// request carried to what the agent sent in their place.
-func (p *Proxy) answerPatterns(st *useState) map[string]string {
-	out := make(map[string]string, len(p.creds)+1)
-	for _, c := range p.creds {
-		out[c.Value] = c.StandIn
+// answerPatterns is what an answer to a request is matched for: every
+// real value, replaced by its stand-in, and the encoded credentials the
+// request carried, replaced by what the agent sent in their place.
+func (p *Proxy) answerPatterns(st *useState) *patternSet {
+	if st == nil {
+		return p.answers
 	}
-	if st != nil {
-		for enc, sent := range st.encoded {
-			out[enc] = sent
-		}
-	}
-	return out
+	return p.answers.withExtra(st.encoded)
 }
 
 // logUse logs a request that a real value went into: names only.
