@@ -52,10 +52,16 @@ func (p *Proxy) serveTunnel(client net.Conn, host, port string) {
 	bw := bufio.NewWriterSize(client, 32<<10)
 	up := &upstreamConn{p: p}
 	defer up.close()
-	for {
+	for served := 0; ; served++ {
 		client.SetReadDeadline(time.Now().Add(tunnelIdle))
 		req, err := http.ReadRequest(br)
 		if err != nil {
+			if served == 0 && errors.Is(err, io.EOF) && br.Buffered() == 0 {
+				// A client that took the certificate sends a request; one
+				// that checks a pin after the handshake (curl
+				// --pinnedpubkey) closes here.
+				p.refusedCertificate(host, "it closed the connection after the handshake without a request")
+			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !isTimeout(err) {
 				p.writeResponse(bw, refusalResponse(refuse(http.StatusBadRequest, "credential proxy: a request it cannot read: %v", err)), nil)
 			}

@@ -132,6 +132,10 @@ type Proxy struct {
 	transport *http.Transport
 	plain     *httputil.ReverseProxy
 
+	// refusals are the clients that refused the proxy's certificate,
+	// for Since.
+	refusals certRefusals
+
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
