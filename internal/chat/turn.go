@@ -61,7 +61,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		return
 	}
 	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
-	promptCtx := withTurnOutput(ctx, out)
+	promptCtx := agent.WithFrontEnd(withTurnOutput(ctx, out), h.front)
 	if it.kind == itemPrompt {
 		// A scheduled job's turn: nobody watches it to answer an approval.
 		promptCtx = approvals.Unattended(promptCtx)
