@@ -17,6 +17,11 @@ import (
 // next request.
 const tunnelIdle = 5 * time.Minute
 
+// pinCheckWindow is how soon after the handshake a client that closes
+// the tunnel without a request counts as one that refused the
+// certificate once it saw it.
+const pinCheckWindow = 2 * time.Second
+
 // hopHeaders are the headers of one connection, never passed on.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authorization", "Proxy-Authenticate", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
@@ -52,14 +57,16 @@ func (p *Proxy) serveTunnel(client net.Conn, host, port string) {
 	bw := &agentWriter{bw: bufio.NewWriterSize(client, 32<<10), conn: client}
 	up := &upstreamConn{p: p}
 	defer up.close()
+	start := time.Now()
 	for served := 0; ; served++ {
 		client.SetReadDeadline(time.Now().Add(tunnelIdle))
 		req, err := http.ReadRequest(br)
 		if err != nil {
-			if served == 0 && errors.Is(err, io.EOF) && br.Buffered() == 0 {
+			if served == 0 && errors.Is(err, io.EOF) && time.Since(start) < pinCheckWindow {
 				// A client that took the certificate sends a request; one
 				// that checks a pin after the handshake (curl
-				// --pinnedpubkey) closes here.
+				// --pinnedpubkey) closes here at once. A connection a
+				// pool dialed and never used closes much later.
 				p.refusedCertificate(host, "it closed the connection after the handshake without a request")
 			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !isTimeout(err) {
