@@ -97,27 +97,29 @@ func WithLogger(l *slog.Logger) Option { return func(h *Host) { h.logger = l } }
 
 // WithJobBoard gives /jobs its jobs; without one /jobs says scheduling is
 // not enabled.
-func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs = j } }
+func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs.board = j } }
 
 // WithTranscriber sets the speech-to-text service for voice notes and audio;
 // without one they get a reply saying transcription is not configured.
-func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.transcriber = t } }
+func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.inbox.transcriber = t } }
 
 // Host is the chat host: it polls Telegram and runs a worker per chat.
 // It provides the scheduler's Chats (Prompt, Notify, TimeZone).
 type Host struct {
-	cfg         Config
-	logger      *slog.Logger
-	jobs        JobBoard
-	transcriber Transcriber
-	// usage is the usage log (nil: not recorded), with the prices and the
-	// daily limit (see WithUsage).
-	usage  *usage.Store
-	prices usage.Prices
-	limit  usage.Limit
-	// planWindows reports the model plan's usage windows for /usage (nil:
-	// none; see WithPlanWindows).
-	planWindows func() []PlanWindow
+	cfg    Config
+	logger *slog.Logger
+	// limit is the daily usage limit (see WithUsage), which the turns'
+	// refusals log; meter holds it to it.
+	limit usage.Limit
+	// The front end's concerns, each holding the few things it needs
+	// (wired by wireFrontEnd; the options fill in theirs).
+	sessions  sessions
+	meter     meter
+	jobs      jobsView
+	inbox     attachments
+	models    modelSwitch
+	strangers strangers
+	commander commander
 	// httpClient and retry configure the Bot API client; tests set them.
 	httpClient    *http.Client
 	retry         botapi.RetryPolicy
@@ -157,14 +159,8 @@ type Host struct {
 	mu      sync.Mutex
 	botUser models.User
 	chats   map[string]*chatWorker
-	// strangers is when each user who is not allowed was last logged at
-	// Info.
-	strangers map[int64]time.Time
-	// strangerReplies is when each of them was last told how to get
-	// access.
-	strangerReplies map[int64]time.Time
-	closing         bool
-	workers         sync.WaitGroup
+	closing bool
+	workers sync.WaitGroup
 
 	// outbox holds each chat's notices waiting to be sent (see post);
 	// notices tracks the goroutines sending them, until noticeCtx ends.
@@ -192,8 +188,6 @@ type Host struct {
 	// reportPause is the first pause before a report that did not go out
 	// is sent again (see report); tests shorten it.
 	reportPause time.Duration
-	// statusLines, when set, adds lines to /status (WithStatusLines).
-	statusLines func() []string
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -220,19 +214,17 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		return nil, errors.Join(errs...)
 	}
 	h := &Host{
-		cfg:             cfg,
-		logger:          slog.New(slog.DiscardHandler),
-		retry:           botapi.DefaultRetryPolicy(),
-		editInterval:    time.Second,
-		pollTimeout:     50 * time.Second,
-		shutdownGrace:   5 * time.Second,
-		allowed:         make(map[int64]bool, len(cfg.AllowedUserIDs)),
-		chats:           make(map[string]*chatWorker),
-		strangers:       make(map[int64]time.Time),
-		strangerReplies: make(map[int64]time.Time),
-		outbox:          make(map[string][]func(context.Context)),
-		pollSleep:       backoff.Sleep,
-		reportPause:     3 * time.Second,
+		cfg:           cfg,
+		logger:        slog.New(slog.DiscardHandler),
+		retry:         botapi.DefaultRetryPolicy(),
+		editInterval:  time.Second,
+		pollTimeout:   50 * time.Second,
+		shutdownGrace: 5 * time.Second,
+		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
+		chats:         make(map[string]*chatWorker),
+		outbox:        make(map[string][]func(context.Context)),
+		pollSleep:     backoff.Sleep,
+		reportPause:   3 * time.Second,
 	}
 	h.source = pollSource{h}
 	for _, o := range opts {
@@ -267,6 +259,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		return nil, fmt.Errorf("chat: %w", err)
 	}
 	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
+	wireFrontEnd(h)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
 	return h, nil
@@ -468,22 +461,10 @@ func (h *Host) Notify(ctx context.Context, scope, text string) error {
 }
 
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
-func (h *Host) TimeZone(scope string) string {
-	if z := h.settings.get(scope).TimeZone; z != "" {
-		return z
-	}
-	return h.cfg.DefaultTimeZone
-}
+func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }
 
 // location returns target's zone as a *time.Location (Local when none).
-func (h *Host) location(scope string) *time.Location {
-	if z := h.TimeZone(scope); z != "" {
-		if loc, err := time.LoadLocation(z); err == nil {
-			return loc
-		}
-	}
-	return time.Local
-}
+func (h *Host) location(scope string) *time.Location { return h.sessions.location(scope) }
 
 // draftsUnsupported reports that the server answered sendMessageDraft 404.
 func (h *Host) draftsUnsupported() bool { return h.noDrafts.Load() }

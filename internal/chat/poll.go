@@ -247,7 +247,7 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 }
 
 // handledDone marks a received update done once its handler returned and
-// its replies went out (see Host.replyFunc): a kill, a shutdown or a
+// its replies went out (see commander.reply): a kill, a shutdown or a
 // refusal for good before leaves it received, to be handled after the
 // restart.
 func (h *Host) handledDone(in *inbound, id int64) {
