@@ -15,7 +15,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/approvals"
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
@@ -125,8 +125,8 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 	}
 	// The turn's tool status goes out first, so that the request always
 	// stands below the status line of the call it asks about.
-	if o := turnOutputOf(ctx); o != nil {
-		o.showStatus(ctx)
+	if o := turnview.TurnOf(ctx); o != nil {
+		o.ShowStatus(ctx)
 	}
 	id, p := h.asks.add(t)
 	defer h.asks.remove(id)
@@ -134,12 +134,9 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 	// The request goes out even when the turn is stopped while it is on
 	// its way, so that it can then be marked as ended, not left with live
 	// buttons.
-	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
+	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), turnview.NoticeTimeout)
 	defer cancel()
-	msg, err := h.api.SendMessage(sendCtx, botapi.Message{
-		ChatID: t.chatID, ThreadID: t.threadID, Text: text, ParseMode: models.ParseModeHTML,
-		Buttons: approvalButtons(id),
-	})
+	msgID, err := h.out(t).Answer(sendCtx, turnview.Message{Text: text, HTML: true, Buttons: approvalButtons(id)})
 	if err != nil {
 		return approvals.Deny, fmt.Errorf("chat: sending the approval request: %w", err)
 	}
@@ -163,9 +160,9 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 			outcome = "⌛ No answer in time: denied."
 		}
 	}
-	msgID := msg.ID
-	h.post(t, func(ctx context.Context) {
-		if _, err := h.api.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text + "\n\n" + html.EscapeString(outcome), ParseMode: models.ParseModeHTML}); err != nil {
+	h.post(t, func(ctx context.Context, _ turnview.Noticer) {
+		// The outcome is an Answer: every try, within the notice's time.
+		if _, err := h.out(t).Answer(ctx, turnview.Message{Edit: msgID, Text: text + "\n\n" + html.EscapeString(outcome), HTML: true}); err != nil {
 			h.logger.Warn("the approval request was not updated", "scope", t.String(), "err", err)
 		}
 	})
@@ -204,12 +201,12 @@ func (h *Host) pressApproval(p press) {
 	id, choice, _ := strings.Cut(p.arg, ":")
 	d, known := approvalChoices[choice]
 	if known && h.asks.answer(id, p.target, d) {
-		h.post(p.target, func(ctx context.Context) { p.answer(ctx, "") })
+		h.post(p.target, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, "") })
 		return
 	}
 	t := p.target
-	h.post(t, func(ctx context.Context) {
-		p.answer(ctx, "This request is no longer waiting.")
+	h.post(t, func(ctx context.Context, n turnview.Noticer) {
+		p.answer(ctx, n, "This request is no longer waiting.")
 		if err := h.removeButtons(ctx, t, p.msgID); err != nil {
 			h.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
 		}
@@ -343,13 +340,9 @@ func approxDuration(d time.Duration) string {
 // with a revoke button.
 func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
 	t := in.target
-	h.post(t, func(ctx context.Context) {
+	h.post(t, func(ctx context.Context, n turnview.Noticer) {
 		text, buttons := h.approvalsList(t.String())
-		p := h.messageParams(t, text, "", in.msg.ID)
-		p.Buttons = buttons
-		if _, err := h.quick.SendMessage(ctx, p); err != nil {
-			h.logSendError("approvals", t, err)
-		}
+		menu{out: h}.send(ctx, n, t, "approvals", text, buttons, in.msg.ID)
 	})
 }
 
@@ -357,23 +350,21 @@ func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) 
 // and the list is re-rendered in place.
 func (h *Host) pressRevoke(p press) {
 	t := p.target
-	h.post(t, func(ctx context.Context) {
+	h.post(t, func(ctx context.Context, n turnview.Noticer) {
 		found, err := h.revokeApproval(t.String(), p.arg)
 		switch {
 		case storagefail.Is(err):
 			// The settings' writer logs the episode (see storageHealth).
-			p.answer(ctx, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
+			p.answer(ctx, n, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
 		case err != nil:
 			h.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
-			p.answer(ctx, "Could not revoke it: the settings were not saved, so it stays allowed.")
+			p.answer(ctx, n, "Could not revoke it: the settings were not saved, so it stays allowed.")
 		case !found:
-			p.answer(ctx, "That was revoked already.")
+			p.answer(ctx, n, "That was revoked already.")
 		default:
-			p.answer(ctx, "Revoked: it will be asked about again.")
+			p.answer(ctx, n, "Revoked: it will be asked about again.")
 		}
 		text, buttons := h.approvalsList(t.String())
-		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: p.msgID, Text: text, Buttons: buttons}); err != nil {
-			h.logSendError("approvals edit", t, err)
-		}
+		menu{out: h}.edit(ctx, n, t, "approvals edit", p.msgID, text, buttons)
 	})
 }

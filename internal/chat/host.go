@@ -14,10 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -25,6 +22,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -127,23 +125,18 @@ type Host struct {
 	pollTimeout   time.Duration
 	shutdownGrace time.Duration
 
-	// api is the Bot API under the retry policy: answers, status
-	// finalisation, setMyCommands, files.
+	// api is the Bot API under the retry policy: getMe, setMyCommands,
+	// updates, files. Messages to a chat go through view's verbs.
 	api *botapi.Client
-	// quick sends transient notices: command replies, "queued", callback
-	// answers; two tries, so that an outage does not keep them going.
-	quick *botapi.Client
-	// preview sends streamed previews and running status edits: one try
-	// each, since the next one follows soon and a retry_after must not
-	// hold the turn.
-	preview  *botapi.Client
-	noDrafts atomic.Bool
+	// view is what the chats see: streaming, tool status, delivery,
+	// notices (turnview).
+	view     *turnview.View
 	allowed  map[int64]bool
 	settings *settingsStore
 	// statuses records the tool status messages open now; cutStatuses
 	// are the ones the last run left open, edited when Run starts.
-	statuses    *statusLog
-	cutStatuses []statusRecord
+	statuses    *turnview.StatusLog
+	cutStatuses []turnview.StatusRecord
 	// asks are the approval requests waiting for a button.
 	asks    approvalBoard
 	journal *journal
@@ -161,14 +154,6 @@ type Host struct {
 	chats   map[string]*chatWorker
 	closing bool
 	workers sync.WaitGroup
-
-	// outbox holds each chat's notices waiting to be sent (see post);
-	// notices tracks the goroutines sending them, until noticeCtx ends.
-	outMu         sync.Mutex
-	outbox        map[string][]func(context.Context)
-	notices       sync.WaitGroup
-	noticeCtx     context.Context
-	cancelNotices context.CancelFunc
 
 	// newSessionGap, when set (tests), runs between the two steps of /new:
 	// after the new session id is saved, before the old session is closed.
@@ -222,7 +207,6 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		shutdownGrace: 5 * time.Second,
 		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
 		chats:         make(map[string]*chatWorker),
-		outbox:        make(map[string][]func(context.Context)),
 		pollSleep:     backoff.Sleep,
 		reportPause:   3 * time.Second,
 	}
@@ -248,7 +232,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	if h.journal, err = openJournal(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
-	if h.statuses, h.cutStatuses, err = openStatusLog(cfg.AgentDir, h.logger); err != nil {
+	if h.statuses, h.cutStatuses, err = turnview.OpenStatusLog(cfg.AgentDir, h.logger); err != nil {
 		// Cosmetic: without it a crash leaves its statuses as they were.
 		h.logger.Warn("the tool status record cannot be opened; statuses a crash cuts stay as they were", "err", err)
 		h.statuses, h.cutStatuses = nil, nil
@@ -258,10 +242,10 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		h.journal.close()
 		return nil, fmt.Errorf("chat: %w", err)
 	}
-	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
-	wireFrontEnd(h)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
-	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.view = turnview.New(h.api, turnview.Settings{Logger: h.logger, EditInterval: h.editInterval,
+		Statuses: h.statuses, Shutdown: h.turnCtx, Background: &h.workers})
+	wireFrontEnd(h)
 	return h, nil
 }
 
@@ -275,7 +259,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
 	defer h.journal.close()
-	defer h.statuses.close()
+	defer h.statuses.Close()
 	me, err := h.api.GetMe(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -296,7 +280,7 @@ func (h *Host) Run(ctx context.Context) error {
 	if err := h.api.SetMyCommands(ctx, botCommands()); err != nil && ctx.Err() == nil {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
-	h.editCutStatuses(h.cutStatuses)
+	h.view.EditCut(h.cutStatuses)
 	h.cutStatuses = nil
 	h.reportInterrupted()
 	h.replayReceived(ctx)
@@ -342,7 +326,7 @@ func (h *Host) shutdown() {
 	case <-time.After(h.shutdownGrace):
 		h.logger.Warn("shutdown: turns still running after the grace period")
 	}
-	h.waitNotices(2 * time.Second)
+	h.view.WaitNotices(2 * time.Second)
 }
 
 // restartingText is the shutdown's notice of the running turn it.
@@ -360,12 +344,7 @@ type target struct {
 	threadID int
 }
 
-func (t target) String() string {
-	if t.threadID != 0 {
-		return strconv.FormatInt(t.chatID, 10) + ":" + strconv.Itoa(t.threadID)
-	}
-	return strconv.FormatInt(t.chatID, 10)
-}
+func (t target) String() string { return t.view().String() }
 
 // sessionBase is the base of the target's session ids: letters, digits,
 // '-', '_' and '.' only.
@@ -378,18 +357,8 @@ func (t target) sessionBase() string {
 
 // parseTarget reads a scope string.
 func parseTarget(s string) (target, error) {
-	chat, thread, hasThread := strings.Cut(s, ":")
-	id, err := strconv.ParseInt(chat, 10, 64)
-	if err != nil || id == 0 {
-		return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
-	}
-	t := target{chatID: id}
-	if hasThread {
-		if t.threadID, err = strconv.Atoi(thread); err != nil || t.threadID <= 0 {
-			return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
-		}
-	}
-	return t, nil
+	t, err := turnview.ParseTarget(s)
+	return target{chatID: t.ChatID, threadID: t.ThreadID}, err
 }
 
 // targetOf returns the target a message belongs to: its topic in a forum
@@ -465,8 +434,3 @@ func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope)
 
 // location returns target's zone as a *time.Location (Local when none).
 func (h *Host) location(scope string) *time.Location { return h.sessions.location(scope) }
-
-// draftsUnsupported reports that the server answered sendMessageDraft 404.
-func (h *Host) draftsUnsupported() bool { return h.noDrafts.Load() }
-
-func (h *Host) markDraftsUnsupported() { h.noDrafts.Store(true) }

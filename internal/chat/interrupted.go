@@ -9,6 +9,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // reportInterrupted tells each chat about every message a crash or restart
@@ -81,16 +82,16 @@ func (h *Host) report(t target, text string, replyTo int, needed func() bool, se
 }
 
 func (h *Host) reportTry(t target, text string, replyTo int, needed func() bool, sent func(), try int) {
-	h.enqueueNotice(t, true, func(ctx context.Context) {
+	h.out(t).MustNotice(func(ctx context.Context, n turnview.Noticer) {
 		if needed != nil && !needed() {
 			return
 		}
-		err := h.sendNoticeErr(ctx, t, text, replyTo)
+		err := n.Say(ctx, text, replyTo)
 		switch {
 		case err == nil:
 			sent()
 			return
-		case h.noticeCtx.Err() != nil:
+		case h.view.NoticesEnded():
 			return
 		case ctx.Err() == nil && botapi.ClassOf(err) != botapi.Transient && botapi.ClassOf(err) != botapi.RateLimited:
 			h.logger.Warn("a report was refused; it is sent again after the next start-up", "scope", t.String())
@@ -99,7 +100,7 @@ func (h *Host) reportTry(t target, text string, replyTo int, needed func() bool,
 		pause := backoff.Policy{Base: h.reportPause, Max: reportPauseMax}.Delay(try)
 		// Called from the outbox's goroutine, which the group counts:
 		// adding to it cannot race its Wait at shutdown.
-		h.notices.Go(func() {
+		h.view.Go(func() {
 			if backoff.Sleep(h.turnCtx, pause) {
 				h.reportTry(t, text, replyTo, needed, sent, try+1)
 			}

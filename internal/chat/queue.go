@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // itemKind says what a queued work item does.
@@ -74,7 +75,7 @@ func (w *chatWorker) trackTool(it *workItem, ev agent.Event) {
 	defer w.mu.Unlock()
 	switch ev.Kind {
 	case agent.EventToolStart:
-		arg := summarizeArgs(json.RawMessage(w.h.cfg.Redactor.Redact(string(ev.Arguments))))
+		arg := turnview.SummarizeArgs(json.RawMessage(w.h.cfg.Redactor.Redact(string(ev.Arguments))))
 		it.tool = toolActivity{callID: ev.ToolCallID, name: ev.ToolName, arg: arg, since: time.Now()}
 	case agent.EventToolEnd:
 		if it.tool.callID == ev.ToolCallID {

@@ -12,8 +12,9 @@ import (
 // a notice is dropped (and logged), since Telegram is not taking them.
 const maxNotices = 50
 
-// noticeTimeout bounds the sending of one notice, retry_after included.
-const noticeTimeout = 30 * time.Second
+// NoticeTimeout bounds the sending of one notice, retry_after included,
+// and of what must go out as promptly (an approval request).
+const NoticeTimeout = 30 * time.Second
 
 // outbox holds each chat's notices waiting to be sent; wg tracks the
 // goroutines sending them, until ctx ends.
@@ -58,17 +59,24 @@ func (n Noticer) Send(ctx context.Context, m Message) (int, error) {
 	return id, nil
 }
 
+// Say sends text, plain and split, in reply to replyTo: Send's common
+// case.
+func (n Noticer) Say(ctx context.Context, text string, replyTo int) error {
+	_, err := n.Send(ctx, Message{Text: text, ReplyTo: replyTo, Split: true})
+	return err
+}
+
 // Say returns a notice that sends text, plain and split, in reply to
 // replyTo: the common notice.
 func Say(text string, replyTo int) func(context.Context, Noticer) {
-	return func(ctx context.Context, n Noticer) { _, _ = n.Send(ctx, Message{Text: text, ReplyTo: replyTo, Split: true}) }
+	return func(ctx context.Context, n Noticer) { _ = n.Say(ctx, text, replyTo) }
 }
 
 // Notice runs send for the chat off the caller's goroutine, after the
 // chat's earlier notices, so that polling never waits on Telegram: a
 // reply to a command, the "queued" notice, a button's answer. The notices
 // of a chat go out in order, one goroutine per chat while it has any;
-// each runs within noticeTimeout, or until WaitNotices gives up, and each
+// each runs within NoticeTimeout, or until WaitNotices gives up, and each
 // of its sends (through n) has two tries, so that an outage does not keep
 // them going. Beyond maxNotices waiting a notice is dropped, logged.
 func (o Outlet) Notice(send func(ctx context.Context, n Noticer)) { o.enqueue(false, send) }
@@ -105,17 +113,17 @@ func (b *outbox) drain(key string) {
 		send := q[0]
 		b.queue[key] = q[1:]
 		b.mu.Unlock()
-		ctx, cancel := context.WithTimeout(b.ctx, noticeTimeout)
+		ctx, cancel := context.WithTimeout(b.ctx, NoticeTimeout)
 		send(ctx)
 		cancel()
 	}
 }
 
-// Unordered runs send on its own goroutine, within noticeTimeout, when it
+// Unordered runs send on its own goroutine, within NoticeTimeout, when it
 // belongs to no chat (a press on a message the bot cannot see).
 func (v *View) Unordered(send func(ctx context.Context, n Noticer)) {
 	v.out.wg.Go(func() {
-		ctx, cancel := context.WithTimeout(v.out.ctx, noticeTimeout)
+		ctx, cancel := context.WithTimeout(v.out.ctx, NoticeTimeout)
 		defer cancel()
 		send(ctx, Noticer{Outlet{v: v}})
 	})

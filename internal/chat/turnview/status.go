@@ -109,7 +109,9 @@ func (s *toolStatus) end(id string, res *agent.Result, cancelled bool) {
 type sender func(ctx context.Context, m Message) (int, error)
 
 // once is Preview without a gate: one try, never held back.
-func (s *toolStatus) once(ctx context.Context, m Message) (int, error) { return s.o.Preview(ctx, nil, m) }
+func (s *toolStatus) once(ctx context.Context, m Message) (int, error) {
+	return s.o.Preview(ctx, nil, m)
+}
 
 // pushRunning shows the running state, with the Stop button: a Preview
 // through the status's gate. An update Telegram does not take is skipped

@@ -121,6 +121,7 @@ func indent(s string) string {
 	}
 	return b.String()
 }
+
 // allDone reports whether every call ended well: only then does a
 // finished turn's status fold (a failure or a stop stays call by call, so
 // that the chat sees which and why).

@@ -62,4 +62,3 @@ func (t *throttle) loop(ctx context.Context) {
 		last = time.Now()
 	}
 }
-
