@@ -102,7 +102,8 @@ func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs.board = j }
 func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.inbox.transcriber = t } }
 
 // Host is the chat host: it polls Telegram and runs a worker per chat.
-// It provides the scheduler's Chats (Prompt, Notify, TimeZone).
+// It provides the scheduler's Chats (Prompt, Notify, Refused, TimeZone),
+// handed to the scheduler's Start.
 type Host struct {
 	cfg    Config
 	logger *slog.Logger
@@ -138,7 +139,9 @@ type Host struct {
 	statuses    *turnview.StatusLog
 	cutStatuses []turnview.StatusRecord
 	// asks are the approval requests waiting for a button.
-	asks    approvalBoard
+	asks approvalBoard
+	// front is what each turn's tools find of the chat on their context.
+	front   frontEnd
 	journal *journal
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
@@ -246,6 +249,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	h.view = turnview.New(h.api, turnview.Settings{Logger: h.logger, EditInterval: h.editInterval,
 		Statuses: h.statuses, Shutdown: h.turnCtx, Background: &h.workers})
 	wireFrontEnd(h)
+	h.front = newFrontEnd(h)
 	return h, nil
 }
 
@@ -428,6 +432,10 @@ func (h *Host) Notify(ctx context.Context, scope, text string) error {
 	}
 	return h.sendText(ctx, t, text, 0)
 }
+
+// Refused reports whether err, from Notify, is a refusal for good
+// (botapi.Refused): a target that is no chat, a blocked bot, a chat gone.
+func (h *Host) Refused(err error) bool { return botapi.Refused(err) }
 
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
 func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }

@@ -70,7 +70,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 			}
 			return h.cfg.Model
 		}})
-	promptCtx := turnview.WithTurn(ctx, out)
+	promptCtx := agent.WithFrontEnd(turnview.WithTurn(ctx, out), h.front)
 	if it.kind == itemPrompt {
 		// A scheduled job's turn: nobody watches it to answer an approval.
 		promptCtx = approvals.Unattended(promptCtx)
