@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -75,7 +74,7 @@ func (w *chatWorker) trackTool(it *workItem, ev agent.Event) {
 	defer w.mu.Unlock()
 	switch ev.Kind {
 	case agent.EventToolStart:
-		arg := turnview.SummarizeArgs(json.RawMessage(w.h.cfg.Redactor.Redact(string(ev.Arguments))))
+		arg := turnview.SummarizeArgs(ev.Arguments) // the agent redacted them, decoded too
 		it.tool = toolActivity{callID: ev.ToolCallID, name: ev.ToolName, arg: arg, since: time.Now()}
 	case agent.EventToolEnd:
 		if it.tool.callID == ev.ToolCallID {
