@@ -16,6 +16,6 @@ type frontEnd struct {
 func newFrontEnd(h *Host) frontEnd {
 	return frontEnd{
 		chatApprovals: &chatApprovals{view: h.view, settings: h.settings, board: &h.asks, logger: h.logger},
-		fileSender:    fileSender{api: h.api, logger: h.logger},
+		fileSender:    fileSender{view: h.view, logger: h.logger},
 	}
 }

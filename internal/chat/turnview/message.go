@@ -9,7 +9,7 @@ import (
 )
 
 // Message is what a verb sends: a new message, a new state of one sent
-// (Edit), a draft, a chat action or a button's answer.
+// (Edit), a file, a draft, a chat action or a button's answer.
 type Message struct {
 	// Text is the message; Telegram HTML when HTML is set.
 	Text string
@@ -36,6 +36,18 @@ type Message struct {
 	Action models.ChatAction
 	// Callback, set, answers that button press, Text its toast.
 	Callback string
+	// File, set, uploads it, Text its caption.
+	File *File
+}
+
+// File is a file to upload to the chat.
+type File struct {
+	// Name is the name the chat shows.
+	Name string
+	Data []byte
+	// Photo sends it as a photo (compressed, shown inline), else as a
+	// document.
+	Photo bool
 }
 
 // mode is m's parse mode.
@@ -50,6 +62,18 @@ func (m Message) mode() models.ParseMode {
 // the message sent or edited (0 when none).
 func (o Outlet) send(ctx context.Context, c *botapi.Client, m Message) (int, error) {
 	switch {
+	case m.File != nil:
+		u := botapi.Upload{ChatID: o.t.ChatID, ThreadID: o.t.ThreadID, FileName: m.File.Name, Data: m.File.Data,
+			Caption: m.Text, ParseMode: m.mode(), ReplyTo: m.ReplyTo, Buttons: m.Buttons, Silent: m.Silent}
+		upload := c.SendDocument
+		if m.File.Photo {
+			upload = c.SendPhoto
+		}
+		sent, err := upload(ctx, u)
+		if err != nil {
+			return 0, err
+		}
+		return sent.ID, nil
 	case m.Callback != "":
 		return 0, c.AnswerCallbackQuery(ctx, m.Callback, m.Text)
 	case m.Action != "":
