@@ -341,43 +341,6 @@ func restartingText(it *workItem) string {
 	return "⚠️ The bot is restarting; this turn was interrupted. Once it is back, it tells you each interrupted message, and /retry runs them all again, in order."
 }
 
-// target is a chat's scope: "<chatID>" or "<chatID>:<threadID>" for a forum
-// topic. It is also the session's Scope and the scheduler's target.
-type target struct {
-	chatID   int64
-	threadID int
-}
-
-func (t target) String() string { return t.view().String() }
-
-// sessionBase is the base of the target's session ids: letters, digits,
-// '-', '_' and '.' only.
-func (t target) sessionBase() string {
-	if t.threadID != 0 {
-		return fmt.Sprintf("chat_%d_%d", t.chatID, t.threadID)
-	}
-	return fmt.Sprintf("chat_%d", t.chatID)
-}
-
-// parseTarget reads a scope string.
-func parseTarget(s string) (target, error) {
-	t, err := turnview.ParseTarget(s)
-	return target{chatID: t.ChatID, threadID: t.ThreadID}, err
-}
-
-// targetOf returns the target a message belongs to: its topic in a forum
-// group or in a private chat with topics (Bot API 9.3: a bot with topic
-// mode on has its private chats in topics), else the chat. In a group that
-// is no forum a message_thread_id names a reply thread, not a topic.
-func targetOf(m *models.Message) target {
-	t := target{chatID: m.Chat.ID}
-	topics := m.Chat.IsForum || m.Chat.Type == models.ChatTypePrivate
-	if topics && m.IsTopicMessage && m.MessageThreadID != 0 {
-		t.threadID = m.MessageThreadID
-	}
-	return t
-}
-
 // Prompt queues a turn for target behind a running turn, like a user
 // message; the answer is sent marked with label. It is the scheduler's way
 // into a chat. It fails, queueing nothing, when the chat's queue is full or
@@ -422,20 +385,6 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	}
 	return nil
 }
-
-// Notify sends text to target as it is (redacted, split when long), outside
-// any turn.
-func (h *Host) Notify(ctx context.Context, scope, text string) error {
-	t, err := parseTarget(scope)
-	if err != nil {
-		return err
-	}
-	return h.sendText(ctx, t, text, 0)
-}
-
-// Refused reports whether err, from Notify, is a refusal for good
-// (botapi.Refused): a target that is no chat, a blocked bot, a chat gone.
-func (h *Host) Refused(err error) bool { return botapi.Refused(err) }
 
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
 func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }

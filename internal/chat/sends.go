@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
@@ -10,14 +11,23 @@ import (
 // the next start-up to edit the ones a crash cut (see turnview.StatusFile).
 const StatusFile = turnview.StatusFile
 
-// view returns t as turnview names it.
-func (t target) view() turnview.Target {
-	return turnview.Target{ChatID: t.chatID, ThreadID: t.threadID}
-}
-
 // out returns t's outlet: every message to t goes through its verbs
 // (Answer, Notice, Preview).
 func (h *Host) out(t target) turnview.Outlet { return h.view.To(t.view()) }
+
+// Notify sends text to target as it is (redacted, split when long), outside
+// any turn.
+func (h *Host) Notify(ctx context.Context, scope, text string) error {
+	t, err := parseTarget(scope)
+	if err != nil {
+		return err
+	}
+	return h.sendText(ctx, t, text, 0)
+}
+
+// Refused reports whether err, from Notify, is a refusal for good
+// (botapi.Refused): a target that is no chat, a blocked bot, a chat gone.
+func (h *Host) Refused(err error) bool { return botapi.Refused(err) }
 
 // post runs send as a Notice of t.
 func (h *Host) post(t target, send func(ctx context.Context, n turnview.Noticer)) {

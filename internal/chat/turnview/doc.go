@@ -13,7 +13,7 @@
 //     and what must reach the chat in its place in the turn.
 //   - Notice: a transient reply, queued behind the chat's earlier notices
 //     and sent off the caller's goroutine, two tries each, within
-//     noticeTimeout. Command replies, "queued", button answers, reports.
+//     NoticeTimeout. Command replies, "queued", button answers, reports.
 //   - Preview: one try, held back while a 429's retry_after runs: the next
 //     preview follows soon and replaces it. Streamed drafts and edits, the
 //     running tool status.

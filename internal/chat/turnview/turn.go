@@ -9,8 +9,8 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
-// EmptyAnswer stands for an answer the model left empty.
-const EmptyAnswer = "The model returned an empty answer — try again, or /new if this keeps happening."
+// emptyAnswer stands for an answer the model left empty.
+const emptyAnswer = "The model returned an empty answer — try again, or /new if this keeps happening."
 
 // CompactedNote is shown when the session was compacted during a turn.
 const CompactedNote = "🗜 compacted older messages"
@@ -209,7 +209,7 @@ func (o *Turn) Finish(ctx context.Context, final string, err error, stopped, shu
 		}
 		text += o.opts.Explain(err)
 	case text == "":
-		text = EmptyAnswer
+		text = emptyAnswer
 	}
 	if text == "" {
 		if seg != nil {
