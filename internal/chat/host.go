@@ -388,6 +388,3 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
 func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }
-
-// location returns target's zone as a *time.Location (Local when none).
-func (h *Host) location(scope string) *time.Location { return h.sessions.location(scope) }
