@@ -9,8 +9,8 @@ import (
 
 // TurnResult is how a turn ended.
 type TurnResult struct {
-	// Text is the text of the turn's last assistant message: the answer,
-	// or the step-limit message.
+	// Text is the text of the turn's last assistant message (the answer,
+	// or the step-limit message), redacted like the events' (see [Event]).
 	Text string
 	// Steps is how many model requests the turn made.
 	Steps int
