@@ -101,9 +101,6 @@ type Outlet struct {
 // To returns t's outlet.
 func (v *View) To(t Target) Outlet { return Outlet{v: v, t: t} }
 
-// Target returns the outlet's chat.
-func (o Outlet) Target() Target { return o.t }
-
 // private reports a private chat (a user's id is positive, a group's
 // negative): drafts are for private chats, and there a first message needs
 // no sentence to show.
