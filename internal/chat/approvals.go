@@ -217,13 +217,13 @@ func (h *Host) pressApproval(p press) {
 	id, choice, _ := strings.Cut(p.arg, ":")
 	d, known := approvalChoices[choice]
 	if known && h.asks.answer(id, p.target, d) {
-		h.post(p.target, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, "") })
+		h.out.post(p.target, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, "") })
 		return
 	}
 	t := p.target
-	h.post(t, func(ctx context.Context, n turnview.Noticer) {
+	h.out.post(t, func(ctx context.Context, n turnview.Noticer) {
 		p.answer(ctx, n, "This request is no longer waiting.")
-		if err := h.removeButtons(ctx, t, p.msgID); err != nil {
+		if err := h.out.removeButtons(ctx, t, p.msgID); err != nil {
 			h.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
 		}
 	})
@@ -320,7 +320,7 @@ func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup
 	for _, id := range rules {
 		r := approvals.Describe(id)
 		fmt.Fprintf(&b, "• %s\n", r.Description)
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + h.shortened(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + h.out.shortened(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
 	}
 	return strings.TrimSpace(b.String()), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }
@@ -356,9 +356,9 @@ func approxDuration(d time.Duration) string {
 // with a revoke button.
 func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
 	t := in.target
-	h.post(t, func(ctx context.Context, n turnview.Noticer) {
+	h.out.post(t, func(ctx context.Context, n turnview.Noticer) {
 		text, buttons := h.approvalsList(t.String())
-		menu{out: h}.send(ctx, n, t, "approvals", text, buttons, in.msg.ID)
+		menu{out: h.out}.send(ctx, n, t, "approvals", text, buttons, in.msg.ID)
 	})
 }
 
@@ -366,7 +366,7 @@ func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) 
 // and the list is re-rendered in place.
 func (h *Host) pressRevoke(p press) {
 	t := p.target
-	h.post(t, func(ctx context.Context, n turnview.Noticer) {
+	h.out.post(t, func(ctx context.Context, n turnview.Noticer) {
 		found, err := h.front.revokeApproval(t.String(), p.arg)
 		switch {
 		case storagefail.Is(err):
@@ -381,6 +381,6 @@ func (h *Host) pressRevoke(p press) {
 			p.answer(ctx, n, "Revoked: it will be asked about again.")
 		}
 		text, buttons := h.approvalsList(t.String())
-		menu{out: h}.edit(ctx, n, t, "approvals edit", p.msgID, text, buttons)
+		menu{out: h.out}.edit(ctx, n, t, "approvals edit", p.msgID, text, buttons)
 	})
 }

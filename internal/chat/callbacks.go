@@ -79,5 +79,5 @@ func (h *Host) handleCallback(q *models.CallbackQuery) {
 			return
 		}
 	}
-	h.post(t, func(ctx context.Context, n turnview.Noticer) { answer(ctx, n, "") })
+	h.out.post(t, func(ctx context.Context, n turnview.Noticer) { answer(ctx, n, "") })
 }

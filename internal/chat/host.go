@@ -145,8 +145,9 @@ type Host struct {
 	// front is what each turn's tools find of the chat on their context.
 	front   frontEnd
 	journal *ledger.Journal
-	// reports sends what a journal entry waits for (see Host.report).
-	reports *ledger.Reporter
+	// out is how the front end talks to a chat outside a turn's answer
+	// (see outlet).
+	out chatOutlet
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
 	storage *storageHealth
@@ -252,8 +253,8 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.view = turnview.New(h.api, turnview.Settings{Logger: h.logger, EditInterval: h.editInterval,
 		Statuses: h.statuses, Shutdown: h.turnCtx, Background: &h.workers})
+	h.out = chatOutlet{view: h.view, api: h.api, reports: newReporter(h.view, h.reportPause, h.turnCtx, h.logger)}
 	wireFrontEnd(h)
-	h.reports = h.newReporter()
 	h.front = newFrontEnd(h)
 	return h, nil
 }
@@ -322,7 +323,7 @@ func (h *Host) shutdown() {
 	var wg sync.WaitGroup
 	for _, c := range running {
 		wg.Go(func() {
-			h.sendText(ctx, c.t, c.text, 0)
+			h.out.sendText(ctx, c.t, c.text, 0)
 		})
 	}
 	wg.Wait()

@@ -53,7 +53,7 @@ func (h *Host) replaceQueued(in *inbound) bool {
 	w.mu.Unlock()
 	if replaced {
 		h.journalDone(old)
-		h.notice(in.target, "✏️ Updated the queued message.", in.msg.ID)
+		h.out.notice(in.target, "✏️ Updated the queued message.", in.msg.ID)
 	}
 	return replaced
 }
@@ -73,9 +73,9 @@ func (h *Host) queueTurn(in *inbound, updateID int64) {
 		// take it), so that a crash before that leaves it pending,
 		// reported after the restart, rather than lost without a word.
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(ledger.Update(updateID)) })
+		h.out.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(ledger.Update(updateID)) })
 	case waits:
-		h.post(in.target, func(ctx context.Context, n turnview.Noticer) { h.noteQueued(ctx, n, w, in.msg.ID) })
+		h.out.post(in.target, func(ctx context.Context, n turnview.Noticer) { h.noteQueued(ctx, n, w, in.msg.ID) })
 	}
 }
 
@@ -100,7 +100,7 @@ func (h *Host) noteQueued(ctx context.Context, n turnview.Noticer, w *chatWorker
 	}
 	msgID, err := n.Send(ctx, turnview.Message{Text: "⏳ Queued: I will get to this after the current turn.", ReplyTo: replyTo})
 	if err != nil {
-		h.logSendError("queued notice", t, err)
+		h.out.logSendError("queued notice", t, err)
 		return
 	}
 	w.mu.Lock()

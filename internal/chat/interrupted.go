@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -34,7 +36,7 @@ func (h *Host) reportInterrupted() {
 		// Not needed any more once /retry took the message: it runs, and a
 		// report after its answer would say it was lost.
 		needed := func() bool { return h.journal.Unreported(e.Scope, e.Origin) }
-		h.report(t, text, entryMessageID(e), needed, func() {
+		h.out.report(t, text, entryMessageID(e), needed, func() {
 			h.journaled(h.journal.MarkReported(e.Scope, e.Origin))
 		})
 	}
@@ -50,7 +52,7 @@ func (h *Host) reportInterrupted() {
 		} else {
 			h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.Origin.UpdateID())
 		}
-		h.report(t, text, entryMessageID(e), nil, func() {
+		h.out.report(t, text, entryMessageID(e), nil, func() {
 			h.journaled(h.journal.MarkCutReported(e.Origin))
 		})
 	}
@@ -62,18 +64,10 @@ func interruptedPromptText(label string) string {
 	return "⚠️ The scheduled job “" + label + "” was interrupted by a restart; say /retry to run it again."
 }
 
-// report sends text to t in reply to replyTo, a notice the chat must get
-// because a journal entry waits for it, and calls sent once it went out;
-// needed, when set, is asked before each try (see ledger.Reporter, which
-// says how it is tried again).
-func (h *Host) report(t target, text string, replyTo int, needed func() bool, sent func()) {
-	h.reports.Report(reportOutlet{h, t}, text, replyTo, needed, sent)
-}
-
-// newReporter returns the host's reporter: its tries pause from
-// reportPause while the turns may run, and end with the notices.
-func (h *Host) newReporter() *ledger.Reporter {
-	return &ledger.Reporter{Passing: passing, Pause: h.reportPause, Life: h.turnCtx, Ended: h.view.NoticesEnded, Go: h.view.Go, Logger: h.logger}
+// newReporter returns the host's reporter: its tries pause from pause
+// while the turns may run (life), and end with view's notices.
+func newReporter(view *turnview.View, pause time.Duration, life context.Context, logger *slog.Logger) *ledger.Reporter {
+	return &ledger.Reporter{Passing: passing, Pause: pause, Life: life, Ended: view.NoticesEnded, Go: view.Go, Logger: logger}
 }
 
 // passing reports whether a send that failed with err may succeed later:
@@ -86,12 +80,12 @@ func passing(err error) bool {
 // reportOutlet is chat t as a report reaches it: its notices, which take
 // a report beyond their bound, each try sent by its Noticer.
 type reportOutlet struct {
-	h *Host
+	o turnview.Outlet
 	t target
 }
 
 func (o reportOutlet) Post(try func(context.Context, ledger.Send)) {
-	o.h.out(o.t).MustNotice(func(ctx context.Context, n turnview.Noticer) { try(ctx, n.Say) })
+	o.o.MustNotice(func(ctx context.Context, n turnview.Noticer) { try(ctx, n.Say) })
 }
 
 func (o reportOutlet) String() string { return o.t.String() }

@@ -126,6 +126,6 @@ func (h *Host) queueRetriedPrompt(t target, it *workItem) {
 	if _, queued, err := w.enqueue(it); err != nil {
 		h.logger.Warn("a chat's queue is full; the retried scheduled prompt was refused", "scope", t.String(), "queued", queued)
 		o := it.origin
-		h.report(t, "⏳ The chat's queue is full, so the scheduled job “"+it.label+"” was not run again.", 0, nil, func() { h.journalDone(o) })
+		h.out.report(t, "⏳ The chat's queue is full, so the scheduled job “"+it.label+"” was not run again.", 0, nil, func() { h.journalDone(o) })
 	}
 }

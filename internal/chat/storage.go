@@ -205,5 +205,5 @@ func (h *Host) tellSessionError(ctx context.Context, t target, err error, replyT
 	} else {
 		h.logger.Error("open session", "scope", t.String(), "err", err)
 	}
-	return text, h.sendText(ctx, t, text, replyTo)
+	return text, h.out.sendText(ctx, t, text, replyTo)
 }

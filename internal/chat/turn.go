@@ -37,12 +37,12 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		if errors.Is(h.markAnswered(w, it), errRestartTold) {
 			return
 		}
-		err := h.sendText(ctx, t, msg, replyTo)
+		err := h.out.sendText(ctx, t, msg, replyTo)
 		h.delivered(ctx, w, it, err, msg, replyTo, err == nil || ctx.Err() == nil)
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
-	stopTyping := h.out(t).Typing(ctx)
+	stopTyping := h.out.to(t).Typing(ctx)
 	defer stopTyping()
 	content := it.content
 	if it.in != nil {
@@ -50,7 +50,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		if content, err = h.buildContent(ctx, t, it.in); err != nil {
 			if ctx.Err() == nil {
 				text := "⚠️ " + chatText(err)
-				h.undelivered(ctx, w, it, h.sendText(ctx, t, text, replyTo), text, replyTo)
+				h.undelivered(ctx, w, it, h.out.sendText(ctx, t, text, replyTo), text, replyTo)
 			}
 			return
 		}
@@ -62,7 +62,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		return
 	}
 	scope := t.String()
-	out := h.out(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.toolStatusMode(scope),
+	out := h.out.to(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.toolStatusMode(scope),
 		StopData: callbackStop + ":" + it.turnID, Explain: turnError, Primary: func() string {
 			if m := h.sessions.chatModel(scope); m != "" {
 				return m
@@ -175,7 +175,7 @@ func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err
 	h.logger.Warn("telegram did not take a turn's outcome; the chat is told once it does", "scope", t.String(), "err", err)
 	w.move(it, ledger.Refused)
 	o := it.origin
-	h.report(t, text, replyTo, nil, func() { h.journalDone(o) })
+	h.out.report(t, text, replyTo, nil, func() { h.journalDone(o) })
 	return true
 }
 
