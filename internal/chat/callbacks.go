@@ -49,8 +49,8 @@ func callbackRoutes() []callbackRoute {
 	return []callbackRoute{
 		{kind: callbackStop, handle: func(c *commander) func(press) { return c.pressStop }},
 		{kind: callbackCancelJob, handle: func(c *commander) func(press) { return c.jobs.press }},
-		{kind: callbackApproval, handle: func(c *commander) func(press) { return c.host.pressApproval }},
-		{kind: callbackRevoke, handle: func(c *commander) func(press) { return c.host.pressRevoke }},
+		{kind: callbackApproval, handle: func(c *commander) func(press) { return c.approvals.pressApproval }},
+		{kind: callbackRevoke, handle: func(c *commander) func(press) { return c.approvals.pressRevoke }},
 		{kind: callbackModel, handle: func(c *commander) func(press) { return c.models.press }},
 	}
 }

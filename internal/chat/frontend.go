@@ -20,5 +20,6 @@ func wireFrontEnd(h *Host) {
 		logged: make(map[int64]time.Time), told: make(map[int64]time.Time)}
 	c := &h.commander
 	c.sessions, c.models, c.meter, c.jobs = &h.sessions, &h.models, &h.meter, &h.jobs
+	c.approvals = h.front.chatApprovals
 	c.queues, c.out, c.host, c.logger = h, h.out, h, h.logger
 }

@@ -254,8 +254,8 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	h.view = turnview.New(h.api, turnview.Settings{Logger: h.logger, EditInterval: h.editInterval,
 		Statuses: h.statuses, Shutdown: h.turnCtx, Background: &h.workers})
 	h.out = chatOutlet{view: h.view, api: h.api, reports: newReporter(h.view, h.reportPause, h.turnCtx, h.logger)}
-	wireFrontEnd(h)
 	h.front = newFrontEnd(h)
+	wireFrontEnd(h)
 	return h, nil
 }
 
