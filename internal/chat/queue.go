@@ -39,7 +39,7 @@ type workItem struct {
 	// is a turn, received when it is a command of the journal's; the
 	// shutdown makes a running turn interrupted (chatWorker.interrupt),
 	// markAnswered makes it answering, and its delivery answered or, when
-	// Telegram did not take it, refused (Host.undelivered). Guarded by the
+	// Telegram did not take it, refused (chatWorker.undelivered). Guarded by the
 	// worker's mu, as the shutdown may read it.
 	state ledger.State
 	// turnID identifies the item while it runs (set when it starts): its
@@ -369,7 +369,7 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 	case itemCompact:
 		h.compactSession(ctx, w.target)
 	default:
-		h.runTurn(ctx, w, it)
+		w.runTurn(ctx, it)
 	}
 	// What happens to the entry is ledger.Settle's to say: answered, it
 	// is done even in a shutdown; a turn a shutdown cut, or that the
