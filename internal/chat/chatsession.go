@@ -23,6 +23,8 @@ type sessions struct {
 	models []string
 	// zone is the zone of chats without /tz ("" : the host's).
 	zone string
+	// toolStatus is the operator's tool status mode (Config.ToolStatus).
+	toolStatus string
 }
 
 // id returns target's current session id.

@@ -38,10 +38,9 @@ type chatQueues interface {
 }
 
 // hostHandlers are the commands whose handlers live with their concern on
-// the host: /retry (retry.go) and /verbose (statusmode.go).
+// the host: /retry (retry.go).
 type hostHandlers interface {
 	retryCommand(ctx context.Context, in *inbound, reply func(string))
-	verboseCommand(ctx context.Context, in *inbound, reply func(string))
 }
 
 // handler carries a command out; reply answers the command's message.
@@ -89,7 +88,7 @@ func commands() []command {
 		{name: "retry", menu: "run again every message or scheduled job a restart interrupted",
 			help: "run again every message or scheduled job a restart interrupted", run: func(c *commander) handler { return c.host.retryCommand }},
 		{name: "verbose", menu: "list every tool call, or fold them (toggle)",
-			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: func(c *commander) handler { return c.host.verboseCommand }},
+			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: func(c *commander) handler { return c.verboseCommand }},
 		{name: "approve", menu: "allow the waiting approval request once",
 			help: "allow the oldest waiting approval request once (as its Allow once button)", run: func(c *commander) handler { return c.approvals.approveCommand }},
 		{name: "deny", menu: "deny the waiting approval request",

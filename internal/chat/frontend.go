@@ -9,7 +9,8 @@ import "time"
 // queues), so that none reaches into the rest of it.
 func wireFrontEnd(h *Host) {
 	cfg := h.cfg
-	h.sessions = sessions{agent: cfg.Agent, settings: h.settings, model: cfg.Model, models: cfg.Models, zone: cfg.DefaultTimeZone}
+	h.sessions = sessions{agent: cfg.Agent, settings: h.settings, model: cfg.Model, models: cfg.Models, zone: cfg.DefaultTimeZone,
+		toolStatus: cfg.ToolStatus}
 	m := menu{out: h.out}
 	h.meter.sessions = &h.sessions
 	h.jobs.sessions, h.jobs.logger, h.jobs.out, h.jobs.menu = &h.sessions, h.logger, h.out, m

@@ -63,7 +63,7 @@ func (w *chatWorker) runTurn(ctx context.Context, it *workItem) {
 		return
 	}
 	scope := t.String()
-	out := h.out.to(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.toolStatusMode(scope),
+	out := h.out.to(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.sessions.toolStatusMode(scope),
 		StopData: callbackStop + ":" + it.turnID, Explain: turnError, Primary: func() string {
 			if m := h.sessions.chatModel(scope); m != "" {
 				return m
