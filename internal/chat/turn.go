@@ -30,7 +30,7 @@ func (w *chatWorker) runTurn(ctx context.Context, it *workItem) {
 	if it.in != nil {
 		replyTo = it.in.msg.ID
 	}
-	if msg, over := h.overLimit(t); over {
+	if msg, over := h.meter.overLimit(t); over {
 		if it.label != "" {
 			msg = it.label + ": not run. " + msg
 		}
