@@ -26,8 +26,8 @@ type pollSource struct{ h *Host }
 // run deletes any webhook first, since Telegram refuses getUpdates while
 // one is set (a bot switched back from webhook mode), then polls.
 func (p pollSource) run(ctx context.Context, take func(context.Context, []json.RawMessage) bool) error {
-	if p.h.deleteWebhook(ctx) {
-		p.h.poll(ctx, take)
+	if p.deleteWebhook(ctx) {
+		p.poll(ctx, take)
 	}
 	return nil
 }
@@ -35,7 +35,8 @@ func (p pollSource) run(ctx context.Context, take func(context.Context, []json.R
 // deleteWebhook calls deleteWebhook until it succeeds, and reports
 // whether it did before ctx ended: polling never starts while a webhook
 // may still be set.
-func (h *Host) deleteWebhook(ctx context.Context) bool {
+func (p pollSource) deleteWebhook(ctx context.Context) bool {
+	h := p.h
 	for failures := 0; ctx.Err() == nil; failures++ {
 		err := h.api.DeleteWebhook(ctx)
 		if err == nil {
@@ -61,7 +62,8 @@ func (h *Host) deleteWebhook(ctx context.Context) bool {
 // same token) logs a clear error and backs off, anything else backs off.
 // A batch the journal cannot take (a full disk) is asked for again, with
 // the same offset, after a back-off of its own (journalRetry).
-func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
+func (p pollSource) poll(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
+	h := p.h
 	offset := h.journal.ResumeOffset(time.Now())
 	if offset > 0 {
 		h.logger.Debug("polling from after the last journaled update", "offset", offset)
@@ -103,7 +105,7 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 			h.logger.Info("polling Telegram", "allowed_users", len(h.cfg.AllowedUserIDs), "model", h.cfg.Model)
 		}
 		var taken bool
-		if offset, taken = h.received(ctx, take, raws, offset); taken {
+		if offset, taken = p.received(ctx, take, raws, offset); taken {
 			unjournaled = 0
 			continue
 		}
@@ -130,11 +132,11 @@ const journalRetryMax = 10 * time.Second
 // written), so Telegram sends it again. The heartbeat is touched only when
 // the batch was taken: while messages cannot be, the healthcheck must go
 // unhealthy.
-func (h *Host) received(ctx context.Context, take func(context.Context, []json.RawMessage) bool, raws []json.RawMessage, offset int64) (int64, bool) {
+func (p pollSource) received(ctx context.Context, take func(context.Context, []json.RawMessage) bool, raws []json.RawMessage, offset int64) (int64, bool) {
 	if !take(ctx, raws) {
 		return offset, false
 	}
-	h.touchHeartbeat()
+	p.h.touchHeartbeat()
 	return nextOffset(raws, offset), true
 }
 
