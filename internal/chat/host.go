@@ -374,7 +374,7 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
 	journal := func() error {
 		o, err := h.journal.WritePrompt(scope, label, prompt)
-		h.journaled(err)
+		h.storage.journaled(err)
 		if err == nil {
 			it.origin, it.state = o, ledger.Queued
 		}

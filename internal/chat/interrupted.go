@@ -37,7 +37,7 @@ func (h *Host) reportInterrupted() {
 		// report after its answer would say it was lost.
 		needed := func() bool { return h.journal.Unreported(e.Scope, e.Origin) }
 		h.out.report(t, text, entryMessageID(e), needed, func() {
-			h.journaled(h.journal.MarkReported(e.Scope, e.Origin))
+			h.storage.journaled(h.journal.MarkReported(e.Scope, e.Origin))
 		})
 	}
 	for _, e := range h.journal.CutShort() {
@@ -53,7 +53,7 @@ func (h *Host) reportInterrupted() {
 			h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.Origin.UpdateID())
 		}
 		h.out.report(t, text, entryMessageID(e), nil, func() {
-			h.journaled(h.journal.MarkCutReported(e.Origin))
+			h.storage.journaled(h.journal.MarkCutReported(e.Origin))
 		})
 	}
 }

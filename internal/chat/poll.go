@@ -223,7 +223,7 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		// batch, so Telegram delivers it again. A polled batch of
 		// commands alone is handled unjournaled instead: commands work on
 		// a full disk (a crash may lose one then).
-		h.journaled(err)
+		h.storage.journaled(err)
 		if h.journalEvery || top != 0 {
 			return false
 		}
@@ -234,7 +234,7 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		}
 		received = nil
 	} else if len(entries) > 0 {
-		h.journaled(nil)
+		h.storage.journaled(nil)
 	}
 	for _, d := range batch {
 		if d.in != nil {

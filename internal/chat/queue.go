@@ -388,7 +388,7 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 func (h *Host) journalDone(origins ...ledger.Origin) {
 	for _, o := range origins {
 		if !o.IsZero() {
-			h.journaled(h.journal.Done(o))
+			h.storage.journaled(h.journal.Done(o))
 		}
 	}
 }

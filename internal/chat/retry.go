@@ -70,7 +70,7 @@ func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) 
 	// crash would leave it never reported again after the chat was told
 	// it runs. When that cannot be written, nothing is taken.
 	if err := h.journal.Write(marks...); err != nil {
-		h.journaled(err)
+		h.storage.journaled(err)
 		h.journal.PutBack(in.target.String(), entries)
 		reply("⚠️ The interrupted messages cannot be run again right now: the bot's disk is full or cannot be written. Send /retry once the operator has freed space.")
 		return

@@ -215,7 +215,7 @@ func (w *chatWorker) markAnswered(it *workItem) error {
 	w.moveLocked(it, ledger.Answering)
 	w.mu.Unlock()
 	err := w.h.journal.Answering(it.origin)
-	w.h.journaled(err)
+	w.h.storage.journaled(err)
 	return err
 }
 
