@@ -292,7 +292,7 @@ func (h *Host) Run(ctx context.Context) error {
 	}
 	h.view.EditCut(h.cutStatuses)
 	h.cutStatuses = nil
-	h.reportInterrupted()
+	reportInterrupted(h.journal, h.out, h.storage, h.logger)
 	h.replayReceived(ctx)
 	err = h.source.run(ctx, h.take)
 	h.shutdown()

@@ -19,41 +19,41 @@ import (
 // notices go out while polling starts. A message counts as reported in the
 // journal only once its notice was sent (see ledger.Reporter): one that a crash
 // cuts off, or that Telegram refuses for good, is reported again after the
-// next start-up.
-func (h *Host) reportInterrupted() {
-	for _, e := range h.journal.ToReport() {
+// next start-up. What the journal writes is recorded in storage.
+func reportInterrupted(journal *ledger.Journal, out outlet, storage *storageHealth, logger *slog.Logger) {
+	for _, e := range journal.ToReport() {
 		t, err := parseTarget(e.Scope)
 		if err != nil {
 			continue
 		}
 		text := "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again."
 		if e.Origin.IsPrompt() {
-			h.logger.Info("reporting a scheduled prompt interrupted by a restart", "scope", e.Scope, "label", e.Label)
+			logger.Info("reporting a scheduled prompt interrupted by a restart", "scope", e.Scope, "label", e.Label)
 			text = interruptedPromptText(e.Label)
 		} else {
-			h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.Origin.UpdateID())
+			logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.Origin.UpdateID())
 		}
 		// Not needed any more once /retry took the message: it runs, and a
 		// report after its answer would say it was lost.
-		needed := func() bool { return h.journal.Unreported(e.Scope, e.Origin) }
-		h.out.report(t, text, entryMessageID(e), needed, func() {
-			h.storage.journaled(h.journal.MarkReported(e.Scope, e.Origin))
+		needed := func() bool { return journal.Unreported(e.Scope, e.Origin) }
+		out.report(t, text, entryMessageID(e), needed, func() {
+			storage.journaled(journal.MarkReported(e.Scope, e.Origin))
 		})
 	}
-	for _, e := range h.journal.CutShort() {
+	for _, e := range journal.CutShort() {
 		t, err := parseTarget(e.Scope)
 		if err != nil {
 			continue
 		}
 		text := "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again."
 		if e.Origin.IsPrompt() {
-			h.logger.Info("reporting a scheduled prompt's answer a restart may have cut short", "scope", e.Scope, "label", e.Label)
+			logger.Info("reporting a scheduled prompt's answer a restart may have cut short", "scope", e.Scope, "label", e.Label)
 			text = "⚠️ A restart came while the answer of the scheduled job “" + e.Label + "” was being sent; it may not have arrived whole."
 		} else {
-			h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.Origin.UpdateID())
+			logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.Origin.UpdateID())
 		}
-		h.out.report(t, text, entryMessageID(e), nil, func() {
-			h.storage.journaled(h.journal.MarkCutReported(e.Origin))
+		out.report(t, text, entryMessageID(e), nil, func() {
+			storage.journaled(journal.MarkCutReported(e.Origin))
 		})
 	}
 }
