@@ -37,7 +37,7 @@ type press struct {
 
 // callbackRoute handles the presses of one kind of button. Its handler
 // runs on the polling goroutine: it acts at once when it must (a Stop) and
-// posts what talks to Telegram (see post).
+// posts what talks to Telegram (see outlet.post).
 type callbackRoute struct {
 	kind string
 	// handle picks the kind's handler from the commander.

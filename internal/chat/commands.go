@@ -144,7 +144,7 @@ Just write what you need, in your own words; you can also send voice notes, phot
 /new starts a fresh conversation, /stop stops me, /status shows what I'm doing, and /help lists every command.`
 
 // handle runs a command from the table; any other gets "Unknown command".
-// Replies go out off the polling goroutine (see post).
+// Replies go out off the polling goroutine (see outlet.post).
 func (c *commander) handle(ctx context.Context, in *inbound) {
 	reply := c.reply(in)
 	for _, cmd := range commands() {

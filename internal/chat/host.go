@@ -179,7 +179,7 @@ type Host struct {
 	// journalOpts are the inbound journal's test seams.
 	journalOpts []ledger.Option
 	// reportPause is the first pause before a report that did not go out
-	// is sent again (see report); tests shorten it.
+	// is sent again (see chatOutlet.report); tests shorten it.
 	reportPause time.Duration
 }
 

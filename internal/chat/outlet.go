@@ -39,7 +39,7 @@ type outlet interface {
 type chatOutlet struct {
 	view *turnview.View
 	api  *botapi.Client
-	// reports sends what a journal entry waits for (see report).
+	// reports sends what a journal entry waits for.
 	reports *ledger.Reporter
 }
 

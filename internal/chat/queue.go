@@ -281,7 +281,7 @@ type stopResult struct {
 // the user asked for them. With a turnID (a Stop button's), it does so only
 // while that turn runs, and else reports the button stale. The dropped
 // items' journal entries are the caller's to mark done, once the chat was
-// told (see Host.stopChat).
+// told (see commander.stop).
 func (w *chatWorker) stop(turnID string) stopResult {
 	w.mu.Lock()
 	if turnID != "" && (w.running == nil || w.running.turnID != turnID) {
