@@ -52,7 +52,9 @@ type Request struct {
 }
 
 // Asker asks the chat a Request is about, and waits for the answer. The
-// chat host implements it (the message with the buttons). ctx ends when the
+// chat host implements it (the message with the buttons) on the front end
+// it prompts each turn with ([agent.WithFrontEnd]), where the extension
+// finds it by type assertion. ctx ends when the
 // approval times out or the turn is stopped; Ask must then return (a
 // Decision other than Deny returned with ctx done is not used). An asker
 // that tells the chat an "always" answer is kept may keep it in the
@@ -63,8 +65,8 @@ type Asker interface {
 }
 
 // DecisionStore keeps each chat's "Always in this chat" decisions across
-// restarts. The chat host implements it (chat-settings.json); the rule is a
-// [Rule] ID.
+// restarts. The chat host implements it (chat-settings.json) on the same
+// front end as its [Asker]; the rule is a [Rule] ID.
 type DecisionStore interface {
 	// AlwaysAllowed reports whether the chat scope allowed rule for good.
 	AlwaysAllowed(scope, rule string) bool
@@ -84,8 +86,15 @@ func Unattended(ctx context.Context) context.Context {
 	return context.WithValue(ctx, unattendedKey{}, true)
 }
 
-// isUnattended reports whether ctx was marked by Unattended.
-func isUnattended(ctx context.Context) bool {
-	v, _ := ctx.Value(unattendedKey{}).(bool)
-	return v
+// unattended returns why nobody can be asked in the turn of ctx, whose
+// front end asks through front: a turn marked by Unattended, or one
+// without a chat to ask in. It returns "" when the chat can be asked.
+func unattended(ctx context.Context, front chat) string {
+	if v, _ := ctx.Value(unattendedKey{}).(bool); v {
+		return "this turn was started by a scheduled job"
+	}
+	if front == nil {
+		return "this turn has no chat to ask in"
+	}
+	return ""
 }

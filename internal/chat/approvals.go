@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -113,12 +114,26 @@ func (b *approvalBoard) answer(id string, t target, d approvals.Decision) bool {
 	}
 }
 
+// chatApprovals is the chat's side of the approvals extension, which finds
+// it on each turn's front end (see frontEnd): it asks a chat about a call
+// with the buttons, and keeps the chat's "always" answers in
+// chat-settings.json (approvals.Asker and approvals.DecisionStore).
+type chatApprovals struct {
+	api      *botapi.Client
+	settings *settingsStore
+	// board is the host's: its commands and buttons answer the requests.
+	board  *approvalBoard
+	logger *slog.Logger
+	// post queues a notice for a chat, behind its others (Host.post).
+	post func(t target, send func(ctx context.Context))
+}
+
 // Ask asks req's chat whether the call may run (approvals.Asker): a
 // message with the command, the rules and the buttons Allow once, Always
 // in this chat and Deny, and waits for a press until ctx ends (the
 // approval timeout, or the turn stopped). The message is then edited to
 // say how it ended, its buttons gone.
-func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
+func (c *chatApprovals) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
 	t, err := parseTarget(req.Scope)
 	if err != nil {
 		return approvals.Deny, err
@@ -128,15 +143,15 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 	if o := turnOutputOf(ctx); o != nil {
 		o.showStatus(ctx)
 	}
-	id, p := h.asks.add(t)
-	defer h.asks.remove(id)
+	id, p := c.board.add(t)
+	defer c.board.remove(id)
 	text := approvalText(req)
 	// The request goes out even when the turn is stopped while it is on
 	// its way, so that it can then be marked as ended, not left with live
 	// buttons.
 	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
 	defer cancel()
-	msg, err := h.api.SendMessage(sendCtx, botapi.Message{
+	msg, err := c.api.SendMessage(sendCtx, botapi.Message{
 		ChatID: t.chatID, ThreadID: t.threadID, Text: text, ParseMode: models.ParseModeHTML,
 		Buttons: approvalButtons(id),
 	})
@@ -153,7 +168,7 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 			approvals.Deny:        "🚫 Denied.",
 		}[d]
 		if d == approvals.AllowAlways {
-			if note := h.keepAlways(t, req.Rules); note != "" {
+			if note := c.keepAlways(t, req.Rules); note != "" {
 				d, outcome = approvals.AllowOnce, "✅ Allowed once. "+note
 			}
 		}
@@ -164,9 +179,9 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 		}
 	}
 	msgID := msg.ID
-	h.post(t, func(ctx context.Context) {
-		if _, err := h.api.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text + "\n\n" + html.EscapeString(outcome), ParseMode: models.ParseModeHTML}); err != nil {
-			h.logger.Warn("the approval request was not updated", "scope", t.String(), "err", err)
+	c.post(t, func(ctx context.Context) {
+		if _, err := c.api.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text + "\n\n" + html.EscapeString(outcome), ParseMode: models.ParseModeHTML}); err != nil {
+			c.logger.Warn("the approval request was not updated", "scope", t.String(), "err", err)
 		}
 	})
 	if ctx.Err() != nil {
@@ -221,11 +236,11 @@ func (h *Host) pressApproval(p press) {
 // of its own, out of context).
 const approvalHint = "⚠️ An approval request is waiting: press Allow or Deny above, or send /approve or /deny. This message was not sent to the agent."
 
-// answerOldest answers the oldest approval request waiting in the chat of
-// in with d (/approve, /deny).
-func (h *Host) answerOldest(in *inbound, d approvals.Decision, reply func(string)) {
-	id := h.asks.oldest(in.target)
-	if id == "" || !h.asks.answer(id, in.target, d) {
+// answerOldest answers the oldest approval request waiting in t with d
+// (/approve, /deny).
+func (c *chatApprovals) answerOldest(t target, d approvals.Decision, reply func(string)) {
+	id := c.board.oldest(t)
+	if id == "" || !c.board.answer(id, t, d) {
 		reply("No approval request is waiting in this chat.")
 		return
 	}
@@ -237,27 +252,27 @@ func (h *Host) answerOldest(in *inbound, d approvals.Decision, reply func(string
 }
 
 func (h *Host) approveCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.answerOldest(in, approvals.AllowOnce, reply)
+	h.front.answerOldest(in.target, approvals.AllowOnce, reply)
 }
 
 func (h *Host) denyCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.answerOldest(in, approvals.Deny, reply)
+	h.front.answerOldest(in.target, approvals.Deny, reply)
 }
 
 // AlwaysAllowed reports whether the chat scope allowed rule for good
 // (approvals.DecisionStore).
-func (h *Host) AlwaysAllowed(scope, rule string) bool {
-	return slices.Contains(h.settings.get(scope).Approvals, rule)
+func (c *chatApprovals) AlwaysAllowed(scope, rule string) bool {
+	return slices.Contains(c.settings.get(scope).Approvals, rule)
 }
 
 // AllowAlways keeps that the chat scope allows rule from now on, in
 // chat-settings.json (approvals.DecisionStore). A rule kept already is
 // not written again: Ask keeps an "always" answer itself.
-func (h *Host) AllowAlways(scope, rule string) error {
-	if h.AlwaysAllowed(scope, rule) {
+func (c *chatApprovals) AllowAlways(scope, rule string) error {
+	if c.AlwaysAllowed(scope, rule) {
 		return nil
 	}
-	return h.settings.update(scope, func(c *chatSettings) {
+	return c.settings.update(scope, func(c *chatSettings) {
 		if !slices.Contains(c.Approvals, rule) {
 			c.Approvals = append(c.Approvals, rule)
 			slices.Sort(c.Approvals)
@@ -270,16 +285,16 @@ func (h *Host) AllowAlways(scope, rule string) error {
 // request says instead: the call then runs once. A disk that refuses the
 // write is logged once per episode by the settings' writer (see
 // storageHealth), not here.
-func (h *Host) keepAlways(t target, rules []approvals.Rule) string {
+func (c *chatApprovals) keepAlways(t target, rules []approvals.Rule) string {
 	for _, r := range rules {
-		err := h.AllowAlways(t.String(), r.ID)
+		err := c.AllowAlways(t.String(), r.ID)
 		switch {
 		case err == nil:
 			continue
 		case storagefail.Is(err):
 			return "\"Always\" could not be remembered: the bot's disk is full or cannot be written, so this will be asked about again."
 		default:
-			h.logger.Warn("keeping an approval failed; allowed this once", "scope", t.String(), "rule", r.ID, "err", err)
+			c.logger.Warn("keeping an approval failed; allowed this once", "scope", t.String(), "rule", r.ID, "err", err)
 			return "\"Always\" could not be remembered: the chat settings could not be saved, so this will be asked about again."
 		}
 	}
@@ -314,9 +329,9 @@ func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup
 
 // revokeApproval removes the chat's decision whose rule hashes to hash and
 // reports whether there was one.
-func (h *Host) revokeApproval(scope, hash string) (bool, error) {
+func (c *chatApprovals) revokeApproval(scope, hash string) (bool, error) {
 	found := false
-	err := h.settings.update(scope, func(c *chatSettings) {
+	err := c.settings.update(scope, func(c *chatSettings) {
 		c.Approvals = slices.DeleteFunc(c.Approvals, func(id string) bool {
 			if ruleHash(id) == hash {
 				found = true
@@ -358,7 +373,7 @@ func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) 
 func (h *Host) pressRevoke(p press) {
 	t := p.target
 	h.post(t, func(ctx context.Context) {
-		found, err := h.revokeApproval(t.String(), p.arg)
+		found, err := h.front.revokeApproval(t.String(), p.arg)
 		switch {
 		case storagefail.Is(err):
 			// The settings' writer logs the episode (see storageHealth).

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,42 +21,17 @@ import (
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
 
-// hostRef hands the approvals extension and send_file the host, which is
-// built after the agent they belong to (main does the same).
-type hostRef struct{ h atomic.Pointer[Host] }
-
-func (r *hostRef) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
-	return r.h.Load().Ask(ctx, req)
-}
-
-func (r *hostRef) AlwaysAllowed(scope, rule string) bool {
-	return r.h.Load().AlwaysAllowed(scope, rule)
-}
-
-func (r *hostRef) AllowAlways(scope, rule string) error { return r.h.Load().AllowAlways(scope, rule) }
-
-func (r *hostRef) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (bool, error) {
-	return r.h.Load().SendFile(ctx, scope, f)
-}
-
 // approvalHarness is a harness whose agent has the approvals extension and
-// send_file, both through the host; send_file is confined to a sandbox
-// view of the workspace, as in the bot.
+// send_file, both reaching the host through each turn's front end;
+// send_file is confined to a sandbox view of the workspace, as in the bot.
 func approvalHarness(t *testing.T, cfg harnessConfig, opts ...approvals.Option) *harness {
 	t.Helper()
 	if cfg.workspace == "" {
 		cfg.workspace = t.TempDir()
 	}
 	view := &sandbox.View{Workspace: cfg.workspace, Temp: t.TempDir(), System: []string{"/usr", "/etc"}}
-	ref := &hostRef{}
-	ext, err := approvals.New(ref, ref, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.agentOpts = append(cfg.agentOpts, agent.WithExtensions(ext), agent.WithTools(tools.NewSendFile(ref, tools.WithView(view))))
-	h := newHarness(t, cfg)
-	ref.h.Store(h.host)
-	return h
+	cfg.agentOpts = append(cfg.agentOpts, agent.WithExtensions(approvals.New(opts...)), agent.WithTools(tools.NewSendFile(tools.WithView(view))))
+	return newHarness(t, cfg)
 }
 
 // rmVictim is the model's risky call, and the folder it would remove.
@@ -195,7 +169,7 @@ func TestApprovalAnswers(t *testing.T) {
 			if got := lastToolResult(t, faux); !strings.Contains(got, tt.wantResult) {
 				t.Errorf("tool result %q does not contain %q", got, tt.wantResult)
 			}
-			if got, want := h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete), tt.choice == "always"; got != want {
+			if got, want := h.host.front.AlwaysAllowed("1001", approvals.RuleRecursiveDelete), tt.choice == "always"; got != want {
 				t.Errorf("always allowed: %v, want %v", got, want)
 			}
 			// The button of an answered request stops nothing and says so.
@@ -271,7 +245,7 @@ func TestApprovalAlwaysPersists(t *testing.T) {
 		}
 		return false
 	})
-	if h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+	if h.host.front.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
 		t.Error("the revoked rule is still allowed")
 	}
 	faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("third done"))
@@ -292,7 +266,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	rec := newLogRecorder()
 	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("first done"))
 	h := approvalHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
-	if err := h.host.AllowAlways("1001", approvals.RuleSudo); err != nil {
+	if err := h.host.front.AllowAlways("1001", approvals.RuleSudo); err != nil {
 		t.Fatal(err)
 	}
 	dir := h.victim()
@@ -317,7 +291,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	if exists(dir) {
 		t.Error("the command allowed on a full disk did not run")
 	}
-	if h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+	if h.host.front.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
 		t.Error("a decision the disk refused counts as kept")
 	}
 
@@ -335,7 +309,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	if !strings.Contains(toast, "disk is full") || !strings.Contains(toast, "stays allowed") || strings.Contains(toast, d.Dir) {
 		t.Errorf("the revoke on a full disk says %q, want the disk-full note and that it stays allowed, without paths", toast)
 	}
-	if !h.host.AlwaysAllowed("1001", approvals.RuleSudo) {
+	if !h.host.front.AlwaysAllowed("1001", approvals.RuleSudo) {
 		t.Error("a revoke the disk refused lost the decision")
 	}
 	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))

@@ -20,7 +20,8 @@ func isPreview(r telegramtest.Request) bool {
 // streamedAnswer streams text in pieces and then answers it: each piece
 // after the fake server received a preview of the ones before (a draft, a
 // message or an edit), so that the answer is previewed piece by piece
-// without pauses of a set length.
+// without pauses of a set length. The last piece is not waited for: the
+// agent's redactor may hold its end back until the answer ends.
 func streamedAnswer(tg *telegramtest.Server, text string, pieces int) agenttest.FauxResponse {
 	return agenttest.FauxFunc(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second) // hang guard
@@ -34,6 +35,9 @@ func streamedAnswer(tg *telegramtest.Server, text string, pieces int) agenttest.
 				}
 			}
 			onText(text[i:min(i+size, len(text))])
+			if i+size >= len(text) {
+				break
+			}
 			if _, err := tg.WaitForCount(ctx, seen+1, isPreview); err != nil {
 				return agent.Response{}, err
 			}

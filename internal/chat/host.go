@@ -1,11 +1,12 @@
 // Package chat is the Telegram host of the agent: it takes the updates
-// (long polling, or a webhook), answers only the allowed users, runs one agent session
-// per chat (per forum topic in forum groups) one turn at a time on a
-// worker with its queue, streams the answers, shows tool progress with a
-// Stop button, handles the commands, the buttons and the attachments, and
-// keeps the inbound journal and the chat settings. Every Bot API call goes
-// through a botapi.Client, which redacts everything sent; rendering and
-// splitting are the markup package's.
+// (long polling, or a webhook), answers only the allowed users, runs one
+// agent session per chat (per forum topic in forum groups) one turn at a
+// time on a worker with its queue, streams the answers, shows tool
+// progress with a Stop button, handles the commands, the buttons and the
+// attachments, and keeps the chat settings; the inbound journal and each
+// item's state are package ledger's. Every Bot API call goes through a
+// botapi.Client, which redacts everything sent; rendering and splitting
+// are the markup package's.
 package chat
 
 import (
@@ -25,6 +26,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -97,27 +99,30 @@ func WithLogger(l *slog.Logger) Option { return func(h *Host) { h.logger = l } }
 
 // WithJobBoard gives /jobs its jobs; without one /jobs says scheduling is
 // not enabled.
-func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs = j } }
+func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs.board = j } }
 
 // WithTranscriber sets the speech-to-text service for voice notes and audio;
 // without one they get a reply saying transcription is not configured.
-func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.transcriber = t } }
+func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.inbox.transcriber = t } }
 
 // Host is the chat host: it polls Telegram and runs a worker per chat.
-// It provides the scheduler's Chats (Prompt, Notify, TimeZone).
+// It provides the scheduler's Chats (Prompt, Notify, Refused, TimeZone),
+// handed to the scheduler's Start.
 type Host struct {
-	cfg         Config
-	logger      *slog.Logger
-	jobs        JobBoard
-	transcriber Transcriber
-	// usage is the usage log (nil: not recorded), with the prices and the
-	// daily limit (see WithUsage).
-	usage  *usage.Store
-	prices usage.Prices
-	limit  usage.Limit
-	// planWindows reports the model plan's usage windows for /usage (nil:
-	// none; see WithPlanWindows).
-	planWindows func() []PlanWindow
+	cfg    Config
+	logger *slog.Logger
+	// limit is the daily usage limit (see WithUsage), which the turns'
+	// refusals log; meter holds it to it.
+	limit usage.Limit
+	// The front end's concerns, each holding the few things it needs
+	// (wired by wireFrontEnd; the options fill in theirs).
+	sessions  sessions
+	meter     meter
+	jobs      jobsView
+	inbox     attachments
+	models    modelSwitch
+	strangers strangers
+	commander commander
 	// httpClient and retry configure the Bot API client; tests set them.
 	httpClient    *http.Client
 	retry         botapi.RetryPolicy
@@ -143,8 +148,12 @@ type Host struct {
 	statuses    *statusLog
 	cutStatuses []statusRecord
 	// asks are the approval requests waiting for a button.
-	asks    approvalBoard
-	journal *journal
+	asks approvalBoard
+	// front is what each turn's tools find of the chat on their context.
+	front   frontEnd
+	journal *ledger.Journal
+	// reports sends what a journal entry waits for (see Host.report).
+	reports *ledger.Reporter
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
 	storage *storageHealth
@@ -157,14 +166,8 @@ type Host struct {
 	mu      sync.Mutex
 	botUser models.User
 	chats   map[string]*chatWorker
-	// strangers is when each user who is not allowed was last logged at
-	// Info.
-	strangers map[int64]time.Time
-	// strangerReplies is when each of them was last told how to get
-	// access.
-	strangerReplies map[int64]time.Time
-	closing         bool
-	workers         sync.WaitGroup
+	closing bool
+	workers sync.WaitGroup
 
 	// outbox holds each chat's notices waiting to be sent (see post);
 	// notices tracks the goroutines sending them, until noticeCtx ends.
@@ -188,12 +191,10 @@ type Host struct {
 	// replaces it).
 	pollSleep func(ctx context.Context, d time.Duration) bool
 	// journalOpts are the inbound journal's test seams.
-	journalOpts []journalOption
+	journalOpts []ledger.Option
 	// reportPause is the first pause before a report that did not go out
 	// is sent again (see report); tests shorten it.
 	reportPause time.Duration
-	// statusLines, when set, adds lines to /status (WithStatusLines).
-	statusLines func() []string
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -220,19 +221,17 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		return nil, errors.Join(errs...)
 	}
 	h := &Host{
-		cfg:             cfg,
-		logger:          slog.New(slog.DiscardHandler),
-		retry:           botapi.DefaultRetryPolicy(),
-		editInterval:    time.Second,
-		pollTimeout:     50 * time.Second,
-		shutdownGrace:   5 * time.Second,
-		allowed:         make(map[int64]bool, len(cfg.AllowedUserIDs)),
-		chats:           make(map[string]*chatWorker),
-		strangers:       make(map[int64]time.Time),
-		strangerReplies: make(map[int64]time.Time),
-		outbox:          make(map[string][]func(context.Context)),
-		pollSleep:       backoff.Sleep,
-		reportPause:     3 * time.Second,
+		cfg:           cfg,
+		logger:        slog.New(slog.DiscardHandler),
+		retry:         botapi.DefaultRetryPolicy(),
+		editInterval:  time.Second,
+		pollTimeout:   50 * time.Second,
+		shutdownGrace: 5 * time.Second,
+		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
+		chats:         make(map[string]*chatWorker),
+		outbox:        make(map[string][]func(context.Context)),
+		pollSleep:     backoff.Sleep,
+		reportPause:   3 * time.Second,
 	}
 	h.source = pollSource{h}
 	for _, o := range opts {
@@ -253,7 +252,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 			h.storage.wrote(SettingsFile)
 		}
 	}
-	if h.journal, err = openJournal(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
+	if h.journal, err = ledger.Open(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
 	if h.statuses, h.cutStatuses, err = openStatusLog(cfg.AgentDir, h.logger); err != nil {
@@ -263,12 +262,15 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	}
 	if h.api, err = botapi.New(cfg.Token, cfg.Redactor, botapi.WithBaseURL(cfg.APIURL), botapi.WithHTTPClient(h.httpClient),
 		botapi.WithLogger(h.logger), botapi.WithRetryPolicy(h.retry)); err != nil {
-		h.journal.close()
+		h.journal.Close()
 		return nil, fmt.Errorf("chat: %w", err)
 	}
 	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
+	wireFrontEnd(h)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.reports = h.newReporter()
+	h.front = newFrontEnd(h)
 	return h, nil
 }
 
@@ -281,7 +283,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // a clean shutdown; an error wrapping ErrWebhookRejected when Telegram
 // refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
-	defer h.journal.close()
+	defer h.journal.Close()
 	defer h.statuses.close()
 	me, err := h.api.GetMe(ctx)
 	if err != nil {
@@ -438,9 +440,11 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	scope = t.String()
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
 	journal := func() error {
-		id, err := h.journal.writePrompt(scope, label, prompt)
+		o, err := h.journal.WritePrompt(scope, label, prompt)
 		h.journaled(err)
-		it.journalID = id
+		if err == nil {
+			it.origin, it.state = o, ledger.Queued
+		}
 		return err
 	}
 	w, err := h.worker(t)
@@ -467,23 +471,15 @@ func (h *Host) Notify(ctx context.Context, scope, text string) error {
 	return h.sendText(ctx, t, text, 0)
 }
 
+// Refused reports whether err, from Notify, is a refusal for good
+// (botapi.Refused): a target that is no chat, a blocked bot, a chat gone.
+func (h *Host) Refused(err error) bool { return botapi.Refused(err) }
+
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
-func (h *Host) TimeZone(scope string) string {
-	if z := h.settings.get(scope).TimeZone; z != "" {
-		return z
-	}
-	return h.cfg.DefaultTimeZone
-}
+func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }
 
 // location returns target's zone as a *time.Location (Local when none).
-func (h *Host) location(scope string) *time.Location {
-	if z := h.TimeZone(scope); z != "" {
-		if loc, err := time.LoadLocation(z); err == nil {
-			return loc
-		}
-	}
-	return time.Local
-}
+func (h *Host) location(scope string) *time.Location { return h.sessions.location(scope) }
 
 // draftsUnsupported reports that the server answered sendMessageDraft 404.
 func (h *Host) draftsUnsupported() bool { return h.noDrafts.Load() }

@@ -3,16 +3,24 @@ package chat
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
+// fileSender is the chat's side of send_file, which finds it on each
+// turn's front end (see frontEnd).
+type fileSender struct {
+	api    *botapi.Client
+	logger *slog.Logger
+}
+
 // SendFile sends f to the chat scope names (tools.FileSender): as a photo
 // when f asks for one, else as a document, under the retry policy of every
 // other send. A photo Telegram refuses (its dimensions, its format) goes as
 // a document instead; photo reports which it became.
-func (h *Host) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (photo bool, err error) {
+func (h fileSender) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (photo bool, err error) {
 	t, err := parseTarget(scope)
 	if err != nil {
 		return false, err
