@@ -41,7 +41,9 @@ func (t *idleTrimmer) observe(allocs uint64) bool {
 
 // trimWhenIdle returns the heap's free memory to the system
 // (debug.FreeOSMemory: a collection, then every free page released)
-// whenever the bot goes quiet after allocating idleTrimAfter or more. It
+// whenever the bot goes quiet after allocating idleTrimAfter or more. A
+// trim costs a collection of the live heap, about a millisecond, at most
+// once per idleTrimAfter allocated and only below idleQuiet a second. It
 // returns when ctx ends.
 func trimWhenIdle(ctx context.Context, every time.Duration) {
 	tick := time.NewTicker(every)
