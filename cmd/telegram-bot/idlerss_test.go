@@ -25,6 +25,7 @@ var idleBot = flag.String("idle-bot", "", "the binary TestBinaryIdleRSS measures
 type memFigures struct {
 	rss, anon, file, shmem int
 	private, pss           int
+	threads                int
 }
 
 // readMem reads pid's figures from /proc.
@@ -40,7 +41,7 @@ func readMem(pid int) (memFigures, error) {
 	}
 	fields := map[string]*int{
 		"VmRSS:": &m.rss, "RssAnon:": &m.anon, "RssFile:": &m.file, "RssShmem:": &m.shmem,
-		"Pss:": &m.pss,
+		"Pss:": &m.pss, "Threads:": &m.threads,
 	}
 	var privClean, privDirty int
 	fields["Private_Clean:"] = &privClean
@@ -56,8 +57,8 @@ func readMem(pid int) (memFigures, error) {
 }
 
 func (m memFigures) String() string {
-	return fmt.Sprintf("VmRSS %d kB (RssAnon %d, RssFile %d, RssShmem %d); private %d kB, Pss %d kB",
-		m.rss, m.anon, m.file, m.shmem, m.private, m.pss)
+	return fmt.Sprintf("VmRSS %d kB (RssAnon %d, RssFile %d, RssShmem %d); private %d kB, Pss %d kB; %d threads",
+		m.rss, m.anon, m.file, m.shmem, m.private, m.pss, m.threads)
 }
 
 // descendants returns the pids of pid's children and theirs.
