@@ -16,7 +16,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/approvals"
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
@@ -119,13 +119,13 @@ func (b *approvalBoard) answer(id string, t target, d approvals.Decision) bool {
 // with the buttons, and keeps the chat's "always" answers in
 // chat-settings.json (approvals.Asker and approvals.DecisionStore).
 type chatApprovals struct {
-	api      *botapi.Client
+	// view sends the requests: each is an Answer, its outcome one
+	// within a Notice, behind the chat's other notices.
+	view     *turnview.View
 	settings *settingsStore
 	// board is the host's: its commands and buttons answer the requests.
 	board  *approvalBoard
 	logger *slog.Logger
-	// post queues a notice for a chat, behind its others (Host.post).
-	post func(t target, send func(ctx context.Context))
 }
 
 // Ask asks req's chat whether the call may run (approvals.Asker): a
@@ -140,8 +140,8 @@ func (c *chatApprovals) Ask(ctx context.Context, req approvals.Request) (approva
 	}
 	// The turn's tool status goes out first, so that the request always
 	// stands below the status line of the call it asks about.
-	if o := turnOutputOf(ctx); o != nil {
-		o.showStatus(ctx)
+	if o := turnview.TurnOf(ctx); o != nil {
+		o.ShowStatus(ctx)
 	}
 	id, p := c.board.add(t)
 	defer c.board.remove(id)
@@ -149,12 +149,10 @@ func (c *chatApprovals) Ask(ctx context.Context, req approvals.Request) (approva
 	// The request goes out even when the turn is stopped while it is on
 	// its way, so that it can then be marked as ended, not left with live
 	// buttons.
-	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
+	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), turnview.NoticeTimeout)
 	defer cancel()
-	msg, err := c.api.SendMessage(sendCtx, botapi.Message{
-		ChatID: t.chatID, ThreadID: t.threadID, Text: text, ParseMode: models.ParseModeHTML,
-		Buttons: approvalButtons(id),
-	})
+	out := c.view.To(t.view())
+	msgID, err := out.Answer(sendCtx, turnview.Message{Text: text, HTML: true, Buttons: approvalButtons(id)})
 	if err != nil {
 		return approvals.Deny, fmt.Errorf("chat: sending the approval request: %w", err)
 	}
@@ -178,9 +176,9 @@ func (c *chatApprovals) Ask(ctx context.Context, req approvals.Request) (approva
 			outcome = "⌛ No answer in time: denied."
 		}
 	}
-	msgID := msg.ID
-	c.post(t, func(ctx context.Context) {
-		if _, err := c.api.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text + "\n\n" + html.EscapeString(outcome), ParseMode: models.ParseModeHTML}); err != nil {
+	out.Notice(func(ctx context.Context, _ turnview.Noticer) {
+		// The outcome is an Answer: every try, within the notice's time.
+		if _, err := out.Answer(ctx, turnview.Message{Edit: msgID, Text: text + "\n\n" + html.EscapeString(outcome), HTML: true}); err != nil {
 			c.logger.Warn("the approval request was not updated", "scope", t.String(), "err", err)
 		}
 	})
@@ -219,12 +217,12 @@ func (h *Host) pressApproval(p press) {
 	id, choice, _ := strings.Cut(p.arg, ":")
 	d, known := approvalChoices[choice]
 	if known && h.asks.answer(id, p.target, d) {
-		h.post(p.target, func(ctx context.Context) { p.answer(ctx, "") })
+		h.post(p.target, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, "") })
 		return
 	}
 	t := p.target
-	h.post(t, func(ctx context.Context) {
-		p.answer(ctx, "This request is no longer waiting.")
+	h.post(t, func(ctx context.Context, n turnview.Noticer) {
+		p.answer(ctx, n, "This request is no longer waiting.")
 		if err := h.removeButtons(ctx, t, p.msgID); err != nil {
 			h.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
 		}
@@ -358,13 +356,9 @@ func approxDuration(d time.Duration) string {
 // with a revoke button.
 func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
 	t := in.target
-	h.post(t, func(ctx context.Context) {
+	h.post(t, func(ctx context.Context, n turnview.Noticer) {
 		text, buttons := h.approvalsList(t.String())
-		p := h.messageParams(t, text, "", in.msg.ID)
-		p.Buttons = buttons
-		if _, err := h.quick.SendMessage(ctx, p); err != nil {
-			h.logSendError("approvals", t, err)
-		}
+		menu{out: h}.send(ctx, n, t, "approvals", text, buttons, in.msg.ID)
 	})
 }
 
@@ -372,23 +366,21 @@ func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) 
 // and the list is re-rendered in place.
 func (h *Host) pressRevoke(p press) {
 	t := p.target
-	h.post(t, func(ctx context.Context) {
+	h.post(t, func(ctx context.Context, n turnview.Noticer) {
 		found, err := h.front.revokeApproval(t.String(), p.arg)
 		switch {
 		case storagefail.Is(err):
 			// The settings' writer logs the episode (see storageHealth).
-			p.answer(ctx, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
+			p.answer(ctx, n, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
 		case err != nil:
 			h.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
-			p.answer(ctx, "Could not revoke it: the settings were not saved, so it stays allowed.")
+			p.answer(ctx, n, "Could not revoke it: the settings were not saved, so it stays allowed.")
 		case !found:
-			p.answer(ctx, "That was revoked already.")
+			p.answer(ctx, n, "That was revoked already.")
 		default:
-			p.answer(ctx, "Revoked: it will be asked about again.")
+			p.answer(ctx, n, "Revoked: it will be asked about again.")
 		}
 		text, buttons := h.approvalsList(t.String())
-		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: p.msgID, Text: text, Buttons: buttons}); err != nil {
-			h.logSendError("approvals edit", t, err)
-		}
+		menu{out: h}.edit(ctx, n, t, "approvals edit", p.msgID, text, buttons)
 	})
 }

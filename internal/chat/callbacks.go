@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // Callback data is "<kind>:<argument>": the kind picks the handler in
@@ -29,8 +30,9 @@ type press struct {
 	msgID  int
 	// arg is the callback data after "<kind>:".
 	arg string
-	// answer answers the press (its toast: "" for none); one try.
-	answer func(ctx context.Context, text string)
+	// answer answers the press (its toast: "" for none) through a
+	// notice's n.
+	answer func(ctx context.Context, n turnview.Noticer, text string)
 }
 
 // callbackRoute handles the presses of one kind of button. Its handler
@@ -56,8 +58,8 @@ func callbackRoutes() []callbackRoute {
 // handleCallback answers an inline button by its kind; a press of an
 // unknown kind, or on a message the bot cannot see, gets an empty answer.
 func (h *Host) handleCallback(q *models.CallbackQuery) {
-	answer := func(ctx context.Context, text string) {
-		if err := h.quick.AnswerCallbackQuery(ctx, q.ID, text); err != nil {
+	answer := func(ctx context.Context, n turnview.Noticer, text string) {
+		if _, err := n.Send(ctx, turnview.Message{Callback: q.ID, Text: text}); err != nil {
 			h.logger.Debug("answerCallbackQuery", "err", err)
 		}
 	}
@@ -66,11 +68,7 @@ func (h *Host) handleCallback(q *models.CallbackQuery) {
 		return
 	}
 	if q.Message.Message == nil {
-		h.notices.Go(func() {
-			ctx, cancel := context.WithTimeout(h.noticeCtx, noticeTimeout)
-			defer cancel()
-			answer(ctx, "")
-		})
+		h.view.Unordered(func(ctx context.Context, n turnview.Noticer) { answer(ctx, n, "") })
 		return
 	}
 	t := targetOf(q.Message.Message)
@@ -81,5 +79,5 @@ func (h *Host) handleCallback(q *models.CallbackQuery) {
 			return
 		}
 	}
-	h.post(t, func(ctx context.Context) { answer(ctx, "") })
+	h.post(t, func(ctx context.Context, n turnview.Noticer) { answer(ctx, n, "") })
 }

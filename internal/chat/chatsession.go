@@ -122,9 +122,6 @@ func (h *Host) session(ctx context.Context, t target) (*agent.Session, error) {
 	return h.sessions.open(ctx, t)
 }
 
-// chatModel is sessions.chatModel, for the turn's fallback note.
-func (h *Host) chatModel(scope string) string { return h.sessions.chatModel(scope) }
-
 // newSession points the chat at a fresh session and then closes the old
 // one (its transcript stays on disk). The new id is saved first, so a
 // /status, /tz or /model in between opens the new session, never the old

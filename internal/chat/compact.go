@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
-// compactedNote is shown when the session was compacted during a turn.
-const compactedNote = "🗜 compacted older messages"
+// compactedNote is shown when the session was compacted during a turn (by
+// the turn's view).
+const compactedNote = turnview.CompactedNote
 
 // compactSession handles /compact on the chat's queue: it summarises the
 // older messages now. A failed summary leaves the session as it was.

@@ -10,7 +10,7 @@ import "time"
 func wireFrontEnd(h *Host) {
 	cfg := h.cfg
 	h.sessions = sessions{agent: cfg.Agent, settings: h.settings, model: cfg.Model, models: cfg.Models, zone: cfg.DefaultTimeZone}
-	m := menu{out: h, quick: h.quick}
+	m := menu{out: h}
 	h.meter.sessions = &h.sessions
 	h.jobs.sessions, h.jobs.logger, h.jobs.out, h.jobs.menu = &h.sessions, h.logger, h, m
 	h.models = modelSwitch{sessions: &h.sessions, logger: h.logger, out: h, menu: m}

@@ -15,10 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -27,6 +24,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -130,23 +128,18 @@ type Host struct {
 	pollTimeout   time.Duration
 	shutdownGrace time.Duration
 
-	// api is the Bot API under the retry policy: answers, status
-	// finalisation, setMyCommands, files.
+	// api is the Bot API under the retry policy: getMe, setMyCommands,
+	// updates, files. Messages to a chat go through view's verbs.
 	api *botapi.Client
-	// quick sends transient notices: command replies, "queued", callback
-	// answers; two tries, so that an outage does not keep them going.
-	quick *botapi.Client
-	// preview sends streamed previews and running status edits: one try
-	// each, since the next one follows soon and a retry_after must not
-	// hold the turn.
-	preview  *botapi.Client
-	noDrafts atomic.Bool
+	// view is what the chats see: streaming, tool status, delivery,
+	// notices (turnview).
+	view     *turnview.View
 	allowed  map[int64]bool
 	settings *settingsStore
 	// statuses records the tool status messages open now; cutStatuses
 	// are the ones the last run left open, edited when Run starts.
-	statuses    *statusLog
-	cutStatuses []statusRecord
+	statuses    *turnview.StatusLog
+	cutStatuses []turnview.StatusRecord
 	// asks are the approval requests waiting for a button.
 	asks approvalBoard
 	// front is what each turn's tools find of the chat on their context.
@@ -168,14 +161,6 @@ type Host struct {
 	chats   map[string]*chatWorker
 	closing bool
 	workers sync.WaitGroup
-
-	// outbox holds each chat's notices waiting to be sent (see post);
-	// notices tracks the goroutines sending them, until noticeCtx ends.
-	outMu         sync.Mutex
-	outbox        map[string][]func(context.Context)
-	notices       sync.WaitGroup
-	noticeCtx     context.Context
-	cancelNotices context.CancelFunc
 
 	// newSessionGap, when set (tests), runs between the two steps of /new:
 	// after the new session id is saved, before the old session is closed.
@@ -229,7 +214,6 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		shutdownGrace: 5 * time.Second,
 		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
 		chats:         make(map[string]*chatWorker),
-		outbox:        make(map[string][]func(context.Context)),
 		pollSleep:     backoff.Sleep,
 		reportPause:   3 * time.Second,
 	}
@@ -255,7 +239,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	if h.journal, err = ledger.Open(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
-	if h.statuses, h.cutStatuses, err = openStatusLog(cfg.AgentDir, h.logger); err != nil {
+	if h.statuses, h.cutStatuses, err = turnview.OpenStatusLog(cfg.AgentDir, h.logger); err != nil {
 		// Cosmetic: without it a crash leaves its statuses as they were.
 		h.logger.Warn("the tool status record cannot be opened; statuses a crash cuts stay as they were", "err", err)
 		h.statuses, h.cutStatuses = nil, nil
@@ -265,10 +249,10 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		h.journal.Close()
 		return nil, fmt.Errorf("chat: %w", err)
 	}
-	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
-	wireFrontEnd(h)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
-	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.view = turnview.New(h.api, turnview.Settings{Logger: h.logger, EditInterval: h.editInterval,
+		Statuses: h.statuses, Shutdown: h.turnCtx, Background: &h.workers})
+	wireFrontEnd(h)
 	h.reports = h.newReporter()
 	h.front = newFrontEnd(h)
 	return h, nil
@@ -284,7 +268,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
 	defer h.journal.Close()
-	defer h.statuses.close()
+	defer h.statuses.Close()
 	me, err := h.api.GetMe(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -305,7 +289,7 @@ func (h *Host) Run(ctx context.Context) error {
 	if err := h.api.SetMyCommands(ctx, botCommands()); err != nil && ctx.Err() == nil {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
-	h.editCutStatuses(h.cutStatuses)
+	h.view.EditCut(h.cutStatuses)
 	h.cutStatuses = nil
 	h.reportInterrupted()
 	h.replayReceived(ctx)
@@ -351,7 +335,7 @@ func (h *Host) shutdown() {
 	case <-time.After(h.shutdownGrace):
 		h.logger.Warn("shutdown: turns still running after the grace period")
 	}
-	h.waitNotices(2 * time.Second)
+	h.view.WaitNotices(2 * time.Second)
 }
 
 // restartingText is the shutdown's notice of the running turn it.
@@ -360,58 +344,6 @@ func restartingText(it *workItem) string {
 		return "⚠️ The bot is restarting; the scheduled job “" + it.label + "” was interrupted. Once it is back, it tells you, and /retry runs it again."
 	}
 	return "⚠️ The bot is restarting; this turn was interrupted. Once it is back, it tells you each interrupted message, and /retry runs them all again, in order."
-}
-
-// target is a chat's scope: "<chatID>" or "<chatID>:<threadID>" for a forum
-// topic. It is also the session's Scope and the scheduler's target.
-type target struct {
-	chatID   int64
-	threadID int
-}
-
-func (t target) String() string {
-	if t.threadID != 0 {
-		return strconv.FormatInt(t.chatID, 10) + ":" + strconv.Itoa(t.threadID)
-	}
-	return strconv.FormatInt(t.chatID, 10)
-}
-
-// sessionBase is the base of the target's session ids: letters, digits,
-// '-', '_' and '.' only.
-func (t target) sessionBase() string {
-	if t.threadID != 0 {
-		return fmt.Sprintf("chat_%d_%d", t.chatID, t.threadID)
-	}
-	return fmt.Sprintf("chat_%d", t.chatID)
-}
-
-// parseTarget reads a scope string.
-func parseTarget(s string) (target, error) {
-	chat, thread, hasThread := strings.Cut(s, ":")
-	id, err := strconv.ParseInt(chat, 10, 64)
-	if err != nil || id == 0 {
-		return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
-	}
-	t := target{chatID: id}
-	if hasThread {
-		if t.threadID, err = strconv.Atoi(thread); err != nil || t.threadID <= 0 {
-			return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
-		}
-	}
-	return t, nil
-}
-
-// targetOf returns the target a message belongs to: its topic in a forum
-// group or in a private chat with topics (Bot API 9.3: a bot with topic
-// mode on has its private chats in topics), else the chat. In a group that
-// is no forum a message_thread_id names a reply thread, not a topic.
-func targetOf(m *models.Message) target {
-	t := target{chatID: m.Chat.ID}
-	topics := m.Chat.IsForum || m.Chat.Type == models.ChatTypePrivate
-	if topics && m.IsTopicMessage && m.MessageThreadID != 0 {
-		t.threadID = m.MessageThreadID
-	}
-	return t
 }
 
 // Prompt queues a turn for target behind a running turn, like a user
@@ -461,27 +393,5 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	return nil
 }
 
-// Notify sends text to target as it is (redacted, split when long), outside
-// any turn.
-func (h *Host) Notify(ctx context.Context, scope, text string) error {
-	t, err := parseTarget(scope)
-	if err != nil {
-		return err
-	}
-	return h.sendText(ctx, t, text, 0)
-}
-
-// Refused reports whether err, from Notify, is a refusal for good
-// (botapi.Refused): a target that is no chat, a blocked bot, a chat gone.
-func (h *Host) Refused(err error) bool { return botapi.Refused(err) }
-
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
 func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }
-
-// location returns target's zone as a *time.Location (Local when none).
-func (h *Host) location(scope string) *time.Location { return h.sessions.location(scope) }
-
-// draftsUnsupported reports that the server answered sendMessageDraft 404.
-func (h *Host) draftsUnsupported() bool { return h.noDrafts.Load() }
-
-func (h *Host) markDraftsUnsupported() { h.noDrafts.Store(true) }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // dispatch acts on an accepted message: a command at once, a turn queued on
@@ -75,14 +75,14 @@ func (h *Host) queueTurn(in *inbound, updateID int64) {
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
 		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(ledger.Update(updateID)) })
 	case waits:
-		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
+		h.post(in.target, func(ctx context.Context, n turnview.Noticer) { h.noteQueued(ctx, n, w, in.msg.ID) })
 	}
 }
 
 // noteQueued tells the chat that a message waits: the first one behind a
 // running item gets a notice, the next ones edit it to say how many wait,
 // so that many queued messages make one notice, not one each.
-func (h *Host) noteQueued(ctx context.Context, w *chatWorker, replyTo int) {
+func (h *Host) noteQueued(ctx context.Context, n turnview.Noticer, w *chatWorker, replyTo int) {
 	w.mu.Lock()
 	id, waiting, running := w.queuedNotice, 0, w.running
 	for _, it := range w.queue {
@@ -94,18 +94,18 @@ func (h *Host) noteQueued(ctx context.Context, w *chatWorker, replyTo int) {
 	t := w.target
 	if id != 0 && waiting > 1 {
 		text := fmt.Sprintf("⏳ Queued: %s; I will get to them after the current turn.", counted(waiting, "message", "messages"))
-		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: id, Text: text}); err == nil {
+		if _, err := n.Send(ctx, turnview.Message{Edit: id, Text: text}); err == nil {
 			return
 		}
 	}
-	msg, err := h.quick.SendMessage(ctx, h.messageParams(t, "⏳ Queued: I will get to this after the current turn.", "", replyTo))
+	msgID, err := n.Send(ctx, turnview.Message{Text: "⏳ Queued: I will get to this after the current turn.", ReplyTo: replyTo})
 	if err != nil {
 		h.logSendError("queued notice", t, err)
 		return
 	}
 	w.mu.Lock()
 	if w.running != nil && w.running == running {
-		w.queuedNotice = msg.ID
+		w.queuedNotice = msgID
 	}
 	w.mu.Unlock()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // reportInterrupted tells each chat about every message a crash or restart
@@ -72,7 +73,7 @@ func (h *Host) report(t target, text string, replyTo int, needed func() bool, se
 // newReporter returns the host's reporter: its tries pause from
 // reportPause while the turns may run, and end with the notices.
 func (h *Host) newReporter() *ledger.Reporter {
-	return &ledger.Reporter{Passing: passing, Pause: h.reportPause, Life: h.turnCtx, Outbox: h.noticeCtx, Pauses: &h.notices, Logger: h.logger}
+	return &ledger.Reporter{Passing: passing, Pause: h.reportPause, Life: h.turnCtx, Ended: h.view.NoticesEnded, Go: h.view.Go, Logger: h.logger}
 }
 
 // passing reports whether a send that failed with err may succeed later:
@@ -82,17 +83,15 @@ func passing(err error) bool {
 	return c == botapi.Transient || c == botapi.RateLimited
 }
 
-// reportOutlet is chat t as a report reaches it: its outbox, which takes a
-// report beyond its bound, and the notice sender.
+// reportOutlet is chat t as a report reaches it: its notices, which take
+// a report beyond their bound, each try sent by its Noticer.
 type reportOutlet struct {
 	h *Host
 	t target
 }
 
-func (o reportOutlet) Post(try func(context.Context)) { o.h.enqueueNotice(o.t, true, try) }
-
-func (o reportOutlet) Send(ctx context.Context, text string, replyTo int) error {
-	return o.h.sendNoticeErr(ctx, o.t, text, replyTo)
+func (o reportOutlet) Post(try func(context.Context, ledger.Send)) {
+	o.h.out(o.t).MustNotice(func(ctx context.Context, n turnview.Noticer) { try(ctx, n.Say) })
 }
 
 func (o reportOutlet) String() string { return o.t.String() }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // JobBoard is what /jobs shows and cancels: the scheduler's jobs of one
@@ -38,17 +39,17 @@ type jobsView struct {
 // command handles /jobs, off the polling goroutine.
 func (v *jobsView) command(_ context.Context, in *inbound, _ func(string)) {
 	t := in.target
-	v.out.post(t, func(ctx context.Context) { v.list(ctx, t, in.msg.ID) })
+	v.out.post(t, func(ctx context.Context, n turnview.Noticer) { v.list(ctx, n, t, in.msg.ID) })
 }
 
 // list sends t's jobs, with their cancel buttons.
-func (v *jobsView) list(ctx context.Context, t target, replyTo int) {
+func (v *jobsView) list(ctx context.Context, n turnview.Noticer, t target, replyTo int) {
 	if v.board == nil {
-		v.out.sendNotice(ctx, t, "Scheduling is not enabled.", replyTo)
+		_ = n.Say(ctx, "Scheduling is not enabled.", replyTo)
 		return
 	}
 	text, markup := v.message(t)
-	v.menu.send(ctx, t, "jobs", text, markup, replyTo)
+	v.menu.send(ctx, n, t, "jobs", text, markup, replyTo)
 }
 
 // message renders t's jobs, each with its schedule in words where it is a
@@ -96,15 +97,15 @@ func jobName(j JobView) string {
 
 // press handles a job's cancel button, off the polling goroutine.
 func (v *jobsView) press(p press) {
-	v.out.post(p.target, func(ctx context.Context) {
-		v.cancel(ctx, p.target, p.msgID, p.arg, func(text string) { p.answer(ctx, text) })
+	v.out.post(p.target, func(ctx context.Context, n turnview.Noticer) {
+		v.cancel(ctx, n, p.target, p.msgID, p.arg, func(text string) { p.answer(ctx, n, text) })
 	})
 }
 
 // cancel handles a job's cancel button on the /jobs message msgID: it
 // cancels the job, says so by its name, and re-renders the list in place
 // (a job that is already gone gets a toast, never the scheduler's error).
-func (v *jobsView) cancel(ctx context.Context, t target, msgID int, id string, answer func(string)) {
+func (v *jobsView) cancel(ctx context.Context, n turnview.Noticer, t target, msgID int, id string, answer func(string)) {
 	if v.board == nil {
 		answer("Scheduling is not enabled.")
 		return
@@ -126,8 +127,8 @@ func (v *jobsView) cancel(ctx context.Context, t target, msgID int, id string, a
 			break
 		}
 		answer("Cancelled.")
-		v.out.sendNotice(ctx, t, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
+		_ = n.Say(ctx, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
 	}
 	text, markup := v.message(t)
-	v.menu.edit(ctx, t, "jobs edit", msgID, text, markup)
+	v.menu.edit(ctx, n, t, "jobs edit", msgID, text, markup)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // callbackModel is the kind of a model button of /model:
@@ -100,9 +101,9 @@ func (m *modelSwitch) command(ctx context.Context, in *inbound, reply func(strin
 		return
 	}
 	t := in.target
-	m.out.post(t, func(ctx context.Context) {
+	m.out.post(t, func(ctx context.Context, n turnview.Noticer) {
 		current := m.sessions.currentModel(ctx, t)
-		m.menu.send(ctx, t, "model", modelMenuText(current), m.buttons(current), in.msg.ID)
+		m.menu.send(ctx, n, t, "model", modelMenuText(current), m.buttons(current), in.msg.ID)
 	})
 }
 
@@ -111,7 +112,7 @@ func (m *modelSwitch) command(ctx context.Context, in *inbound, reply func(strin
 // configured says so.
 func (m *modelSwitch) press(p press) {
 	t := p.target
-	m.out.post(t, func(ctx context.Context) {
+	m.out.post(t, func(ctx context.Context, n turnview.Noticer) {
 		name := ""
 		for _, model := range m.sessions.models {
 			if ruleHash(model) == p.arg {
@@ -119,11 +120,11 @@ func (m *modelSwitch) press(p press) {
 			}
 		}
 		if name == "" {
-			p.answer(ctx, "That model is no longer one this bot may use: send /model again.")
+			p.answer(ctx, n, "That model is no longer one this bot may use: send /model again.")
 			return
 		}
-		p.answer(ctx, m.set(ctx, t, name))
+		p.answer(ctx, n, m.set(ctx, t, name))
 		current := m.sessions.currentModel(ctx, t)
-		m.menu.edit(ctx, t, "model edit", p.msgID, modelMenuText(current), m.buttons(current))
+		m.menu.edit(ctx, n, t, "model edit", p.msgID, modelMenuText(current), m.buttons(current))
 	})
 }

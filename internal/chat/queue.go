@@ -10,6 +10,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // itemKind says what a queued work item does.
@@ -63,7 +64,7 @@ func (w *chatWorker) trackTool(it *workItem, ev agent.Event) {
 	defer w.mu.Unlock()
 	switch ev.Kind {
 	case agent.EventToolStart:
-		arg := summarizeArgs(ev.Arguments) // the agent redacted them, decoded too
+		arg := turnview.SummarizeArgs(ev.Arguments) // the agent redacted them, decoded too
 		it.tool = toolActivity{callID: ev.ToolCallID, name: ev.ToolName, arg: arg, since: time.Now()}
 	case agent.EventToolEnd:
 		if it.tool.callID == ev.ToolCallID {

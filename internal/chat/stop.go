@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // nothingRunning is /stop's answer when there was nothing to stop.
@@ -76,15 +78,15 @@ func (c *commander) pressStop(p press) {
 	if len(r.droppedIDs) > 0 {
 		// The chat is told what was dropped, in words that stay; the
 		// dropped messages are done once it was.
-		c.out.post(t, func(ctx context.Context) { p.answer(ctx, msg) })
+		c.out.post(t, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, msg) })
 		c.out.report(t, msg, 0, nil, func() { c.queues.journalDone(r.droppedIDs...) })
 		return
 	}
-	c.out.post(t, func(ctx context.Context) {
-		p.answer(ctx, msg)
+	c.out.post(t, func(ctx context.Context, n turnview.Noticer) {
+		p.answer(ctx, n, msg)
 		switch {
 		case r.stopped:
-			c.out.sendNotice(ctx, t, "⏹ Stopped.", 0)
+			_ = n.Say(ctx, "⏹ Stopped.", 0)
 		case msg == staleStop:
 			if err := c.out.removeButtons(ctx, t, p.msgID); err != nil {
 				c.logger.Debug("removing a stale Stop button failed", "scope", t.String(), "err", err)

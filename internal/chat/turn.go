@@ -15,6 +15,8 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/markup"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
@@ -40,7 +42,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
-	stopTyping := h.startTyping(ctx, t)
+	stopTyping := h.out(t).Typing(ctx)
 	defer stopTyping()
 	content := it.content
 	if it.in != nil {
@@ -59,8 +61,15 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		h.undelivered(ctx, w, it, serr, text, replyTo)
 		return
 	}
-	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
-	promptCtx := agent.WithFrontEnd(withTurnOutput(ctx, out), h.front)
+	scope := t.String()
+	out := h.out(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.toolStatusMode(scope),
+		StopData: callbackStop + ":" + it.turnID, Explain: turnError, Primary: func() string {
+			if m := h.sessions.chatModel(scope); m != "" {
+				return m
+			}
+			return h.cfg.Model
+		}})
+	promptCtx := agent.WithFrontEnd(turnview.WithTurn(ctx, out), h.front)
 	if it.kind == itemPrompt {
 		// A scheduled job's turn: nobody watches it to answer an approval.
 		promptCtx = approvals.Unattended(promptCtx)
@@ -68,7 +77,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	start := time.Now()
 	res, err := sess.Prompt(promptCtx, content, func(ev agent.Event) {
 		w.trackTool(it, ev)
-		out.emit(ev)
+		out.Emit(ev)
 	})
 	switch {
 	case err != nil && storagefail.Is(err):
@@ -80,11 +89,11 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	case err == nil:
 		h.storage.wrote("transcript")
 	}
-	h.logTurn(t, it, sess, out.answeredBy(sess.Model()), content, res, err, time.Since(start))
+	h.logTurn(t, it, sess, out.AnsweredBy(sess.Model()), content, res, err, time.Since(start))
 	// Finishing uses a context of its own: the answer of a stopped turn is
 	// still delivered, a retry_after is waited out, and a shutdown leaves a
 	// little time for it.
-	fctx, cancel := h.finishContext(ctx)
+	fctx, cancel := h.view.FinishContext(ctx)
 	defer cancel()
 	w.mu.Lock()
 	stopped := w.stopped
@@ -113,7 +122,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 			final, err = turnError(merr), nil
 		}
 	}
-	ferr := out.finish(fctx, final, err, stopped, shuttingDown)
+	ferr := out.Finish(fctx, final, err, stopped, shuttingDown)
 	// A delivery cut by the end of fctx leaves the entry answering, to be
 	// told after the restart; one Telegram did not take otherwise is told
 	// now.
@@ -237,10 +246,10 @@ func turnError(err error) string {
 	case isProvider && pe.StatusCode == 0:
 		return "⚠️ The model provider's answer broke off or could not be read; try again."
 	case isProvider:
-		return fmt.Sprintf("⚠️ The model provider refused the request (HTTP %d): %s", pe.StatusCode, shorten(withoutURLs(pe.Message), 200))
+		return fmt.Sprintf("⚠️ The model provider refused the request (HTTP %d): %s", pe.StatusCode, markup.Shorten(withoutURLs(pe.Message), 200))
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-	return "⚠️ The turn failed: " + shorten(withoutURLs(first), 200)
+	return "⚠️ The turn failed: " + markup.Shorten(withoutURLs(first), 200)
 }
 
 // urlPattern matches a URL in an error's text.

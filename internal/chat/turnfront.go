@@ -11,11 +11,11 @@ type frontEnd struct {
 	fileSender
 }
 
-// newFrontEnd returns h's front end; h's Bot API client, settings and
-// logger are set.
+// newFrontEnd returns h's front end; h's Bot API client, view, settings
+// and logger are set.
 func newFrontEnd(h *Host) frontEnd {
 	return frontEnd{
-		chatApprovals: &chatApprovals{api: h.api, settings: h.settings, board: &h.asks, logger: h.logger, post: h.post},
-		fileSender:    fileSender{api: h.api, logger: h.logger},
+		chatApprovals: &chatApprovals{view: h.view, settings: h.settings, board: &h.asks, logger: h.logger},
+		fileSender:    fileSender{view: h.view, logger: h.logger},
 	}
 }

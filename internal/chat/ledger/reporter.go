@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/backoff"
@@ -12,14 +11,16 @@ import (
 // PauseMax bounds the pause between two tries of a report.
 const PauseMax = time.Minute
 
+// Send makes one try at sending text in reply to replyTo (0: none).
+type Send func(ctx context.Context, text string, replyTo int) error
+
 // Outlet is how a Reporter reaches one chat.
 type Outlet interface {
 	// Post runs try after the chat's earlier notices, in order, with a
-	// context that bounds that one try; a report is never dropped for a
-	// full outbox, since each stands for an entry the journal holds.
-	Post(try func(ctx context.Context))
-	// Send makes one try at sending text in reply to replyTo (0: none).
-	Send(ctx context.Context, text string, replyTo int) error
+	// context that bounds that one try and the send to make it with; a
+	// report is never dropped for a full outbox, since each stands for an
+	// entry the journal holds.
+	Post(try func(ctx context.Context, send Send))
 	// String names the chat (its scope) for the log.
 	String() string
 }
@@ -40,12 +41,12 @@ type Reporter struct {
 	Pause time.Duration
 	// Life is the host's: the pauses end with it, and no try follows.
 	Life context.Context
-	// Outbox is the context the outlet's tries run under: once it ended
-	// (the last grace of a shutdown), a failed try is not made again.
-	Outbox context.Context
-	// Pauses counts the goroutines waiting out a pause, for the host to
-	// wait for at shutdown.
-	Pauses *sync.WaitGroup
+	// Ended reports that the outlets' tries were given up (the last grace
+	// of a shutdown ended): a failed try is not made again.
+	Ended func() bool
+	// Go runs a pause's goroutine in a group the host waits for at
+	// shutdown.
+	Go     func(func())
 	Logger *slog.Logger
 }
 
@@ -57,16 +58,16 @@ func (r *Reporter) Report(out Outlet, text string, replyTo int, needed func() bo
 }
 
 func (r *Reporter) try(out Outlet, text string, replyTo int, needed func() bool, sent func(), try int) {
-	out.Post(func(ctx context.Context) {
+	out.Post(func(ctx context.Context, send Send) {
 		if needed != nil && !needed() {
 			return
 		}
-		err := out.Send(ctx, text, replyTo)
+		err := send(ctx, text, replyTo)
 		switch {
 		case err == nil:
 			sent()
 			return
-		case r.Outbox.Err() != nil:
+		case r.Ended():
 			return
 		case ctx.Err() == nil && !r.Passing(err):
 			r.Logger.Warn("a report was refused; it is sent again after the next start-up", "scope", out.String())
@@ -75,7 +76,7 @@ func (r *Reporter) try(out Outlet, text string, replyTo int, needed func() bool,
 		pause := backoff.Policy{Base: r.Pause, Max: PauseMax}.Delay(try)
 		// Called from the outbox's goroutine, which the group counts:
 		// adding to it cannot race its Wait at shutdown.
-		r.Pauses.Go(func() {
+		r.Go(func() {
 			if backoff.Sleep(r.Life, pause) {
 				r.try(out, text, replyTo, needed, sent, try+1)
 			}

@@ -27,9 +27,9 @@ type outlet struct {
 // Post runs try at once: the tries after a pause run on the pause's
 // goroutine, which the Reporter's group counts, so that waiting for the
 // group waits for every try.
-func (o *outlet) Post(try func(context.Context)) { try(context.Background()) }
+func (o *outlet) Post(try func(context.Context, Send)) { try(context.Background(), o.send) }
 
-func (o *outlet) Send(_ context.Context, text string, _ int) error {
+func (o *outlet) send(_ context.Context, text string, _ int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.tries = append(o.tries, text)
@@ -69,7 +69,7 @@ func TestReporter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var pauses sync.WaitGroup
 			r := &Reporter{Passing: func(err error) bool { return errors.Is(err, errPassing) }, Pause: time.Millisecond,
-				Life: t.Context(), Outbox: t.Context(), Pauses: &pauses, Logger: slog.New(slog.DiscardHandler)}
+				Life: t.Context(), Ended: func() bool { return false }, Go: pauses.Go, Logger: slog.New(slog.DiscardHandler)}
 			out := &outlet{fails: tt.fails}
 			done := make(chan bool, 1)
 			r.Report(out, "⚠️ interrupted", 5, func() bool { return tt.needed }, func() { done <- true })
@@ -86,7 +86,7 @@ func TestReporter(t *testing.T) {
 func TestReporterEndsWithItsLife(t *testing.T) {
 	life, cancel := context.WithCancel(t.Context())
 	var pauses sync.WaitGroup
-	r := &Reporter{Passing: func(error) bool { return true }, Pause: time.Hour, Life: life, Outbox: t.Context(), Pauses: &pauses, Logger: slog.New(slog.DiscardHandler)}
+	r := &Reporter{Passing: func(error) bool { return true }, Pause: time.Hour, Life: life, Ended: func() bool { return false }, Go: pauses.Go, Logger: slog.New(slog.DiscardHandler)}
 	out := &outlet{fails: []error{errPassing}}
 	r.Report(out, "text", 0, nil, func() { t.Error("sent after the host's life ended") })
 	cancel()
