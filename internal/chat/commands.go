@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
 // commander runs the bot commands and the button presses. It holds the
@@ -30,7 +32,7 @@ type commander struct {
 type chatQueues interface {
 	worker(t target) (*chatWorker, error)
 	existingWorker(t target) *chatWorker
-	journalDone(ids ...int64)
+	journalDone(origins ...ledger.Origin)
 }
 
 // hostHandlers are the commands and buttons whose handlers live with
@@ -190,7 +192,7 @@ func (c *commander) queue(in *inbound, kind itemKind, reply func(string), waitin
 	// The command's journal entry is done by the item once it ran: it
 	// waits in memory only, and a restart before would forget it after
 	// the chat was told it comes.
-	waits, queued, err := w.enqueue(&workItem{kind: kind, journalID: in.updateID})
+	waits, queued, err := w.enqueue(&workItem{kind: kind, origin: ledger.Update(in.updateID), state: ledger.Received})
 	switch {
 	case err != nil:
 		reply(busyText(queued))

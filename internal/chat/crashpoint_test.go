@@ -1,7 +1,9 @@
 package chat
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,6 +22,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -264,12 +267,12 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 		// (an append being written may leave a torn last line), and cuts
 		// the host off.
 		kill := func() {
-			data, err := os.ReadFile(filepath.Join(g.agentDir, JournalFile))
+			data, err := os.ReadFile(filepath.Join(g.agentDir, ledger.File))
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("reading the journal at the kill: %v", err)
 			}
 			if err == nil {
-				if err := os.WriteFile(filepath.Join(g.next, JournalFile), data, 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(g.next, ledger.File), data, 0o600); err != nil {
 					t.Errorf("keeping the journal at the kill: %v", err)
 				}
 			}
@@ -322,7 +325,7 @@ func crashRun(t *testing.T, u *crashUser, gens []generation) (killed []bool) {
 			withReportPause(5 * time.Millisecond),
 			withHTTPClient(&http.Client{Transport: ks}),
 			withRetryPolicy(botapi.RetryPolicy{Attempts: 3, BaseDelay: 5 * time.Millisecond, MaxDelay: 50 * time.Millisecond}),
-			withJournal(journalHook(hook), journalCompactAfter(2)),
+			withJournal(ledger.WithHook(hook), ledger.CompactAfter(2)),
 			WithTranscriber(wordsTranscriber{}),
 		}})
 		host.Store(h.host)
@@ -383,7 +386,7 @@ func (u *crashUser) fire(t *testing.T, h *Host, j crashJob, next string, dead ch
 		return
 	}
 	if isClosed(dead) {
-		data, err := os.ReadFile(filepath.Join(next, JournalFile))
+		data, err := os.ReadFile(filepath.Join(next, ledger.File))
 		if err != nil || !strings.Contains(string(data), j.text) {
 			return
 		}
@@ -595,14 +598,32 @@ func TestCommandBeforeAJournaledMessageSurvivesAKill(t *testing.T) {
 		t.Errorf("the /help sent before the kill was answered %d times, want once: %s", n, describe(tg.Messages(userID)))
 	}
 	// Handled: a later start does not ask for it again.
-	j, err := openJournal(second, slog.New(slog.DiscardHandler))
+	j, err := ledger.Open(second, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.close()
-	if got, want := j.resumeOffset(time.Now()), j.lastID+1; got != want {
+	defer j.Close()
+	if got, want := j.ResumeOffset(time.Now()), highestUpdate(t, second)+1; got != want {
 		t.Errorf("the next start polls from %d, want %d (after the last update)", got, want)
 	}
+}
+
+// highestUpdate returns the highest update id in dir's journal.
+func highestUpdate(t *testing.T, dir string) int64 {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, ledger.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top int64
+	for line := range bytes.Lines(data) {
+		var e ledger.Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("journal line %q: %v", line, err)
+		}
+		top = max(top, e.Origin.UpdateID())
+	}
+	return top
 }
 
 // A /new queued behind a running turn, told it runs after that turn, runs

@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -17,11 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/backoff"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -207,59 +205,6 @@ func TestTranscriptOnFullDisk(t *testing.T) {
 	}
 }
 
-// TestJournalMarkOnFullDisk marks a journaled message done while the disk
-// is full: the mark is kept and written once there is space (by flush, or
-// before the next entries), so that the next start-up does not report an
-// answered message as interrupted.
-func TestJournalMarkOnFullDisk(t *testing.T) {
-	for _, how := range []string{"flush", "next write"} {
-		t.Run(how, func(t *testing.T) {
-			d := tmpfstest.Mount(t, 1<<20)
-			j, err := openJournal(d.Dir, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The entry fills the journal's first page but for a few
-			// bytes, too few for the done line: that needs a new page.
-			page := os.Getpagesize()
-			e := journalEntry{ID: 7, State: statePending, Scope: itoa64(userID), At: time.Now().Unix()}
-			for pad := page - 200; ; pad++ {
-				e.Update = json.RawMessage(`{"update_id":7,"pad":"` + strings.Repeat("x", pad) + `"}`)
-				if line, _ := json.Marshal(e); len(line)+1 >= page-10 {
-					break
-				}
-			}
-			if err := j.write(e); err != nil {
-				t.Fatal(err)
-			}
-			d.Fill()
-			if err := j.done(7); !errors.Is(err, syscall.ENOSPC) {
-				t.Fatalf("done on a full disk: %v, want ENOSPC", err)
-			}
-			d.Drain()
-			switch how {
-			case "flush":
-				err = j.flush()
-			default:
-				err = j.write(journalEntry{ID: 8, State: stateDone, At: time.Now().Unix()})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			j.close()
-			j2, err := openJournal(d.Dir, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer j2.close()
-			interrupted, _ := j2.takeInterrupted(itoa64(userID), -1)
-			if diff := cmp.Diff(0, len(j2.reported())+len(interrupted)); diff != "" {
-				t.Errorf("entries reported as interrupted after the restart (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestStorageErrorWords: a turn that failed because its transcript could
 // not be written is told and logged as that, never as an unreachable
 // model provider (a file error wraps a syscall.Errno, which is a
@@ -320,48 +265,6 @@ func TestUsageRecorderOnFullDisk(t *testing.T) {
 	rec.wait(t, "the usage log written again", isLog(slog.LevelInfo, "usage log is written again"))
 	if got := store.Today(itoa64(userID), time.UTC).Sum().Prompt; got != 40 {
 		t.Errorf("today's prompt tokens %d, want 40: the records not written still count", got)
-	}
-}
-
-// TestJournalOpensOnFullDisk restarts on a full disk: the start-up
-// compaction fails, yet the journal opens (a bot that cannot start cannot
-// tell anyone anything, and a supervisor would restart it in a loop),
-// reports the message it finds pending, and compacts the file once there
-// is space.
-func TestJournalOpensOnFullDisk(t *testing.T) {
-	d := tmpfstest.Mount(t, 1<<20)
-	logger := slog.New(slog.DiscardHandler)
-	j, err := openJournal(d.Dir, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	update := json.RawMessage(`{"update_id":5}`)
-	if err := j.write(journalEntry{ID: 5, State: statePending, Scope: itoa64(userID), Update: update, At: time.Now().Unix()}); err != nil {
-		t.Fatal(err)
-	}
-	j.close() // the bot dies with the message pending
-	d.Fill()
-	j, err = openJournal(d.Dir, logger)
-	if err != nil {
-		t.Fatalf("the journal does not open on a full disk: %v", err)
-	}
-	defer j.close()
-	if got := j.reported(); len(got) != 1 || got[0].ID != 5 {
-		t.Errorf("reported after the restart: %v, want update 5", got)
-	}
-	// Its report went out; on the full disk the mark may wait for space,
-	// like the others.
-	_ = j.markReported(itoa64(userID), 5)
-	d.Drain()
-	if err := j.flush(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(d.Dir, JournalFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), `"state":"interrupted"`) {
-		t.Errorf("after the flush the journal is %s, want it compacted to the interrupted entry", data)
 	}
 }
 
@@ -520,7 +423,7 @@ func TestRetryOnFullDisk(t *testing.T) {
 	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: d.Dir, workspace: ws})
 	h2.waitText(userID, "interrupted by a restart")
 	waitFor(t, "the report to be journaled", func() bool {
-		data, err := os.ReadFile(filepath.Join(d.Dir, JournalFile))
+		data, err := os.ReadFile(filepath.Join(d.Dir, ledger.File))
 		return err == nil && strings.Contains(string(data), `"state":"interrupted"`)
 	})
 	d.Fill()

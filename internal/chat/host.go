@@ -1,11 +1,12 @@
 // Package chat is the Telegram host of the agent: it takes the updates
-// (long polling, or a webhook), answers only the allowed users, runs one agent session
-// per chat (per forum topic in forum groups) one turn at a time on a
-// worker with its queue, streams the answers, shows tool progress with a
-// Stop button, handles the commands, the buttons and the attachments, and
-// keeps the inbound journal and the chat settings. Every Bot API call goes
-// through a botapi.Client, which redacts everything sent; rendering and
-// splitting are the markup package's.
+// (long polling, or a webhook), answers only the allowed users, runs one
+// agent session per chat (per forum topic in forum groups) one turn at a
+// time on a worker with its queue, streams the answers, shows tool
+// progress with a Stop button, handles the commands, the buttons and the
+// attachments, and keeps the chat settings; the inbound journal and each
+// item's state are package ledger's. Every Bot API call goes through a
+// botapi.Client, which redacts everything sent; rendering and splitting
+// are the markup package's.
 package chat
 
 import (
@@ -25,6 +26,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -149,7 +151,9 @@ type Host struct {
 	asks approvalBoard
 	// front is what each turn's tools find of the chat on their context.
 	front   frontEnd
-	journal *journal
+	journal *ledger.Journal
+	// reports sends what a journal entry waits for (see Host.report).
+	reports *ledger.Reporter
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
 	storage *storageHealth
@@ -187,7 +191,7 @@ type Host struct {
 	// replaces it).
 	pollSleep func(ctx context.Context, d time.Duration) bool
 	// journalOpts are the inbound journal's test seams.
-	journalOpts []journalOption
+	journalOpts []ledger.Option
 	// reportPause is the first pause before a report that did not go out
 	// is sent again (see report); tests shorten it.
 	reportPause time.Duration
@@ -248,7 +252,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 			h.storage.wrote(SettingsFile)
 		}
 	}
-	if h.journal, err = openJournal(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
+	if h.journal, err = ledger.Open(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
 	if h.statuses, h.cutStatuses, err = openStatusLog(cfg.AgentDir, h.logger); err != nil {
@@ -258,13 +262,14 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	}
 	if h.api, err = botapi.New(cfg.Token, cfg.Redactor, botapi.WithBaseURL(cfg.APIURL), botapi.WithHTTPClient(h.httpClient),
 		botapi.WithLogger(h.logger), botapi.WithRetryPolicy(h.retry)); err != nil {
-		h.journal.close()
+		h.journal.Close()
 		return nil, fmt.Errorf("chat: %w", err)
 	}
 	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
 	wireFrontEnd(h)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.reports = h.newReporter()
 	h.front = newFrontEnd(h)
 	return h, nil
 }
@@ -278,7 +283,7 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // a clean shutdown; an error wrapping ErrWebhookRejected when Telegram
 // refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
-	defer h.journal.close()
+	defer h.journal.Close()
 	defer h.statuses.close()
 	me, err := h.api.GetMe(ctx)
 	if err != nil {
@@ -435,9 +440,11 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	scope = t.String()
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
 	journal := func() error {
-		id, err := h.journal.writePrompt(scope, label, prompt)
+		o, err := h.journal.WritePrompt(scope, label, prompt)
 		h.journaled(err)
-		it.journalID = id
+		if err == nil {
+			it.origin, it.state = o, ledger.Queued
+		}
 		return err
 	}
 	w, err := h.worker(t)

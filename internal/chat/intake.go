@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
 // dispatch acts on an accepted message: a command at once, a turn queued on
@@ -37,7 +38,7 @@ func (h *Host) replaceQueued(in *inbound) bool {
 		return false
 	}
 	w.mu.Lock()
-	var old int64
+	var old ledger.Origin
 	replaced := false
 	for _, it := range w.queue {
 		if it.kind == itemMessage && it.in != nil && it.in.msg.ID == in.msg.ID {
@@ -45,7 +46,7 @@ func (h *Host) replaceQueued(in *inbound) bool {
 			// marked as an edit for the model.
 			edit := *in
 			edit.edited = false
-			old, it.in, it.journalID, replaced = it.journalID, &edit, in.updateID, true
+			old, it.in, it.origin, replaced = it.origin, &edit, ledger.Update(in.updateID), true
 			break
 		}
 	}
@@ -59,12 +60,12 @@ func (h *Host) replaceQueued(in *inbound) bool {
 
 // queueTurn queues in as a turn; the user is told when it has to wait, or
 // that the chat's queue is full (the message is then dropped).
-func (h *Host) queueTurn(in *inbound, journalID int64) {
+func (h *Host) queueTurn(in *inbound, updateID int64) {
 	w, err := h.worker(in.target)
 	if err != nil {
 		return // shutting down: the journal keeps it for after the restart
 	}
-	waits, queued, err := w.enqueue(&workItem{kind: itemMessage, in: in, journalID: journalID})
+	waits, queued, err := w.enqueue(&workItem{kind: itemMessage, in: in, origin: ledger.Update(updateID), state: ledger.Queued})
 	switch {
 	case err != nil:
 		// The refusal is the message's outcome: its journal entry is done
@@ -72,7 +73,7 @@ func (h *Host) queueTurn(in *inbound, journalID int64) {
 		// take it), so that a crash before that leaves it pending,
 		// reported after the restart, rather than lost without a word.
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(journalID) })
+		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(ledger.Update(updateID)) })
 	case waits:
 		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
 	}

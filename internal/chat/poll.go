@@ -9,6 +9,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
 // HeartbeatFile is the file in the agent dir that polling touches after
@@ -61,7 +62,7 @@ func (h *Host) deleteWebhook(ctx context.Context) bool {
 // A batch the journal cannot take (a full disk) is asked for again, with
 // the same offset, after a back-off of its own (journalRetry).
 func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
-	offset := h.journal.resumeOffset(time.Now())
+	offset := h.journal.ResumeOffset(time.Now())
 	if offset > 0 {
 		h.logger.Debug("polling from after the last journaled update", "offset", offset)
 	}
@@ -165,7 +166,7 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		return true
 	}
 	batch := make([]decoded, 0, len(raws))
-	var entries []journalEntry
+	var entries []ledger.Entry
 	var top int64 // the highest update of the batch journaled pending
 	now := time.Now().Unix()
 	inBatch := map[int64]bool{}
@@ -181,7 +182,7 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 			continue
 		}
 		inBatch[u.ID] = true
-		if h.journal.seen(u.ID) {
+		if h.journal.Seen(u.ID) {
 			// Journaled before a restart that came before its
 			// acknowledgement: it was reported as interrupted (or has
 			// run), so it does not run again.
@@ -190,13 +191,13 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 		}
 		d := decoded{raw: raw, upd: &u}
 		if d.in = h.classifyUpdate(&u); d.in != nil && d.in.startsTurn {
-			entries = append(entries, journalEntry{ID: u.ID, State: statePending, Scope: d.in.target.String(), Update: raw, At: now})
+			entries = append(entries, ledger.Entry{Origin: ledger.Update(u.ID), State: ledger.Queued, Scope: d.in.target.String(), Update: raw, At: now})
 			top = u.ID
 		} else if h.journalEvery && !handled(d.in, d.upd) {
 			// Only the journal knows that an update was taken (a
 			// stranger's, one not for the bot), and its delivery again is
 			// skipped.
-			entries = append(entries, journalEntry{ID: u.ID, State: stateDone, At: now})
+			entries = append(entries, ledger.Entry{Origin: ledger.Update(u.ID), State: ledger.Dropped, At: now})
 		}
 		batch = append(batch, d)
 	}
@@ -208,14 +209,14 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 	var received []decoded
 	for _, d := range batch {
 		if handled(d.in, d.upd) {
-			entries = append(entries, journalEntry{ID: d.upd.ID, State: stateReceived, Update: d.raw, At: now})
+			entries = append(entries, ledger.Entry{Origin: ledger.Update(d.upd.ID), State: ledger.Received, Update: d.raw, At: now})
 			received = append(received, d)
 			if d.in != nil {
 				d.in.replies = &replyCount{}
 			}
 		}
 	}
-	if err := h.journal.write(entries...); err != nil {
+	if err := h.journal.Write(entries...); err != nil {
 		// Logged once per episode; the source does not acknowledge the
 		// batch, so Telegram delivers it again. A polled batch of
 		// commands alone is handled unjournaled instead: commands work on
@@ -251,12 +252,13 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 // refusal for good before leaves it received, to be handled after the
 // restart.
 func (h *Host) handledDone(in *inbound, id int64) {
+	o := ledger.Update(id)
 	switch {
 	case in == nil:
-		h.journalDone(id)
+		h.journalDone(o)
 	case in.deferred:
 	case in.replies != nil:
-		in.replies.close(func() { h.journalDone(id) })
+		in.replies.close(func() { h.journalDone(o) })
 	}
 }
 
@@ -265,27 +267,27 @@ func (h *Host) handledDone(in *inbound, id int64) {
 // out, and Telegram may never deliver them again. Each is then done as
 // when first taken.
 func (h *Host) replayReceived(ctx context.Context) {
-	for _, e := range h.journal.replay() {
+	for _, e := range h.journal.Replay() {
 		var u models.Update
 		if err := json.Unmarshal(e.Update, &u); err != nil {
-			h.journalDone(e.ID)
+			h.journalDone(e.Origin)
 			continue
 		}
 		in := h.classifyUpdate(&u)
 		if !handled(in, &u) {
-			h.journalDone(e.ID)
+			h.journalDone(e.Origin)
 			continue
 		}
 		if in != nil {
 			in.replies = &replyCount{}
 		}
-		h.logger.Info("handling an update a restart cut before it was handled", "update_id", e.ID)
+		h.logger.Info("handling an update a restart cut before it was handled", "update_id", e.Origin.UpdateID())
 		if in != nil {
 			h.dispatch(ctx, in)
 		} else {
 			h.handleCallback(u.CallbackQuery)
 		}
-		h.handledDone(in, e.ID)
+		h.handledDone(in, e.Origin.UpdateID())
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -130,7 +131,7 @@ func TestStatusesARestartCutAreEdited(t *testing.T) {
 		return bytes.Contains(data, []byte(`"msg":`+strconv.Itoa(status.ID)))
 	})
 	// The kill: the disk as it is now, and the host cut off from Telegram.
-	for _, name := range []string{JournalFile, StatusFile} {
+	for _, name := range []string{ledger.File, StatusFile} {
 		data, err := os.ReadFile(filepath.Join(agentDir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			continue

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/atomicfile"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
@@ -178,18 +179,18 @@ func (h *Host) touchHeartbeat() {
 		return
 	}
 	h.storage.beaten()
-	if err := h.journal.flush(); err != nil {
-		h.storage.failed(JournalFile, err)
+	if err := h.journal.Flush(); err != nil {
+		h.storage.failed(ledger.File, err)
 	}
 }
 
 // journaled records how a write of the inbound journal went.
 func (h *Host) journaled(err error) {
 	if err != nil {
-		h.storage.failed(JournalFile, err)
+		h.storage.failed(ledger.File, err)
 		return
 	}
-	h.storage.wrote(JournalFile)
+	h.storage.wrote(ledger.File)
 }
 
 // tellSessionError tells the chat that its session cannot be opened: in

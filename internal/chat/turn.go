@@ -14,7 +14,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/approvals"
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
@@ -36,8 +36,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 			return
 		}
 		err := h.sendText(ctx, t, msg, replyTo)
-		it.delivered = err == nil || ctx.Err() == nil
-		h.undelivered(ctx, w, it, err, msg, replyTo)
+		h.delivered(ctx, w, it, err, msg, replyTo, err == nil || ctx.Err() == nil)
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
@@ -118,8 +117,18 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	// A delivery cut by the end of fctx leaves the entry answering, to be
 	// told after the restart; one Telegram did not take otherwise is told
 	// now.
-	it.delivered = fctx.Err() == nil
-	h.undelivered(ctx, w, it, ferr, undeliveredText, replyTo)
+	h.delivered(ctx, w, it, ferr, undeliveredText, replyTo, fctx.Err() == nil)
+}
+
+// delivered settles it, answering, once the delivery of its answer
+// returned err: refused when Telegram did not take it (see undelivered),
+// else answered when the delivery ended (ended: its time did not run
+// out), else left answering, for the restart to tell the chat that the
+// answer may have been cut short.
+func (h *Host) delivered(ctx context.Context, w *chatWorker, it *workItem, err error, text string, replyTo int, ended bool) {
+	if !h.undelivered(ctx, w, it, err, text, replyTo) && ended && w.stateOf(it) == ledger.Answering {
+		w.move(it, ledger.Answered)
+	}
 }
 
 // undeliveredText tells the chat that Telegram did not take (all of) the
@@ -141,22 +150,24 @@ func undeliveredPromptText(label string) string {
 // Telegram takes it, and the entry is done only then (see
 // chatWorker.run): marked done at once, a message whose outcome never
 // reached the chat would be lost without a word. A refusal for good (the
-// user blocked the bot, a chat the bot cannot post to) is not retried.
-func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err error, text string, replyTo int) {
-	if err == nil || it.journalID == 0 || ctx.Err() != nil || h.turnCtx.Err() != nil || w.toldRestart(it) {
-		return
+// user blocked the bot, a chat the bot cannot post to) is not retried. It
+// reports whether a report took over (the item is refused then).
+func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err error, text string, replyTo int) bool {
+	if err == nil || it.origin.IsZero() || ctx.Err() != nil || h.turnCtx.Err() != nil || w.toldRestart(it) {
+		return false
 	}
 	t := w.target
 	if it.kind == itemPrompt && text == undeliveredText {
 		text = undeliveredPromptText(it.label)
 	}
-	if c := botapi.ClassOf(err); c != botapi.Transient && c != botapi.RateLimited && !errors.Is(err, context.DeadlineExceeded) {
-		return
+	if !passing(err) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
 	}
 	h.logger.Warn("telegram did not take a turn's outcome; the chat is told once it does", "scope", t.String(), "err", err)
-	it.reporting = true
-	id := it.journalID
-	h.report(t, text, replyTo, nil, func() { h.journalDone(id) })
+	w.move(it, ledger.Refused)
+	o := it.origin
+	h.report(t, text, replyTo, nil, func() { h.journalDone(o) })
+	return true
 }
 
 // markAnswered journals it as answered before its answer is sent. The
@@ -173,9 +184,8 @@ func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err
 // marked: its answer says it stopped, and it stays pending for /retry;
 // one whose answer was complete is, since that answer goes out.
 //
-// It returns the error of journaling the mark: the journal keeps a mark it
-// could not write, and writes it once it can, but until then a kill would
-// lose it, so an answer must not go out on it.
+// It returns the error of journaling the mark: a mark that cannot be
+// journaled withholds the answer (see ledger.Journal.Answering).
 //
 // It returns errRestartTold, marking nothing, when the shutdown told the
 // chat already that the turn was interrupted (see chatWorker.interrupt):
@@ -183,17 +193,17 @@ func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err
 // chat is told one or the other, never both.
 func (h *Host) markAnswered(w *chatWorker, it *workItem) error {
 	w.mu.Lock()
-	if it.restartTold {
+	switch it.state {
+	case ledger.Interrupted:
 		w.mu.Unlock()
 		return errRestartTold
-	}
-	already := it.answering
-	it.answering = true
-	w.mu.Unlock()
-	if it.journalID == 0 || already {
+	case ledger.Answering:
+		w.mu.Unlock()
 		return nil
 	}
-	err := h.journal.answering(it.journalID)
+	w.moveLocked(it, ledger.Answering)
+	w.mu.Unlock()
+	err := h.journal.Answering(it.origin)
 	h.journaled(err)
 	return err
 }
