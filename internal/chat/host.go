@@ -478,9 +478,6 @@ func (h *Host) Refused(err error) bool { return botapi.Refused(err) }
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
 func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }
 
-// location returns target's zone as a *time.Location (Local when none).
-func (h *Host) location(scope string) *time.Location { return h.sessions.location(scope) }
-
 // draftsUnsupported reports that the server answered sendMessageDraft 404.
 func (h *Host) draftsUnsupported() bool { return h.noDrafts.Load() }
 
