@@ -321,7 +321,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	statsCtx, stopStats := context.WithCancel(ctx)
 	statsDone := make(chan struct{})
 	go func() { defer close(statsDone); logRuntimeStats(statsCtx, logger, runtimeStatsEvery) }()
-	defer func() { stopStats(); <-statsDone }()
+	trimDone := make(chan struct{})
+	go func() { defer close(trimDone); trimWhenIdle(statsCtx, idleTrimEvery) }()
+	defer func() { stopStats(); <-statsDone; <-trimDone }()
 	if err := host.Run(ctx); err != nil {
 		logger.Error("chat host stopped", "err", err)
 		if errors.Is(err, chat.ErrUnauthorized) || errors.Is(err, chat.ErrWebhookRejected) {

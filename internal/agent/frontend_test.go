@@ -13,16 +13,22 @@ type frontStub struct{ name string }
 
 // TestFrontEndReachesTools checks that the front end a turn is prompted
 // with is what its tool calls and tool_call handlers find on their
-// context, and that a turn prompted without one finds none.
+// context, a call a provider's own loop bridges (Claude Code) too, so
+// that approvals ask there, and that a turn prompted without one finds
+// none.
 func TestFrontEndReachesTools(t *testing.T) {
 	front := &frontStub{name: "chat"}
+	handed := func(ctx context.Context) context.Context { return agent.WithFrontEnd(ctx, front) }
 	tests := []struct {
 		name string
 		ctx  func(context.Context) context.Context
-		want any
+		// bridged makes the call from inside the provider's Complete.
+		bridged bool
+		want    any
 	}{
-		{"handed", func(ctx context.Context) context.Context { return agent.WithFrontEnd(ctx, front) }, front},
-		{"none", func(ctx context.Context) context.Context { return ctx }, nil},
+		{"handed", handed, false, front},
+		{"handed, bridged", handed, true, front},
+		{"none", func(ctx context.Context) context.Context { return ctx }, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +45,12 @@ func TestFrontEndReachesTools(t *testing.T) {
 				return nil
 			}}
 			provider := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("look", `{}`)), agenttest.FauxText("end"))
+			if tt.bridged {
+				provider = agenttest.NewFauxProvider(agenttest.FauxFunc(func(ctx context.Context, _ agent.Request, _ func(string)) (agent.Response, error) {
+					_, err := agent.RunBridgedCall(ctx, "", agenttest.FauxCall("look", `{}`))
+					return agent.Response{Text: "end"}, err
+				}))
+			}
 			a := newTestAgent(t, provider, agent.WithTools(tool), agent.WithExtensions(ext))
 			s := openSession(t, a, agent.SessionOptions{Scope: "telegram:1"})
 			if _, err := s.Prompt(tt.ctx(t.Context()), []agent.Content{agent.Text("go")}, nil); err != nil {

@@ -79,7 +79,7 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 	front, _ := agent.FrontEnd(ctx).(chat)
 	var rules []Rule
 	for _, id := range ids {
-		if front == nil || !front.AlwaysAllowed(scope, id) {
+		if front == nil || !front.AlwaysAllowed(ctx, scope, id) {
 			rules = append(rules, Describe(id))
 		}
 	}
@@ -112,7 +112,7 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 		ev.Block(fmt.Sprintf("Not run: the approval request for %s could not be sent (%v), which counts as a denial.", what, err))
 	case d == AllowAlways:
 		for _, r := range rules {
-			err := front.AllowAlways(scope, r.ID)
+			err := front.AllowAlways(ctx, scope, r.ID)
 			switch {
 			case err != nil && storagefail.Is(err):
 				// The store's writer logs a disk that refuses writes once

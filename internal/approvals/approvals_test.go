@@ -71,13 +71,13 @@ type memoryStore struct {
 
 func newMemoryStore() *memoryStore { return &memoryStore{allowed: map[string]bool{}} }
 
-func (m *memoryStore) AlwaysAllowed(scope, rule string) bool {
+func (m *memoryStore) AlwaysAllowed(_ context.Context, scope, rule string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.allowed[scope+"\x00"+rule]
 }
 
-func (m *memoryStore) AllowAlways(scope, rule string) error {
+func (m *memoryStore) AllowAlways(_ context.Context, scope, rule string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.failing {
@@ -218,7 +218,7 @@ func TestDecisions(t *testing.T) {
 			if diff := cmp.Diff(want, e.asker.requests(), cmpIgnoreCallID); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
-			if stored := e.store.AlwaysAllowed("telegram:1", RuleRecursiveDelete); stored != tt.wantStored {
+			if stored := e.store.AlwaysAllowed(t.Context(), "telegram:1", RuleRecursiveDelete); stored != tt.wantStored {
 				t.Errorf("decision stored: %v, want %v", stored, tt.wantStored)
 			}
 			// The next such call is asked about again, unless it was
@@ -372,7 +372,7 @@ func TestUnattended(t *testing.T) {
 		t.Errorf("asked %d times in an unattended turn", n)
 	}
 	// A rule the chat allowed for good holds in its unattended turns too.
-	if err := e.store.AllowAlways("telegram:1", RuleRecursiveDelete); err != nil {
+	if err := e.store.AllowAlways(t.Context(), "telegram:1", RuleRecursiveDelete); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.call(t, Unattended(t.Context()), "bash", map[string]string{"command": "rm -rf victim"}); err != nil {

@@ -66,13 +66,16 @@ type Asker interface {
 
 // DecisionStore keeps each chat's "Always in this chat" decisions across
 // restarts. The chat host implements it (chat-settings.json) on the same
-// front end as its [Asker]; the rule is a [Rule] ID.
+// front end as its [Asker]; the rule is a [Rule] ID. It is asked with the
+// turn's context, as the asker is, so that a front end may refuse a scope
+// that is not its turn's chat: one chat's decisions never let a call of
+// another run unasked.
 type DecisionStore interface {
 	// AlwaysAllowed reports whether the chat scope allowed rule for good.
-	AlwaysAllowed(scope, rule string) bool
+	AlwaysAllowed(ctx context.Context, scope, rule string) bool
 	// AllowAlways records that the chat scope allows rule from now on; a
 	// rule kept already (by the asker) is not an error.
-	AllowAlways(scope, rule string) error
+	AllowAlways(ctx context.Context, scope, rule string) error
 }
 
 // unattendedKey is the context key of Unattended.

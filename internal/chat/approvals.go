@@ -138,7 +138,7 @@ type chatApprovals struct {
 // approval timeout, or the turn stopped). The message is then edited to
 // say how it ended, its buttons gone.
 func (c *chatApprovals) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
-	t, err := parseTarget(req.Scope)
+	t, err := turnChat(ctx, req.Scope)
 	if err != nil {
 		return approvals.Deny, err
 	}
@@ -262,16 +262,35 @@ func (c *chatApprovals) denyCommand(_ context.Context, in *inbound, reply func(s
 }
 
 // AlwaysAllowed reports whether the chat scope allowed rule for good
-// (approvals.DecisionStore).
-func (c *chatApprovals) AlwaysAllowed(scope, rule string) bool {
+// (approvals.DecisionStore); never for a scope that is not the chat of
+// the turn ctx belongs to (see turnChat).
+func (c *chatApprovals) AlwaysAllowed(ctx context.Context, scope, rule string) bool {
+	if _, err := turnChat(ctx, scope); err != nil {
+		return false
+	}
+	return c.allowed(scope, rule)
+}
+
+// AllowAlways keeps that the chat scope allows rule from now on
+// (approvals.DecisionStore), for the chat of the turn ctx belongs to only
+// (see turnChat).
+func (c *chatApprovals) AllowAlways(ctx context.Context, scope, rule string) error {
+	if _, err := turnChat(ctx, scope); err != nil {
+		return err
+	}
+	return c.keep(scope, rule)
+}
+
+// allowed reports whether the chat scope allowed rule for good.
+func (c *chatApprovals) allowed(scope, rule string) bool {
 	return slices.Contains(c.settings.get(scope).Approvals, rule)
 }
 
-// AllowAlways keeps that the chat scope allows rule from now on, in
-// chat-settings.json (approvals.DecisionStore). A rule kept already is
-// not written again: Ask keeps an "always" answer itself.
-func (c *chatApprovals) AllowAlways(scope, rule string) error {
-	if c.AlwaysAllowed(scope, rule) {
+// keep keeps that the chat scope allows rule from now on, in
+// chat-settings.json. A rule kept already is not written again: Ask keeps
+// an "always" answer itself.
+func (c *chatApprovals) keep(scope, rule string) error {
+	if c.allowed(scope, rule) {
 		return nil
 	}
 	return c.settings.update(scope, func(c *chatSettings) {
@@ -289,7 +308,7 @@ func (c *chatApprovals) AllowAlways(scope, rule string) error {
 // storageHealth), not here.
 func (c *chatApprovals) keepAlways(t target, rules []approvals.Rule) string {
 	for _, r := range rules {
-		err := c.AllowAlways(t.String(), r.ID)
+		err := c.keep(t.String(), r.ID)
 		switch {
 		case err == nil:
 			continue

@@ -55,7 +55,7 @@ func TestApprovalAnswers(t *testing.T) {
 			if got := lastToolResult(t, faux); !strings.Contains(got, tt.wantResult) {
 				t.Errorf("tool result %q does not contain %q", got, tt.wantResult)
 			}
-			if got, want := h.host.front.AlwaysAllowed("1001", approvals.RuleRecursiveDelete), tt.choice == "always"; got != want {
+			if got, want := h.host.front.allowed("1001", approvals.RuleRecursiveDelete), tt.choice == "always"; got != want {
 				t.Errorf("always allowed: %v, want %v", got, want)
 			}
 			// The button of an answered request stops nothing and says so.
@@ -131,7 +131,7 @@ func TestApprovalAlwaysPersists(t *testing.T) {
 		}
 		return false
 	})
-	if h.host.front.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+	if h.host.front.allowed("1001", approvals.RuleRecursiveDelete) {
 		t.Error("the revoked rule is still allowed")
 	}
 	faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("third done"))
@@ -152,7 +152,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	rec := newLogRecorder()
 	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("first done"))
 	h := approvalHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
-	if err := h.host.front.AllowAlways("1001", approvals.RuleSudo); err != nil {
+	if err := h.host.front.keep("1001", approvals.RuleSudo); err != nil {
 		t.Fatal(err)
 	}
 	dir := h.victim()
@@ -177,7 +177,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	if exists(dir) {
 		t.Error("the command allowed on a full disk did not run")
 	}
-	if h.host.front.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+	if h.host.front.allowed("1001", approvals.RuleRecursiveDelete) {
 		t.Error("a decision the disk refused counts as kept")
 	}
 
@@ -195,7 +195,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	if !strings.Contains(toast, "disk is full") || !strings.Contains(toast, "stays allowed") || strings.Contains(toast, d.Dir) {
 		t.Errorf("the revoke on a full disk says %q, want the disk-full note and that it stays allowed, without paths", toast)
 	}
-	if !h.host.front.AlwaysAllowed("1001", approvals.RuleSudo) {
+	if !h.host.front.allowed("1001", approvals.RuleSudo) {
 		t.Error("a revoke the disk refused lost the decision")
 	}
 	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))

@@ -17,12 +17,13 @@ type fileSender struct {
 	logger *slog.Logger
 }
 
-// SendFile sends f to the chat scope names (tools.FileSender): as a photo
-// when f asks for one, else as a document, as an Answer (every try of the
+// SendFile sends f to the chat scope names (tools.FileSender), which must
+// be the chat of the turn ctx belongs to (see turnChat): as a photo when
+// f asks for one, else as a document, as an Answer (every try of the
 // retry policy). A photo Telegram refuses (its dimensions, its format) goes as
 // a document instead; photo reports which it became.
 func (h fileSender) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (photo bool, err error) {
-	t, err := parseTarget(scope)
+	t, err := turnChat(ctx, scope)
 	if err != nil {
 		return false, err
 	}

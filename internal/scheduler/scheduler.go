@@ -29,8 +29,8 @@ const lateAfter = time.Minute
 // Scheduler keeps the jobs of every chat, fires them on time and offers
 // the model its tools. It is an [agent.Extension]. Build it with New,
 // register it with the agent, then Start it with the chats once the agent
-// has activated it; Stop it before the agent closes. Its methods are safe for concurrent
-// use.
+// has activated it; Stop it before the agent closes. Its methods are safe
+// for concurrent use.
 type Scheduler struct {
 	path string
 	cfg  config
@@ -200,9 +200,9 @@ func (s *Scheduler) log() *slog.Logger {
 // Start begins firing jobs through chats, until Stop or until ctx is done.
 // The chats (the chat host) come here rather than to New because they are
 // built after the agent that activates the scheduler; before Start nothing
-// fires, and a chat's zone is the host's own. A one-shot job
-// whose time passed while the bot was down runs once, at once, marked late;
-// recurring jobs do not back-fill. A one-shot job that a crash or a restart
+// fires, and a chat's zone is the host's own. A one-shot job whose time
+// passed while the bot was down runs once, at once, marked late; recurring
+// jobs do not back-fill. A one-shot job that a crash or a restart
 // cut short after it fired, before the chat took its prompt, does not run
 // again: its chat is told (see reportInterrupted). The agent must have
 // activated the scheduler first, so that watcher scripts go through its

@@ -163,6 +163,9 @@ func TurnOf(ctx context.Context) *Turn {
 	return o
 }
 
+// Target returns the chat the turn answers.
+func (o *Turn) Target() Target { return o.o.t }
+
 // ShowStatus sends the turn's tool status now when it was not shown yet,
 // so that what follows it in the chat comes after it.
 func (o *Turn) ShowStatus(ctx context.Context) {
