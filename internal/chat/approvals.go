@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -37,83 +36,6 @@ var approvalChoices = map[string]approvals.Decision{
 	"deny":   approvals.Deny,
 }
 
-// pendingApproval is an approval request waiting for its chat's answer.
-type pendingApproval struct {
-	target target
-	// seq orders the requests of a chat: /approve and /deny answer the
-	// oldest.
-	seq uint64
-	// answer receives the first press; it holds one.
-	answer chan approvals.Decision
-}
-
-// approvalBoard is the approval requests waiting for an answer, by id.
-type approvalBoard struct {
-	mu      sync.Mutex
-	pending map[string]*pendingApproval
-	seq     uint64
-}
-
-// add registers a request for t and returns its id.
-func (b *approvalBoard) add(t target) (string, *pendingApproval) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.pending == nil {
-		b.pending = map[string]*pendingApproval{}
-	}
-	id := newTurnID()
-	for b.pending[id] != nil {
-		id = newTurnID()
-	}
-	b.seq++
-	p := &pendingApproval{target: t, seq: b.seq, answer: make(chan approvals.Decision, 1)}
-	b.pending[id] = p
-	return id, p
-}
-
-// remove forgets the request id.
-func (b *approvalBoard) remove(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.pending, id)
-}
-
-// oldest returns the id of t's oldest request still waiting, "" when none
-// waits.
-func (b *approvalBoard) oldest(t target) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var id string
-	var seq uint64
-	for k, p := range b.pending {
-		if p.target == t && len(p.answer) == 0 && (id == "" || p.seq < seq) {
-			id, seq = k, p.seq
-		}
-	}
-	return id
-}
-
-// waiting reports whether a request of t waits for its answer.
-func (b *approvalBoard) waiting(t target) bool { return b.oldest(t) != "" }
-
-// answer delivers d to the request id of t; it reports false when no such
-// request waits (it ended, or the press comes from another chat).
-func (b *approvalBoard) answer(id string, t target, d approvals.Decision) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p := b.pending[id]
-	if p == nil || p.target != t {
-		return false
-	}
-	select {
-	case p.answer <- d:
-		delete(b.pending, id)
-		return true
-	default:
-		return false
-	}
-}
-
 // chatApprovals is the chat's side of the approvals extension, which finds
 // it on each turn's front end (see frontEnd): it asks a chat about a call
 // with the buttons, and keeps the chat's "always" answers in
@@ -123,8 +45,12 @@ type chatApprovals struct {
 	// within a Notice, behind the chat's other notices.
 	view     *turnview.View
 	settings *settingsStore
-	// board is the host's: its commands and buttons answer the requests.
-	board  *approvalBoard
+	// board is the host's: the commands and buttons here answer the
+	// requests.
+	board *approvalBoard
+	// out answers the commands and buttons (/approvals, its revoke
+	// buttons, a stale request's).
+	out    outlet
 	logger *slog.Logger
 }
 
@@ -213,18 +139,18 @@ func approvalButtons(id string) *models.InlineKeyboardMarkup {
 // pressApproval handles an approval button: the answer goes to its
 // waiting request; a request that no longer waits says so and loses its
 // buttons.
-func (h *Host) pressApproval(p press) {
+func (c *chatApprovals) pressApproval(p press) {
 	id, choice, _ := strings.Cut(p.arg, ":")
 	d, known := approvalChoices[choice]
-	if known && h.asks.answer(id, p.target, d) {
-		h.post(p.target, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, "") })
+	if known && c.board.answer(id, p.target, d) {
+		c.out.post(p.target, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, "") })
 		return
 	}
 	t := p.target
-	h.post(t, func(ctx context.Context, n turnview.Noticer) {
+	c.out.post(t, func(ctx context.Context, n turnview.Noticer) {
 		p.answer(ctx, n, "This request is no longer waiting.")
-		if err := h.removeButtons(ctx, t, p.msgID); err != nil {
-			h.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
+		if err := c.out.removeButtons(ctx, t, p.msgID); err != nil {
+			c.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
 		}
 	})
 }
@@ -249,12 +175,12 @@ func (c *chatApprovals) answerOldest(t target, d approvals.Decision, reply func(
 	reply("✅ Allowed once.")
 }
 
-func (h *Host) approveCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.front.answerOldest(in.target, approvals.AllowOnce, reply)
+func (c *chatApprovals) approveCommand(_ context.Context, in *inbound, reply func(string)) {
+	c.answerOldest(in.target, approvals.AllowOnce, reply)
 }
 
-func (h *Host) denyCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.front.answerOldest(in.target, approvals.Deny, reply)
+func (c *chatApprovals) denyCommand(_ context.Context, in *inbound, reply func(string)) {
+	c.answerOldest(in.target, approvals.Deny, reply)
 }
 
 // AlwaysAllowed reports whether the chat scope allowed rule for good
@@ -328,8 +254,8 @@ func ruleHash(rule string) string {
 
 // approvalsList is /approvals: the chat's "always" decisions, each with a
 // revoke button.
-func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup) {
-	rules := h.settings.get(scope).Approvals
+func (c *chatApprovals) approvalsList(scope string) (string, *models.InlineKeyboardMarkup) {
+	rules := c.settings.get(scope).Approvals
 	if len(rules) == 0 {
 		return "Nothing is always allowed in this chat: risky commands are asked about each time.", nil
 	}
@@ -339,7 +265,7 @@ func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup
 	for _, id := range rules {
 		r := approvals.Describe(id)
 		fmt.Fprintf(&b, "• %s\n", r.Description)
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + h.shortened(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + c.out.shortened(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
 	}
 	return strings.TrimSpace(b.String()), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }
@@ -373,33 +299,33 @@ func approxDuration(d time.Duration) string {
 
 // approvalsCommand handles /approvals: the chat's "always" decisions, each
 // with a revoke button.
-func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
+func (c *chatApprovals) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
 	t := in.target
-	h.post(t, func(ctx context.Context, n turnview.Noticer) {
-		text, buttons := h.approvalsList(t.String())
-		menu{out: h}.send(ctx, n, t, "approvals", text, buttons, in.msg.ID)
+	c.out.post(t, func(ctx context.Context, n turnview.Noticer) {
+		text, buttons := c.approvalsList(t.String())
+		menu{out: c.out}.send(ctx, n, t, "approvals", text, buttons, in.msg.ID)
 	})
 }
 
 // pressRevoke handles a revoke button of /approvals: the decision goes,
 // and the list is re-rendered in place.
-func (h *Host) pressRevoke(p press) {
+func (c *chatApprovals) pressRevoke(p press) {
 	t := p.target
-	h.post(t, func(ctx context.Context, n turnview.Noticer) {
-		found, err := h.front.revokeApproval(t.String(), p.arg)
+	c.out.post(t, func(ctx context.Context, n turnview.Noticer) {
+		found, err := c.revokeApproval(t.String(), p.arg)
 		switch {
 		case storagefail.Is(err):
 			// The settings' writer logs the episode (see storageHealth).
 			p.answer(ctx, n, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
 		case err != nil:
-			h.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
+			c.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
 			p.answer(ctx, n, "Could not revoke it: the settings were not saved, so it stays allowed.")
 		case !found:
 			p.answer(ctx, n, "That was revoked already.")
 		default:
 			p.answer(ctx, n, "Revoked: it will be asked about again.")
 		}
-		text, buttons := h.approvalsList(t.String())
-		menu{out: h}.edit(ctx, n, t, "approvals edit", p.msgID, text, buttons)
+		text, buttons := c.approvalsList(t.String())
+		menu{out: c.out}.edit(ctx, n, t, "approvals edit", p.msgID, text, buttons)
 	})
 }

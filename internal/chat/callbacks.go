@@ -37,7 +37,7 @@ type press struct {
 
 // callbackRoute handles the presses of one kind of button. Its handler
 // runs on the polling goroutine: it acts at once when it must (a Stop) and
-// posts what talks to Telegram (see post).
+// posts what talks to Telegram (see outlet.post).
 type callbackRoute struct {
 	kind string
 	// handle picks the kind's handler from the commander.
@@ -49,8 +49,8 @@ func callbackRoutes() []callbackRoute {
 	return []callbackRoute{
 		{kind: callbackStop, handle: func(c *commander) func(press) { return c.pressStop }},
 		{kind: callbackCancelJob, handle: func(c *commander) func(press) { return c.jobs.press }},
-		{kind: callbackApproval, handle: func(c *commander) func(press) { return c.host.pressApproval }},
-		{kind: callbackRevoke, handle: func(c *commander) func(press) { return c.host.pressRevoke }},
+		{kind: callbackApproval, handle: func(c *commander) func(press) { return c.approvals.pressApproval }},
+		{kind: callbackRevoke, handle: func(c *commander) func(press) { return c.approvals.pressRevoke }},
 		{kind: callbackModel, handle: func(c *commander) func(press) { return c.models.press }},
 	}
 }
@@ -79,5 +79,5 @@ func (h *Host) handleCallback(q *models.CallbackQuery) {
 			return
 		}
 	}
-	h.post(t, func(ctx context.Context, n turnview.Noticer) { answer(ctx, n, "") })
+	h.out.post(t, func(ctx context.Context, n turnview.Noticer) { answer(ctx, n, "") })
 }

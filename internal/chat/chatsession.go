@@ -23,6 +23,8 @@ type sessions struct {
 	models []string
 	// zone is the zone of chats without /tz ("" : the host's).
 	zone string
+	// toolStatus is the operator's tool status mode (Config.ToolStatus).
+	toolStatus string
 }
 
 // id returns target's current session id.
@@ -131,7 +133,7 @@ func (h *Host) newSession(ctx context.Context, t target) {
 	id := t.sessionBase() + "." + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if err := h.settings.update(t.String(), func(c *chatSettings) { c.Session = id }); err != nil {
 		h.logger.Error("new session", "err", err)
-		h.sendText(ctx, t, "⚠️ Could not start a new session: the chat settings cannot be written.", 0)
+		h.out.sendText(ctx, t, "⚠️ Could not start a new session: the chat settings cannot be written.", 0)
 		return
 	}
 	if h.newSessionGap != nil {
@@ -140,5 +142,5 @@ func (h *Host) newSession(ctx context.Context, t target) {
 	if oldErr == nil {
 		old.Close()
 	}
-	h.sendText(ctx, t, "🆕 New session started. The previous conversation is kept on disk.", 0)
+	h.out.sendText(ctx, t, "🆕 New session started. The previous conversation is kept on disk.", 0)
 }

@@ -18,8 +18,10 @@ type commander struct {
 	models   *modelSwitch
 	meter    *meter
 	jobs     *jobsView
-	queues   chatQueues
-	out      outlet
+	// approvals has the approval commands and buttons.
+	approvals *chatApprovals
+	queues    chatQueues
+	out       outlet
 	// host has the handlers that live with their concern on the host.
 	host   hostHandlers
 	logger *slog.Logger
@@ -35,17 +37,10 @@ type chatQueues interface {
 	journalDone(origins ...ledger.Origin)
 }
 
-// hostHandlers are the commands and buttons whose handlers live with
-// their concern on the host: the approvals (approvals.go), /retry
-// (retry.go) and /verbose (statusmode.go).
+// hostHandlers are the commands whose handlers live with their concern on
+// the host: /retry (retry.go).
 type hostHandlers interface {
-	approveCommand(ctx context.Context, in *inbound, reply func(string))
-	denyCommand(ctx context.Context, in *inbound, reply func(string))
-	approvalsCommand(ctx context.Context, in *inbound, reply func(string))
 	retryCommand(ctx context.Context, in *inbound, reply func(string))
-	verboseCommand(ctx context.Context, in *inbound, reply func(string))
-	pressApproval(p press)
-	pressRevoke(p press)
 }
 
 // handler carries a command out; reply answers the command's message.
@@ -93,13 +88,13 @@ func commands() []command {
 		{name: "retry", menu: "run again every message or scheduled job a restart interrupted",
 			help: "run again every message or scheduled job a restart interrupted", run: func(c *commander) handler { return c.host.retryCommand }},
 		{name: "verbose", menu: "list every tool call, or fold them (toggle)",
-			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: func(c *commander) handler { return c.host.verboseCommand }},
+			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: func(c *commander) handler { return c.verboseCommand }},
 		{name: "approve", menu: "allow the waiting approval request once",
-			help: "allow the oldest waiting approval request once (as its Allow once button)", run: func(c *commander) handler { return c.host.approveCommand }},
+			help: "allow the oldest waiting approval request once (as its Allow once button)", run: func(c *commander) handler { return c.approvals.approveCommand }},
 		{name: "deny", menu: "deny the waiting approval request",
-			help: "deny the oldest waiting approval request (as its Deny button)", run: func(c *commander) handler { return c.host.denyCommand }},
+			help: "deny the oldest waiting approval request (as its Deny button)", run: func(c *commander) handler { return c.approvals.denyCommand }},
 		{name: "approvals", menu: "what is always allowed here, with revoke buttons",
-			help: "the approval rules always allowed in this chat, with revoke buttons", run: func(c *commander) handler { return c.host.approvalsCommand }},
+			help: "the approval rules always allowed in this chat, with revoke buttons", run: func(c *commander) handler { return c.approvals.approvalsCommand }},
 	}
 }
 
@@ -149,7 +144,7 @@ Just write what you need, in your own words; you can also send voice notes, phot
 /new starts a fresh conversation, /stop stops me, /status shows what I'm doing, and /help lists every command.`
 
 // handle runs a command from the table; any other gets "Unknown command".
-// Replies go out off the polling goroutine (see post).
+// Replies go out off the polling goroutine (see outlet.post).
 func (c *commander) handle(ctx context.Context, in *inbound) {
 	reply := c.reply(in)
 	for _, cmd := range commands() {

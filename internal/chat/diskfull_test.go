@@ -19,7 +19,6 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/backoff"
-	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -317,42 +316,6 @@ func TestWebhookOnFullDisk(t *testing.T) {
 	}
 }
 
-// TestCompactOnFullDisk: a /compact whose summary cannot be written to the
-// transcript changes nothing and says why in words, without the paths.
-func TestCompactOnFullDisk(t *testing.T) {
-	d := tmpfstest.Mount(t, 1<<20)
-	rec := newLogRecorder()
-	faux := agenttest.NewFauxProvider()
-	long := strings.Repeat("a long summary ", 800)
-	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		if len(req.Tools) == 0 {
-			d.Fill()
-			return agent.Response{Text: long}, nil
-		}
-		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
-	})
-	h := newHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, agentOpts: []agent.Option{agent.WithCompactionKeepTurns(1)},
-		opts: []Option{WithLogger(rec.logger())}})
-	for _, s := range []string{"first", "second"} {
-		h.tg.SendText(userID, userID, s)
-		h.waitText(userID, s)
-	}
-	h.tg.SendText(userID, userID, "/compact")
-	told := h.waitText(userID, "The summary could not be saved")
-	if !strings.Contains(told.Visible, "disk is full") || strings.Contains(told.Visible, d.Dir) {
-		t.Errorf("the chat was told %q, want the full disk named, without paths", told.Visible)
-	}
-	sess, err := h.host.session(context.Background(), target{chatID: userID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(sess.Messages()); n != 4 {
-		t.Errorf("after the summary could not be saved the session has %d messages, want 4", n)
-	}
-	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
-	d.Drain()
-}
-
 // TestSessionOpenOnFullDisk reopens, on a full disk, a session whose
 // transcript ends with a tool call without its result (a crash in the
 // tool): the repair cannot be written, and the chat is told in words,
@@ -399,48 +362,4 @@ func transcriptLine(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
-}
-
-// TestRetryOnFullDisk says /retry while the agent dir is full: the
-// interrupted message cannot be journaled as running again, so it is not
-// run (a crash would leave it interrupted in the file, never reported
-// again, after the chat was told it runs); the user is told why, and the
-// /retry after space is freed runs it once.
-func TestRetryOnFullDisk(t *testing.T) {
-	d := tmpfstest.Mount(t, 1<<20)
-	tg := telegramtest.New(t)
-	ws := t.TempDir()
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
-	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: d.Dir, workspace: ws})
-	// Long enough that its journal line needs a page of its own.
-	text := "cut by a crash " + strings.Repeat("x", os.Getpagesize()-600)
-	tg.SendText(userID, userID, text)
-	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
-	h1.stop()
-
-	faux := agenttest.NewFauxProvider()
-	faux.Handle(ranUserText)
-	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: d.Dir, workspace: ws})
-	h2.waitText(userID, "interrupted by a restart")
-	waitFor(t, "the report to be journaled", func() bool {
-		data, err := os.ReadFile(filepath.Join(d.Dir, ledger.File))
-		return err == nil && strings.Contains(string(data), `"state":"interrupted"`)
-	})
-	d.Fill()
-	tg.SendText(userID, userID, "/retry")
-	msgs := h2.waitMessages(userID, "the answer to /retry", func(ms []telegramtest.Message) bool {
-		return countVisible(ms, "🔁")+countVisible(ms, "/retry once") > 0
-	})
-	if countVisible(msgs, "disk is full") == 0 || countVisible(msgs, "🔁") != 0 {
-		t.Errorf("/retry on a full disk: the chat shows %s, want it told the disk is full, nothing run", describe(msgs))
-	}
-	if n := len(faux.Requests()); n != 0 {
-		t.Errorf("the message ran while it could not be journaled: %d model requests", n)
-	}
-	d.Drain()
-	tg.SendText(userID, userID, "/retry")
-	h2.waitText(userID, "ran: cut by a crash")
-	if n := len(faux.Requests()); n != 1 {
-		t.Errorf("model requests after the /retry with space: %d, want 1", n)
-	}
 }

@@ -145,8 +145,9 @@ type Host struct {
 	// front is what each turn's tools find of the chat on their context.
 	front   frontEnd
 	journal *ledger.Journal
-	// reports sends what a journal entry waits for (see Host.report).
-	reports *ledger.Reporter
+	// out is how the front end talks to a chat outside a turn's answer
+	// (see outlet).
+	out chatOutlet
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
 	storage *storageHealth
@@ -178,7 +179,7 @@ type Host struct {
 	// journalOpts are the inbound journal's test seams.
 	journalOpts []ledger.Option
 	// reportPause is the first pause before a report that did not go out
-	// is sent again (see report); tests shorten it.
+	// is sent again (see chatOutlet.report); tests shorten it.
 	reportPause time.Duration
 }
 
@@ -252,9 +253,9 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
 	h.view = turnview.New(h.api, turnview.Settings{Logger: h.logger, EditInterval: h.editInterval,
 		Statuses: h.statuses, Shutdown: h.turnCtx, Background: &h.workers})
-	wireFrontEnd(h)
-	h.reports = h.newReporter()
+	h.out = chatOutlet{view: h.view, api: h.api, reports: newReporter(h.view, h.reportPause, h.turnCtx, h.logger)}
 	h.front = newFrontEnd(h)
+	wireFrontEnd(h)
 	return h, nil
 }
 
@@ -291,7 +292,7 @@ func (h *Host) Run(ctx context.Context) error {
 	}
 	h.view.EditCut(h.cutStatuses)
 	h.cutStatuses = nil
-	h.reportInterrupted()
+	reportInterrupted(h.journal, h.out, h.storage, h.logger)
 	h.replayReceived(ctx)
 	err = h.source.run(ctx, h.take)
 	h.shutdown()
@@ -322,7 +323,7 @@ func (h *Host) shutdown() {
 	var wg sync.WaitGroup
 	for _, c := range running {
 		wg.Go(func() {
-			h.sendText(ctx, c.t, c.text, 0)
+			h.out.sendText(ctx, c.t, c.text, 0)
 		})
 	}
 	wg.Wait()
@@ -373,7 +374,7 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
 	journal := func() error {
 		o, err := h.journal.WritePrompt(scope, label, prompt)
-		h.journaled(err)
+		h.storage.journaled(err)
 		if err == nil {
 			it.origin, it.state = o, ledger.Queued
 		}

@@ -2,8 +2,11 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
+	"github.com/go-telegram/bot/models"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
@@ -53,7 +56,7 @@ func (h *Host) replaceQueued(in *inbound) bool {
 	w.mu.Unlock()
 	if replaced {
 		h.journalDone(old)
-		h.notice(in.target, "✏️ Updated the queued message.", in.msg.ID)
+		h.out.notice(in.target, "✏️ Updated the queued message.", in.msg.ID)
 	}
 	return replaced
 }
@@ -73,9 +76,9 @@ func (h *Host) queueTurn(in *inbound, updateID int64) {
 		// take it), so that a crash before that leaves it pending,
 		// reported after the restart, rather than lost without a word.
 		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(ledger.Update(updateID)) })
+		h.out.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(ledger.Update(updateID)) })
 	case waits:
-		h.post(in.target, func(ctx context.Context, n turnview.Noticer) { h.noteQueued(ctx, n, w, in.msg.ID) })
+		h.out.post(in.target, func(ctx context.Context, n turnview.Noticer) { h.noteQueued(ctx, n, w, in.msg.ID) })
 	}
 }
 
@@ -100,7 +103,7 @@ func (h *Host) noteQueued(ctx context.Context, n turnview.Noticer, w *chatWorker
 	}
 	msgID, err := n.Send(ctx, turnview.Message{Text: "⏳ Queued: I will get to this after the current turn.", ReplyTo: replyTo})
 	if err != nil {
-		h.logSendError("queued notice", t, err)
+		h.out.logSendError("queued notice", t, err)
 		return
 	}
 	w.mu.Lock()
@@ -108,4 +111,149 @@ func (h *Host) noteQueued(ctx context.Context, n turnview.Noticer, w *chatWorker
 		w.queuedNotice = msgID
 	}
 	w.mu.Unlock()
+}
+
+// take journals the messages of a batch that start turns, then dispatches
+// every update, and reports whether it took the batch: false when the
+// journal cannot be written (nothing was dispatched; the source must not
+// acknowledge the batch). An empty batch is taken at once.
+func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
+	type decoded struct {
+		raw json.RawMessage
+		upd *models.Update
+		in  *inbound
+	}
+	if len(raws) == 0 {
+		return true
+	}
+	batch := make([]decoded, 0, len(raws))
+	var entries []ledger.Entry
+	var top int64 // the highest update of the batch journaled pending
+	now := time.Now().Unix()
+	inBatch := map[int64]bool{}
+	for _, raw := range raws {
+		var u models.Update
+		if err := json.Unmarshal(raw, &u); err != nil {
+			h.logger.Warn("an update does not parse; skipped", "err", err)
+			continue
+		}
+		if inBatch[u.ID] {
+			// Delivered twice in one answer: the copy does not run again.
+			h.logger.Info("skipped an update delivered twice", "update_id", u.ID)
+			continue
+		}
+		inBatch[u.ID] = true
+		if h.journal.Seen(u.ID) {
+			// Journaled before a restart that came before its
+			// acknowledgement: it was reported as interrupted (or has
+			// run), so it does not run again.
+			h.logger.Info("skipped an update that was journaled before the restart", "update_id", u.ID)
+			continue
+		}
+		d := decoded{raw: raw, upd: &u}
+		if d.in = h.classifyUpdate(&u); d.in != nil && d.in.startsTurn {
+			entries = append(entries, ledger.Entry{Origin: ledger.Update(u.ID), State: ledger.Queued, Scope: d.in.target.String(), Update: raw, At: now})
+			top = u.ID
+		} else if h.journalEvery && !handled(d.in, d.upd) {
+			// Only the journal knows that an update was taken (a
+			// stranger's, one not for the bot), and its delivery again is
+			// skipped.
+			entries = append(entries, ledger.Entry{Origin: ledger.Update(u.ID), State: ledger.Dropped, At: now})
+		}
+		batch = append(batch, d)
+	}
+	// A command, a button press, a message the bot cannot read: journaled
+	// as received, with its update, and done once handled and its replies
+	// went out, so that a kill in between (which may come after the next
+	// getUpdates confirmed the batch) leaves it to be handled after the
+	// restart (see replayReceived).
+	var received []decoded
+	for _, d := range batch {
+		if handled(d.in, d.upd) {
+			entries = append(entries, ledger.Entry{Origin: ledger.Update(d.upd.ID), State: ledger.Received, Update: d.raw, At: now})
+			received = append(received, d)
+			if d.in != nil {
+				d.in.replies = &replyCount{}
+			}
+		}
+	}
+	if err := h.journal.Write(entries...); err != nil {
+		// Logged once per episode; the source does not acknowledge the
+		// batch, so Telegram delivers it again. A polled batch of
+		// commands alone is handled unjournaled instead: commands work on
+		// a full disk (a crash may lose one then).
+		h.storage.journaled(err)
+		if h.journalEvery || top != 0 {
+			return false
+		}
+		for _, d := range received {
+			if d.in != nil {
+				d.in.replies = nil
+			}
+		}
+		received = nil
+	} else if len(entries) > 0 {
+		h.storage.journaled(nil)
+	}
+	for _, d := range batch {
+		if d.in != nil {
+			h.dispatch(ctx, d.in)
+		} else if d.upd.CallbackQuery != nil {
+			h.handleCallback(d.upd.CallbackQuery)
+		}
+	}
+	for _, d := range received {
+		h.handledDone(d.in, d.upd.ID)
+	}
+	return true
+}
+
+// handledDone marks a received update done once its handler returned and
+// its replies went out (see commander.reply): a kill, a shutdown or a
+// refusal for good before leaves it received, to be handled after the
+// restart.
+func (h *Host) handledDone(in *inbound, id int64) {
+	o := ledger.Update(id)
+	switch {
+	case in == nil:
+		h.journalDone(o)
+	case in.deferred:
+	case in.replies != nil:
+		in.replies.close(func() { h.journalDone(o) })
+	}
+}
+
+// replayReceived handles the updates found received at start-up: the bot
+// died after it took them, before they were handled or their replies went
+// out, and Telegram may never deliver them again. Each is then done as
+// when first taken.
+func (h *Host) replayReceived(ctx context.Context) {
+	for _, e := range h.journal.Replay() {
+		var u models.Update
+		if err := json.Unmarshal(e.Update, &u); err != nil {
+			h.journalDone(e.Origin)
+			continue
+		}
+		in := h.classifyUpdate(&u)
+		if !handled(in, &u) {
+			h.journalDone(e.Origin)
+			continue
+		}
+		if in != nil {
+			in.replies = &replyCount{}
+		}
+		h.logger.Info("handling an update a restart cut before it was handled", "update_id", e.Origin.UpdateID())
+		if in != nil {
+			h.dispatch(ctx, in)
+		} else {
+			h.handleCallback(u.CallbackQuery)
+		}
+		h.handledDone(in, e.Origin.UpdateID())
+	}
+}
+
+// handled reports whether take hands the update to a handler that starts
+// no turn: a command, a message the bot cannot read, a button press.
+func handled(in *inbound, u *models.Update) bool {
+	return in != nil && !in.startsTurn || in == nil && u.CallbackQuery != nil
 }

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -17,41 +19,41 @@ import (
 // notices go out while polling starts. A message counts as reported in the
 // journal only once its notice was sent (see ledger.Reporter): one that a crash
 // cuts off, or that Telegram refuses for good, is reported again after the
-// next start-up.
-func (h *Host) reportInterrupted() {
-	for _, e := range h.journal.ToReport() {
+// next start-up. What the journal writes is recorded in storage.
+func reportInterrupted(journal *ledger.Journal, out outlet, storage *storageHealth, logger *slog.Logger) {
+	for _, e := range journal.ToReport() {
 		t, err := parseTarget(e.Scope)
 		if err != nil {
 			continue
 		}
 		text := "⚠️ This message was interrupted by a restart; send it again, or say /retry to run every interrupted message again."
 		if e.Origin.IsPrompt() {
-			h.logger.Info("reporting a scheduled prompt interrupted by a restart", "scope", e.Scope, "label", e.Label)
+			logger.Info("reporting a scheduled prompt interrupted by a restart", "scope", e.Scope, "label", e.Label)
 			text = interruptedPromptText(e.Label)
 		} else {
-			h.logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.Origin.UpdateID())
+			logger.Info("reporting a message interrupted by a restart", "scope", e.Scope, "update_id", e.Origin.UpdateID())
 		}
 		// Not needed any more once /retry took the message: it runs, and a
 		// report after its answer would say it was lost.
-		needed := func() bool { return h.journal.Unreported(e.Scope, e.Origin) }
-		h.report(t, text, entryMessageID(e), needed, func() {
-			h.journaled(h.journal.MarkReported(e.Scope, e.Origin))
+		needed := func() bool { return journal.Unreported(e.Scope, e.Origin) }
+		out.report(t, text, entryMessageID(e), needed, func() {
+			storage.journaled(journal.MarkReported(e.Scope, e.Origin))
 		})
 	}
-	for _, e := range h.journal.CutShort() {
+	for _, e := range journal.CutShort() {
 		t, err := parseTarget(e.Scope)
 		if err != nil {
 			continue
 		}
 		text := "⚠️ A restart came while the answer to this message was being sent; if it did not arrive whole, send the message again."
 		if e.Origin.IsPrompt() {
-			h.logger.Info("reporting a scheduled prompt's answer a restart may have cut short", "scope", e.Scope, "label", e.Label)
+			logger.Info("reporting a scheduled prompt's answer a restart may have cut short", "scope", e.Scope, "label", e.Label)
 			text = "⚠️ A restart came while the answer of the scheduled job “" + e.Label + "” was being sent; it may not have arrived whole."
 		} else {
-			h.logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.Origin.UpdateID())
+			logger.Info("reporting an answer a restart may have cut short", "scope", e.Scope, "update_id", e.Origin.UpdateID())
 		}
-		h.report(t, text, entryMessageID(e), nil, func() {
-			h.journaled(h.journal.MarkCutReported(e.Origin))
+		out.report(t, text, entryMessageID(e), nil, func() {
+			storage.journaled(journal.MarkCutReported(e.Origin))
 		})
 	}
 }
@@ -62,18 +64,10 @@ func interruptedPromptText(label string) string {
 	return "⚠️ The scheduled job “" + label + "” was interrupted by a restart; say /retry to run it again."
 }
 
-// report sends text to t in reply to replyTo, a notice the chat must get
-// because a journal entry waits for it, and calls sent once it went out;
-// needed, when set, is asked before each try (see ledger.Reporter, which
-// says how it is tried again).
-func (h *Host) report(t target, text string, replyTo int, needed func() bool, sent func()) {
-	h.reports.Report(reportOutlet{h, t}, text, replyTo, needed, sent)
-}
-
-// newReporter returns the host's reporter: its tries pause from
-// reportPause while the turns may run, and end with the notices.
-func (h *Host) newReporter() *ledger.Reporter {
-	return &ledger.Reporter{Passing: passing, Pause: h.reportPause, Life: h.turnCtx, Ended: h.view.NoticesEnded, Go: h.view.Go, Logger: h.logger}
+// newReporter returns the host's reporter: its tries pause from pause
+// while the turns may run (life), and end with view's notices.
+func newReporter(view *turnview.View, pause time.Duration, life context.Context, logger *slog.Logger) *ledger.Reporter {
+	return &ledger.Reporter{Passing: passing, Pause: pause, Life: life, Ended: view.NoticesEnded, Go: view.Go, Logger: logger}
 }
 
 // passing reports whether a send that failed with err may succeed later:
@@ -86,12 +80,12 @@ func passing(err error) bool {
 // reportOutlet is chat t as a report reaches it: its notices, which take
 // a report beyond their bound, each try sent by its Noticer.
 type reportOutlet struct {
-	h *Host
+	o turnview.Outlet
 	t target
 }
 
 func (o reportOutlet) Post(try func(context.Context, ledger.Send)) {
-	o.h.out(o.t).MustNotice(func(ctx context.Context, n turnview.Noticer) { try(ctx, n.Say) })
+	o.o.MustNotice(func(ctx context.Context, n turnview.Noticer) { try(ctx, n.Say) })
 }
 
 func (o reportOutlet) String() string { return o.t.String() }

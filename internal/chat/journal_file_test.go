@@ -49,7 +49,7 @@ func TestHeartbeatOnlyWhenJournaled(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel() // no pause after a failed journal write
-			got, _ := host.received(ctx, host.take, tt.raws, 40)
+			got, _ := pollSource{host}.received(ctx, host.take, tt.raws, 40)
 			_, statErr := os.Stat(filepath.Join(dir, HeartbeatFile))
 			if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
 				t.Fatal(statErr)

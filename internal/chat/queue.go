@@ -39,7 +39,7 @@ type workItem struct {
 	// is a turn, received when it is a command of the journal's; the
 	// shutdown makes a running turn interrupted (chatWorker.interrupt),
 	// markAnswered makes it answering, and its delivery answered or, when
-	// Telegram did not take it, refused (Host.undelivered). Guarded by the
+	// Telegram did not take it, refused (chatWorker.undelivered). Guarded by the
 	// worker's mu, as the shutdown may read it.
 	state ledger.State
 	// turnID identifies the item while it runs (set when it starts): its
@@ -281,7 +281,7 @@ type stopResult struct {
 // the user asked for them. With a turnID (a Stop button's), it does so only
 // while that turn runs, and else reports the button stale. The dropped
 // items' journal entries are the caller's to mark done, once the chat was
-// told (see Host.stopChat).
+// told (see commander.stop).
 func (w *chatWorker) stop(turnID string) stopResult {
 	w.mu.Lock()
 	if turnID != "" && (w.running == nil || w.running.turnID != turnID) {
@@ -369,7 +369,7 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 	case itemCompact:
 		h.compactSession(ctx, w.target)
 	default:
-		h.runTurn(ctx, w, it)
+		w.runTurn(ctx, it)
 	}
 	// What happens to the entry is ledger.Settle's to say: answered, it
 	// is done even in a shutdown; a turn a shutdown cut, or that the
@@ -388,7 +388,7 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 func (h *Host) journalDone(origins ...ledger.Origin) {
 	for _, o := range origins {
 		if !o.IsZero() {
-			h.journaled(h.journal.Done(o))
+			h.storage.journaled(h.journal.Done(o))
 		}
 	}
 }

@@ -70,7 +70,7 @@ func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) 
 	// crash would leave it never reported again after the chat was told
 	// it runs. When that cannot be written, nothing is taken.
 	if err := h.journal.Write(marks...); err != nil {
-		h.journaled(err)
+		h.storage.journaled(err)
 		h.journal.PutBack(in.target.String(), entries)
 		reply("⚠️ The interrupted messages cannot be run again right now: the bot's disk is full or cannot be written. Send /retry once the operator has freed space.")
 		return
@@ -126,6 +126,6 @@ func (h *Host) queueRetriedPrompt(t target, it *workItem) {
 	if _, queued, err := w.enqueue(it); err != nil {
 		h.logger.Warn("a chat's queue is full; the retried scheduled prompt was refused", "scope", t.String(), "queued", queued)
 		o := it.origin
-		h.report(t, "⏳ The chat's queue is full, so the scheduled job “"+it.label+"” was not run again.", 0, nil, func() { h.journalDone(o) })
+		h.out.report(t, "⏳ The chat's queue is full, so the scheduled job “"+it.label+"” was not run again.", 0, nil, func() { h.journalDone(o) })
 	}
 }

@@ -19,29 +19,29 @@ func ValidToolStatus(mode string) bool { return turnview.ValidToolStatus(mode) }
 
 // defaultToolStatus is the operator's mode (Config.ToolStatus), last when
 // unset.
-func (h *Host) defaultToolStatus() string {
-	if ValidToolStatus(h.cfg.ToolStatus) {
-		return h.cfg.ToolStatus
+func (s *sessions) defaultToolStatus() string {
+	if ValidToolStatus(s.toolStatus) {
+		return s.toolStatus
 	}
 	return ToolStatusLast
 }
 
 // toolStatusMode is the mode of scope's turns: its /verbose choice, else
 // the operator's.
-func (h *Host) toolStatusMode(scope string) string {
-	if m := h.settings.get(scope).ToolStatus; ValidToolStatus(m) {
+func (s *sessions) toolStatusMode(scope string) string {
+	if m := s.settings.get(scope).ToolStatus; ValidToolStatus(m) {
 		return m
 	}
-	return h.defaultToolStatus()
+	return s.defaultToolStatus()
 }
 
 // verboseCommand handles /verbose: it turns the chat's tool status to
 // every call (all) and back to the operator's mode; where that is all
 // already, back to last.
-func (h *Host) verboseCommand(_ context.Context, in *inbound, reply func(string)) {
+func (c *commander) verboseCommand(_ context.Context, in *inbound, reply func(string)) {
 	scope := in.target.String()
-	next, def := ToolStatusAll, h.defaultToolStatus()
-	if h.toolStatusMode(scope) == ToolStatusAll {
+	next, def := ToolStatusAll, c.sessions.defaultToolStatus()
+	if c.sessions.toolStatusMode(scope) == ToolStatusAll {
 		next = def
 		if def == ToolStatusAll {
 			next = ToolStatusLast
@@ -51,8 +51,8 @@ func (h *Host) verboseCommand(_ context.Context, in *inbound, reply func(string)
 	if next == def {
 		stored = ""
 	}
-	if err := h.settings.update(scope, func(c *chatSettings) { c.ToolStatus = stored }); err != nil {
-		h.logger.Warn("saving /verbose failed", "scope", scope, "err", err)
+	if err := c.sessions.settings.update(scope, func(cs *chatSettings) { cs.ToolStatus = stored }); err != nil {
+		c.logger.Warn("saving /verbose failed", "scope", scope, "err", err)
 		reply("⚠️ The setting could not be saved; nothing changed.")
 		return
 	}

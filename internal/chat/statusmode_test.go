@@ -96,7 +96,7 @@ func TestVerboseToggles(t *testing.T) {
 	before := h.lastID()
 	h.tg.SendText(userID, userID, "/verbose")
 	h.waitNewText(before, "every tool call is listed")
-	if got := h.host.toolStatusMode("1001"); got != ToolStatusAll {
+	if got := h.host.sessions.toolStatusMode("1001"); got != ToolStatusAll {
 		t.Errorf("after /verbose the mode is %q, want all", got)
 	}
 	h.tg.SendText(userID, userID, "run two")
@@ -106,7 +106,7 @@ func TestVerboseToggles(t *testing.T) {
 	before = h.lastID()
 	h.tg.SendText(userID, userID, "/verbose")
 	h.waitNewText(before, "folded into one line")
-	if got := h.host.toolStatusMode("1001"); got != ToolStatusLast {
+	if got := h.host.sessions.toolStatusMode("1001"); got != ToolStatusLast {
 		t.Errorf("after a second /verbose the mode is %q, want last", got)
 	}
 	if got := h.host.settings.get("1001").ToolStatus; got != "" {

@@ -185,12 +185,12 @@ func (h *Host) touchHeartbeat() {
 }
 
 // journaled records how a write of the inbound journal went.
-func (h *Host) journaled(err error) {
+func (s *storageHealth) journaled(err error) {
 	if err != nil {
-		h.storage.failed(ledger.File, err)
+		s.failed(ledger.File, err)
 		return
 	}
-	h.storage.wrote(ledger.File)
+	s.wrote(ledger.File)
 }
 
 // tellSessionError tells the chat that its session cannot be opened: in
@@ -205,5 +205,5 @@ func (h *Host) tellSessionError(ctx context.Context, t target, err error, replyT
 	} else {
 		h.logger.Error("open session", "scope", t.String(), "err", err)
 	}
-	return text, h.sendText(ctx, t, text, replyTo)
+	return text, h.out.sendText(ctx, t, text, replyTo)
 }

@@ -23,26 +23,27 @@ import (
 
 // runTurn runs one turn for it: builds the user content (attachments
 // downloaded, voice transcribed), prompts the session, streams the answer.
-func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
+func (w *chatWorker) runTurn(ctx context.Context, it *workItem) {
+	h := w.h
 	t := w.target
 	replyTo := 0
 	if it.in != nil {
 		replyTo = it.in.msg.ID
 	}
-	if msg, over := h.overLimit(t); over {
+	if msg, over := h.meter.overLimit(t); over {
 		if it.label != "" {
 			msg = it.label + ": not run. " + msg
 		}
 		h.logger.Info("turn refused: the chat is over its daily usage limit", "scope", t.String(), "limit", h.limit.String())
-		if errors.Is(h.markAnswered(w, it), errRestartTold) {
+		if errors.Is(w.markAnswered(it), errRestartTold) {
 			return
 		}
-		err := h.sendText(ctx, t, msg, replyTo)
-		h.delivered(ctx, w, it, err, msg, replyTo, err == nil || ctx.Err() == nil)
+		err := h.out.sendText(ctx, t, msg, replyTo)
+		w.delivered(ctx, it, err, msg, replyTo, err == nil || ctx.Err() == nil)
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
-	stopTyping := h.out(t).Typing(ctx)
+	stopTyping := h.out.to(t).Typing(ctx)
 	defer stopTyping()
 	content := it.content
 	if it.in != nil {
@@ -50,7 +51,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		if content, err = h.buildContent(ctx, t, it.in); err != nil {
 			if ctx.Err() == nil {
 				text := "⚠️ " + chatText(err)
-				h.undelivered(ctx, w, it, h.sendText(ctx, t, text, replyTo), text, replyTo)
+				w.undelivered(ctx, it, h.out.sendText(ctx, t, text, replyTo), text, replyTo)
 			}
 			return
 		}
@@ -58,11 +59,11 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	sess, err := h.session(ctx, t)
 	if err != nil {
 		text, serr := h.tellSessionError(ctx, t, err, replyTo)
-		h.undelivered(ctx, w, it, serr, text, replyTo)
+		w.undelivered(ctx, it, serr, text, replyTo)
 		return
 	}
 	scope := t.String()
-	out := h.out(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.toolStatusMode(scope),
+	out := h.out.to(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.sessions.toolStatusMode(scope),
 		StopData: callbackStop + ":" + it.turnID, Explain: turnError, Primary: func() string {
 			if m := h.sessions.chatModel(scope); m != "" {
 				return m
@@ -89,7 +90,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	case err == nil:
 		h.storage.wrote("transcript")
 	}
-	h.logTurn(t, it, sess, out.AnsweredBy(sess.Model()), content, res, err, time.Since(start))
+	w.logTurn(it, sess, out.AnsweredBy(sess.Model()), content, res, err, time.Since(start))
 	// Finishing uses a context of its own: the answer of a stopped turn is
 	// still delivered, a retry_after is waited out, and a shutdown leaves a
 	// little time for it.
@@ -105,7 +106,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	// answered it), whether it ended before the shutdown or with it.
 	final := res.Text
 	if !shuttingDown || err == nil || stopped {
-		if merr := h.markAnswered(w, it); errors.Is(merr, errRestartTold) {
+		if merr := w.markAnswered(it); errors.Is(merr, errRestartTold) {
 			// The chat was told this turn was interrupted: it ends as a
 			// turn the shutdown cut, and the restart reports it.
 			final, err, shuttingDown = "", context.Canceled, true
@@ -126,7 +127,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	// A delivery cut by the end of fctx leaves the entry answering, to be
 	// told after the restart; one Telegram did not take otherwise is told
 	// now.
-	h.delivered(ctx, w, it, ferr, undeliveredText, replyTo, fctx.Err() == nil)
+	w.delivered(ctx, it, ferr, undeliveredText, replyTo, fctx.Err() == nil)
 }
 
 // delivered settles it, answering, once the delivery of its answer
@@ -134,8 +135,8 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 // else answered when the delivery ended (ended: its time did not run
 // out), else left answering, for the restart to tell the chat that the
 // answer may have been cut short.
-func (h *Host) delivered(ctx context.Context, w *chatWorker, it *workItem, err error, text string, replyTo int, ended bool) {
-	if !h.undelivered(ctx, w, it, err, text, replyTo) && ended && w.stateOf(it) == ledger.Answering {
+func (w *chatWorker) delivered(ctx context.Context, it *workItem, err error, text string, replyTo int, ended bool) {
+	if !w.undelivered(ctx, it, err, text, replyTo) && ended && w.stateOf(it) == ledger.Answering {
 		w.move(it, ledger.Answered)
 	}
 }
@@ -161,7 +162,8 @@ func undeliveredPromptText(label string) string {
 // reached the chat would be lost without a word. A refusal for good (the
 // user blocked the bot, a chat the bot cannot post to) is not retried. It
 // reports whether a report took over (the item is refused then).
-func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err error, text string, replyTo int) bool {
+func (w *chatWorker) undelivered(ctx context.Context, it *workItem, err error, text string, replyTo int) bool {
+	h := w.h
 	if err == nil || it.origin.IsZero() || ctx.Err() != nil || h.turnCtx.Err() != nil || w.toldRestart(it) {
 		return false
 	}
@@ -175,7 +177,7 @@ func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err
 	h.logger.Warn("telegram did not take a turn's outcome; the chat is told once it does", "scope", t.String(), "err", err)
 	w.move(it, ledger.Refused)
 	o := it.origin
-	h.report(t, text, replyTo, nil, func() { h.journalDone(o) })
+	h.out.report(t, text, replyTo, nil, func() { h.journalDone(o) })
 	return true
 }
 
@@ -200,7 +202,7 @@ func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err
 // chat already that the turn was interrupted (see chatWorker.interrupt):
 // the decision and the mark are taken under the worker's lock, so the
 // chat is told one or the other, never both.
-func (h *Host) markAnswered(w *chatWorker, it *workItem) error {
+func (w *chatWorker) markAnswered(it *workItem) error {
 	w.mu.Lock()
 	switch it.state {
 	case ledger.Interrupted:
@@ -212,8 +214,8 @@ func (h *Host) markAnswered(w *chatWorker, it *workItem) error {
 	}
 	w.moveLocked(it, ledger.Answering)
 	w.mu.Unlock()
-	err := h.journal.Answering(it.origin)
-	h.journaled(err)
+	err := w.h.journal.Answering(it.origin)
+	w.h.storage.journaled(err)
 	return err
 }
 

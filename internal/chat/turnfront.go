@@ -30,11 +30,11 @@ var _ interface {
 	tools.FileSender
 } = frontEnd{}
 
-// newFrontEnd returns h's front end; h's view, settings and logger are
-// set.
+// newFrontEnd returns h's front end; h's view, outlet, settings and logger
+// are set.
 func newFrontEnd(h *Host) frontEnd {
 	return frontEnd{
-		chatApprovals: &chatApprovals{view: h.view, settings: h.settings, board: &h.asks, logger: h.logger},
+		chatApprovals: &chatApprovals{view: h.view, settings: h.settings, board: &h.asks, out: h.out, logger: h.logger},
 		fileSender:    fileSender{view: h.view, logger: h.logger},
 	}
 }

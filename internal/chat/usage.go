@@ -55,9 +55,6 @@ func (m *meter) overLimit(t target) (string, bool) {
 		m.limit, next.Format("Mon 2 Jan 15:04"), zoneLabel(m.sessions.timeZone(scope), next), roughDuration(time.Until(next))), true
 }
 
-// overLimit is meter.overLimit, for the turns.
-func (h *Host) overLimit(t target) (string, bool) { return h.meter.overLimit(t) }
-
 // zoneLabel names a chat's zone: its IANA id, else the host's abbreviation.
 func zoneLabel(zone string, at time.Time) string {
 	if zone != "" {
