@@ -112,9 +112,10 @@ func startCredentialProxy(cfg Config, environ map[string]string, red *redactor.R
 }
 
 // apply gives the spawn policy's options what agent processes get: the
-// stand-ins and the proxy's variables, or, when the proxy is not running
-// for bound variables, those variables withheld. The bundle's directory is
-// added to what the sandbox lets agent processes read.
+// stand-ins, the proxy's variables and its notices of refused
+// certificates, or, when the proxy is not running for bound variables,
+// those variables withheld. The bundle's directory is added to what the
+// sandbox lets agent processes read.
 func (cp credentialProxy) apply(opts *spawnpolicy.Options, sb *SandboxConfig) {
 	if len(cp.withheld) > 0 {
 		opts.Withhold = append(opts.Withhold, cp.withheld...)
@@ -126,6 +127,10 @@ func (cp credentialProxy) apply(opts *spawnpolicy.Options, sb *SandboxConfig) {
 	}
 	opts.StandIns = cp.proxy.StandIns()
 	opts.Extra = cp.proxy.AgentEnv(cp.bundle)
+	// A client that refuses the proxy's certificate (it pins, or trusts
+	// only its own CA store) gets a line in the bash tool's result
+	// saying so.
+	opts.Notices = cp.proxy
 	if cp.bundle == "" {
 		for _, v := range credproxy.CAVariables {
 			delete(opts.Extra, v.Name)

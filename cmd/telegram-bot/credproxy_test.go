@@ -151,6 +151,9 @@ func TestCredentialProxyStandIns(t *testing.T) {
 	if err != nil || !bytes.Contains(b, cp.proxy.CAPEM()) || bytes.Contains(b, []byte("PRIVATE KEY")) {
 		t.Errorf("the bundle lacks the CA or holds a key (%v)", err)
 	}
+	if pc := prepareBash(t, c, credEnviron()); pc.Notices != cp.proxy {
+		t.Error("the bash tool's processes do not report the proxy's notices of refused certificates")
+	}
 	line, warn := cp.line()
 	for _, want := range []string{"AGENT_EGRESS=open", "stand-ins for GH_TOKEN (api.github.com", "built-in", "CA SHA-256 " + cp.proxy.CAFingerprint(), "held in the clear", "FOO_TOKEN"} {
 		if !strings.Contains(line, want) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -135,7 +134,7 @@ func mcpOrigin(raw string) string {
 func doctorJobs(r *report, cfg Config) {
 	r.line("\nScheduled jobs")
 	path := filepath.Join(cfg.AgentDir, "jobs.json")
-	sched, err := scheduler.New(path, readOnlyChats{}, scheduler.WithWorkspace(cfg.WorkspaceDir))
+	sched, err := scheduler.New(path, scheduler.WithWorkspace(cfg.WorkspaceDir))
 	if err != nil {
 		r.problem("%v", err)
 		return
@@ -174,17 +173,6 @@ func doctorJobs(r *report, cfg Config) {
 		}
 	}
 }
-
-// readOnlyChats is the doctor's scheduler.Chats: the doctor lists jobs and
-// never fires one, so anything that would send to a chat is refused.
-type readOnlyChats struct{}
-
-var errDoctorSends = errors.New("the doctor does not send messages")
-
-func (readOnlyChats) Prompt(context.Context, string, string, string) error { return errDoctorSends }
-func (readOnlyChats) Notify(context.Context, string, string) error         { return errDoctorSends }
-func (readOnlyChats) Refused(error) bool                                   { return false }
-func (readOnlyChats) TimeZone(string) string                               { return "" }
 
 // truncate shortens s to at most n runes, marking the cut.
 func truncate(s string, n int) string {

@@ -96,13 +96,26 @@ func (e *Env) applyBlankDefaults() {
 	}
 }
 
-// printEnvUsage lists every variable the bot reads, with its default.
+// printEnvUsage lists every variable the bot reads, with its default. It
+// reads Env's tags itself, as envconfig names the variables (the envconfig
+// tag, else the field's name, upper-cased), rather than with
+// envconfig.Usagef: that runs a text/template, and a reachable template
+// keeps every exported method in the binary (see prompt.Build).
 func printEnvUsage(w io.Writer) {
 	fmt.Fprintln(w, "Environment:")
-	format := "{{range .}}  {{usage_key .}}\t{{usage_description .}}{{if usage_default .}} (default {{usage_default .}}){{end}}\n{{end}}"
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if err := envconfig.Usagef("", &Env{}, tw, format); err != nil {
-		fmt.Fprintf(w, "  (cannot list the variables: %v)\n", err)
+	t := reflect.TypeFor[Env]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key := f.Tag.Get("envconfig")
+		if key == "" {
+			key = f.Name
+		}
+		fmt.Fprintf(tw, "  %s\t%s", strings.ToUpper(key), f.Tag.Get("desc"))
+		if def := f.Tag.Get("default"); def != "" {
+			fmt.Fprintf(tw, " (default %s)", def)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }

@@ -10,14 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agent/tools"
 	"github.com/volcanic/telegram-agent/internal/approvals"
 	"github.com/volcanic/telegram-agent/internal/chat"
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/claudecode"
 	"github.com/volcanic/telegram-agent/internal/hardening"
 	"github.com/volcanic/telegram-agent/internal/mcp"
@@ -223,10 +221,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	}
 	defer usageStore.Close()
 	// Extensions, in load order: the scheduler, then MCP. The scheduler
-	// needs the chat host, which needs the agent, so it gets a forwarding
-	// Chats that is pointed at the host below, before polling starts.
-	chats := &chatsProxy{}
-	sched, err := scheduler.New(filepath.Join(cfg.AgentDir, "jobs.json"), chats,
+	// fires through the chat host, which needs the agent: it is handed the
+	// host when it starts, below, before polling starts.
+	sched, err := scheduler.New(filepath.Join(cfg.AgentDir, "jobs.json"),
 		scheduler.WithLogger(logger), scheduler.WithWorkspace(cfg.WorkspaceDir))
 	if err != nil {
 		logger.Error("scheduler", "err", err)
@@ -245,12 +242,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	mcpExt := mcp.New(mcpCfg, mcpOpts...)
 	defer mcpExt.Close()
 	// Approvals come last, so that they see every call's arguments after
-	// the other extensions' handlers; they ask through the chat host.
-	approver, err := approvals.New(chats, chats, append(cfg.Approvals.options(), approvals.WithWritable(box.writable(cfg)...))...)
-	if err != nil {
-		logger.Error("approvals", "err", err)
-		return 1
-	}
+	// the other extensions' handlers; they ask through the chat host,
+	// which hands itself to each turn (as send_file finds it).
+	approver := approvals.New(append(cfg.Approvals.options(), approvals.WithWritable(box.writable(cfg)...))...)
 	extensions := []agent.Extension{sched, mcpExt, approver}
 	// The system prompt is built per turn: the template, then the
 	// operator's SYSTEM.md (agent dir) and AGENTS.md (workspace root),
@@ -263,7 +257,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		agent.WithSessionDir(filepath.Join(cfg.AgentDir, "sessions")),
 		agent.WithWorkspace(cfg.WorkspaceDir),
 		agent.WithDefaultTimeZone(cfg.DefaultTimeZone),
-		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax), tools.WithView(box.view)), tools.NewSendFile(chats, tools.WithView(box.view)))...),
+		agent.WithTools(append(tools.All(tools.WithMaxTimeout(cfg.BashTimeoutMax), tools.WithView(box.view)), tools.NewSendFile(tools.WithView(box.view)))...),
 		agent.WithToolTimeout(toolTimeout(cfg)),
 		agent.WithSystemPrompt(pb.Prompt),
 		// The time goes with each message, so the system prompt stays the
@@ -313,8 +307,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 		logger.Error("chat host", "err", err)
 		return 1
 	}
-	chats.set(host)
-	if err := sched.Start(ctx); err != nil {
+	if err := sched.Start(ctx, host); err != nil {
 		logger.Error("scheduler", "err", err)
 		return 1
 	}
@@ -328,7 +321,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer, environ func() map[s
 	statsCtx, stopStats := context.WithCancel(ctx)
 	statsDone := make(chan struct{})
 	go func() { defer close(statsDone); logRuntimeStats(statsCtx, logger, runtimeStatsEvery) }()
-	defer func() { stopStats(); <-statsDone }()
+	trimDone := make(chan struct{})
+	go func() { defer close(trimDone); trimWhenIdle(statsCtx, idleTrimEvery) }()
+	defer func() { stopStats(); <-statsDone; <-trimDone }()
 	if err := host.Run(ctx); err != nil {
 		logger.Error("chat host stopped", "err", err)
 		if errors.Is(err, chat.ErrUnauthorized) || errors.Is(err, chat.ErrWebhookRejected) {
@@ -349,100 +344,6 @@ func agentEnviron(environ func() map[string]string) map[string]string {
 		return environ()
 	}
 	return environMap()
-}
-
-// chatsProxy is what the scheduler (Chats), the approvals (Asker,
-// DecisionStore) and send_file (FileSender) need of the chat host, before
-// the host exists; set points it at the host before anything fires.
-type chatsProxy struct {
-	mu   sync.RWMutex
-	host *chat.Host
-}
-
-func (c *chatsProxy) set(h *chat.Host) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.host = h
-}
-
-// errNoHost is chatsProxy's error before the host exists.
-var errNoHost = errors.New("the chat host is not running yet")
-
-func (c *chatsProxy) get() (*chat.Host, error) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.host == nil {
-		return nil, errNoHost
-	}
-	return c.host, nil
-}
-
-func (c *chatsProxy) Prompt(ctx context.Context, target, label, prompt string) error {
-	h, err := c.get()
-	if err != nil {
-		return err
-	}
-	return h.Prompt(ctx, target, label, prompt)
-}
-
-func (c *chatsProxy) Notify(ctx context.Context, target, text string) error {
-	h, err := c.get()
-	if err != nil {
-		return err
-	}
-	return h.Notify(ctx, target, text)
-}
-
-// Refused reports whether err, from Notify, is a refusal for good: a Bot
-// API answer of the Permanent (400, 404) or Forbidden (403) class, or an
-// error without one, which the host returns before any call for a target
-// that is no chat. A 429, a 5xx, no answer, the shutdown and a host not
-// running yet pass. The class is read here, from botapi's error, so that
-// the scheduler, which never imports chat, needs no change in it.
-func (c *chatsProxy) Refused(err error) bool {
-	var e *botapi.Error
-	if errors.As(err, &e) {
-		class := e.Class()
-		return class == botapi.Permanent || class == botapi.Forbidden
-	}
-	return err != nil && !errors.Is(err, errNoHost) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-}
-
-func (c *chatsProxy) TimeZone(target string) string {
-	h, err := c.get()
-	if err != nil {
-		return ""
-	}
-	return h.TimeZone(target)
-}
-
-func (c *chatsProxy) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
-	h, err := c.get()
-	if err != nil {
-		return approvals.Deny, err
-	}
-	return h.Ask(ctx, req)
-}
-
-func (c *chatsProxy) AlwaysAllowed(scope, rule string) bool {
-	h, err := c.get()
-	return err == nil && h.AlwaysAllowed(scope, rule)
-}
-
-func (c *chatsProxy) AllowAlways(scope, rule string) error {
-	h, err := c.get()
-	if err != nil {
-		return err
-	}
-	return h.AllowAlways(scope, rule)
-}
-
-func (c *chatsProxy) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (bool, error) {
-	h, err := c.get()
-	if err != nil {
-		return false, err
-	}
-	return h.SendFile(ctx, scope, f)
 }
 
 // jobBoard shows the scheduler's jobs to /jobs.

@@ -329,37 +329,6 @@ func TestBinaryJournalAfterKill(t *testing.T) {
 	}
 }
 
-// TestBinaryIdleRSS records the bot's resident memory after start-up, idle
-// against the fakes (VmRSS from /proc/<pid>/status); docs/performance.md
-// keeps the figure. The target is under 30 MB.
-func TestBinaryIdleRSS(t *testing.T) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("no /proc")
-	}
-	tg := telegramtest.New(t)
-	oa := openaitest.New(t, openaitest.WithScript(openaitest.Text("hello")))
-	p := startBot(t, procEnv(tg, oa.URL(), t.TempDir(), t.TempDir()))
-	p.waitLog("polling Telegram")
-	tg.SendText(procUser, procUser, "hi")
-	waitMessage(t, tg, procUser, "hello")
-	time.Sleep(time.Second)
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			f := strings.Fields(line)
-			kb, _ := strconv.Atoi(f[1])
-			t.Logf("idle VmRSS after start-up and one turn: %d kB (%.1f MB)", kb, float64(kb)/1024)
-			if kb > 30*1024 {
-				t.Errorf("idle VmRSS %d kB is above the 30 MB target", kb)
-			}
-		}
-	}
-	p.terminate()
-}
-
 // unstamped returns a user message's text without the time stamp the bot
 // starts it with ("[Tue 1 Dec 2026 09:30 UTC]\n"), and whether it had one.
 func unstamped(text string) (string, bool) {

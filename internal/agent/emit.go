@@ -1,5 +1,11 @@
 package agent
 
+import (
+	"encoding/json"
+
+	"github.com/volcanic/telegram-agent/internal/redactor"
+)
+
 // pendingEvent is an event waiting for delivery, with the front end of the
 // turn it was emitted in.
 type pendingEvent struct {
@@ -31,13 +37,11 @@ func (s *Session) emitOrQueue(ev Event) {
 	}
 }
 
-// prepareEvent stamps ev with the session, redacts its error and pairs it
-// with the running turn's front end.
+// prepareEvent stamps ev with the session, redacts it (see [Event]) and
+// pairs it with the running turn's front end.
 func (s *Session) prepareEvent(ev Event) pendingEvent {
 	ev.SessionID = s.id
-	if ev.Err != nil && (ev.Kind == EventError || ev.Kind == EventExtensionError) {
-		ev.Err = s.agent.red.RedactError(ev.Err)
-	}
+	ev = redactEvent(s.agent.red, ev)
 	s.mu.Lock()
 	frontEnd := s.frontEnd
 	s.mu.Unlock()
@@ -85,4 +89,26 @@ func (s *Session) deliver(p pendingEvent) {
 			}
 		}
 	}
+}
+
+// redactEvent returns ev with every secret replaced in what it carries
+// from the model, a tool or an extension: its text (but a text delta's,
+// which the turn's text stream redacted as a stream, see textStream), the
+// tool call's id, name and arguments (see redactArguments), the
+// extension's name (an MCP server's comes from a configuration file) and
+// the error, whatever its kind. A Result was redacted where it was made (runTool,
+// invoke): redacting a long output again for every event would scan it
+// twice.
+func redactEvent(red *redactor.Redactor, ev Event) Event {
+	if ev.Kind != EventTextDelta {
+		ev.Text = red.Redact(ev.Text)
+	}
+	ev.ToolCallID, ev.ToolName, ev.Extension = red.Redact(ev.ToolCallID), red.Redact(ev.ToolName), red.Redact(ev.Extension)
+	if ev.Arguments != nil {
+		if args, redacted := string(ev.Arguments), redactArguments(red, string(ev.Arguments)); redacted != args {
+			ev.Arguments = json.RawMessage(redacted)
+		}
+	}
+	ev.Err = red.RedactError(ev.Err)
+	return ev
 }

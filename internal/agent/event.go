@@ -9,7 +9,8 @@ type EventKind int
 const (
 	// EventTurnStart: a turn began.
 	EventTurnStart EventKind = iota + 1
-	// EventTextDelta: Text holds the next piece of the model's answer.
+	// EventTextDelta: Text holds the next piece of the model's answer,
+	// redacted as a stream (see [Event]).
 	EventTextDelta
 	// EventToolStart: ToolCallID, ToolName and Arguments name a call that
 	// is about to run.
@@ -71,6 +72,25 @@ func (k EventKind) String() string {
 
 // Event is one thing that happened in a session. Which fields are set depends
 // on Kind.
+//
+// Every event a session hands its front end and the extensions' handlers
+// carries only redacted text, so a receiver may cut, render or store it
+// without redacting it again. It is done here, before any cut, because a
+// cut can leave part of a secret's encoded form that no later pass
+// recognises.
+//
+// Text deltas pass the turn's streaming redactor. It holds back a trailing
+// run that could still become a secret until the next delta settles it, so
+// no delta ends in the beginning of one, and lets the run go at the end of
+// each model step (and before a tool call a provider's own loop makes
+// while it streams): the deltas of a step add up to its text redacted
+// whole. Where deltas break is the redactor's choice, not the provider's.
+//
+// Every other Text (the final answer, a compaction summary, a fallback
+// model's name), ToolCallID, ToolName, Arguments (as text and as the
+// strings they decode to), Extension and Err are redacted whole. A Result
+// was redacted where the tool's output became one; a progress snapshot's
+// text leaves out a trailing run as a delta does.
 type Event struct {
 	Kind       EventKind
 	SessionID  string

@@ -28,6 +28,7 @@ type (
 )
 
 var (
+	ShownSettled     = shownSettled
 	CloneResult      = cloneResult
 	EstimateMessages = estimateMessages
 	OpenTranscript   = openTranscript

@@ -56,7 +56,14 @@ func newPolicy(t *testing.T, hooks ...spawnpolicy.Hook) *spawnpolicy.Policy {
 func newTestAgent(t *testing.T, provider agent.Provider, opts ...agent.Option) *agent.Agent {
 	t.Helper()
 	base := []agent.Option{agent.WithWorkspace(t.TempDir()), agent.WithModel("test-model")}
-	a, err := agent.New(provider, newPolicy(t), redactor.New([]string{testSecret}), append(base, opts...)...)
+	return startAgent(t, provider, redactor.New([]string{testSecret}), append(base, opts...)...)
+}
+
+// startAgent builds and starts an agent over provider with the test policy
+// and red, closed when the test ends.
+func startAgent(t *testing.T, provider agent.Provider, red *redactor.Redactor, opts ...agent.Option) *agent.Agent {
+	t.Helper()
+	a, err := agent.New(provider, newPolicy(t), red, opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -106,6 +113,20 @@ func kindsOf(events []agent.Event) []agent.EventKind {
 	var out []agent.EventKind
 	for _, ev := range events {
 		out = append(out, ev.Kind)
+	}
+	return out
+}
+
+// joinDeltas returns events with every run of consecutive text deltas
+// joined into one.
+func joinDeltas(events []agent.Event) []agent.Event {
+	var out []agent.Event
+	for _, ev := range events {
+		if n := len(out); n > 0 && ev.Kind == agent.EventTextDelta && out[n-1].Kind == agent.EventTextDelta {
+			out[n-1].Text += ev.Text
+			continue
+		}
+		out = append(out, ev)
 	}
 	return out
 }

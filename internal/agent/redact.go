@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/volcanic/telegram-agent/internal/redactor"
 )
@@ -45,6 +46,38 @@ func redactMessage(red *redactor.Redactor, m Message) Message {
 	}
 	m.ToolCallID, m.ToolName = red.Redact(m.ToolCallID), red.Redact(m.ToolName)
 	return m
+}
+
+// redactArguments returns a tool call's JSON arguments with every known
+// secret replaced, in the text and in every string it decodes to: a value
+// written with escapes ("\u0041" for "A") decodes to more of a secret than
+// the text shows, and a front end shows the decoded value (cut short). The
+// text is redacted as it is (a secret becomes the token, which keeps it
+// JSON); only when that leaves an escape, and a decoded string still holds
+// something to redact, are the arguments decoded, redacted and encoded
+// again. Arguments that are no JSON are redacted as text.
+func redactArguments(red *redactor.Redactor, args string) string {
+	out := red.Redact(args)
+	if !strings.Contains(out, `\`) {
+		return out
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return out
+	}
+	rv := redactValue(red.Redact, v)
+	if reflect.DeepEqual(rv, v) {
+		return out
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(rv) != nil {
+		return out
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // redactResultWith returns a copy of r with redactText applied to the text

@@ -70,6 +70,9 @@ type Session struct {
 	closed     bool
 	cancelTurn context.CancelFunc
 	frontEnd   func(Event)
+	// text is the running turn's answer text on its way to the events
+	// (textstream.go); nil between turns.
+	text *textStream
 
 	// emitMu is held while an event is delivered; pending are events
 	// queued for delivery by code that cannot wait for it (see

@@ -25,6 +25,11 @@ var errToolTimeout = errors.New("tool timed out")
 func (s *Session) runTool(ctx context.Context, call ToolCall) Result {
 	red := s.agent.red
 	start := time.Now()
+	if text := s.turnText(); text != nil {
+		// A bridged call comes while the model's answer streams: the text
+		// before it is a message of its own.
+		text.flush()
+	}
 	s.emit(Event{Kind: EventToolStart, ToolCallID: call.ID, ToolName: call.Name, Arguments: json.RawMessage(call.Arguments)})
 	tc, args, result := s.executeTool(ctx, call)
 	result = redactResult(red, result)

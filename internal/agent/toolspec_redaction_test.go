@@ -70,16 +70,9 @@ func TestToolSpecRedaction(t *testing.T) {
 				api.RegisterTool(tool)
 				return nil
 			}}
-			a, err := agent.New(faux, newPolicy(t), redactor.New([]string{testSecret, numericSecret, nameSecret}),
+			a := startAgent(t, faux, redactor.New([]string{testSecret, numericSecret, nameSecret}),
 				agent.WithWorkspace(t.TempDir()), agent.WithModel("test-model"), agent.WithExtensions(ext),
 				agent.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-			if err != nil {
-				t.Fatalf("New: %v", err)
-			}
-			if err := a.Start(context.Background()); err != nil {
-				t.Fatalf("Start: %v", err)
-			}
-			t.Cleanup(a.Close)
 			s := openSession(t, a, agent.SessionOptions{})
 			if _, err := s.Prompt(context.Background(), []agent.Content{agent.Text("go")}, nil); err != nil {
 				t.Fatalf("Prompt: %v", err)

@@ -9,8 +9,8 @@ import (
 
 // TurnResult is how a turn ended.
 type TurnResult struct {
-	// Text is the text of the turn's last assistant message: the answer,
-	// or the step-limit message.
+	// Text is the text of the turn's last assistant message (the answer,
+	// or the step-limit message), redacted like the events' (see [Event]).
 	Text string
 	// Steps is how many model requests the turn made.
 	Steps int
@@ -58,6 +58,7 @@ func (s *Session) Prompt(ctx context.Context, content []Content, emit func(Event
 
 	s.emit(Event{Kind: EventTurnStart})
 	res, err := s.runTurn(turnCtx, content)
+	res.Text = s.agent.red.Redact(res.Text)
 	if err != nil {
 		err = s.agent.red.RedactError(err)
 		s.emit(Event{Kind: EventError, Err: err})
@@ -86,10 +87,11 @@ func (s *Session) acquire(ctx context.Context, emit func(Event)) (turnCtx contex
 		return nil, nil, ErrSessionClosed
 	}
 	s.cancelTurn, s.frontEnd = cancel, emit
+	s.text = newTextStream(s.agent.red, func(delta string) { s.emit(Event{Kind: EventTextDelta, Text: delta}) })
 	s.mu.Unlock()
 	return turnCtx, func() {
 		s.mu.Lock()
-		s.cancelTurn, s.frontEnd = nil, nil
+		s.cancelTurn, s.frontEnd, s.text = nil, nil, nil
 		s.mu.Unlock()
 		cancel()
 		<-s.turn
@@ -114,7 +116,9 @@ func (s *Session) runTurn(ctx context.Context, content []Content) (TurnResult, e
 		if res.Steps == s.agent.cfg.maxSteps {
 			res.StepLimit = true
 			res.Text = fmt.Sprintf("I stopped after %d model requests, the limit for one turn, before finishing. Send a message to let me continue.", res.Steps)
-			s.emit(Event{Kind: EventTextDelta, Text: res.Text})
+			text := s.turnText()
+			text.write(res.Text)
+			text.flush()
 			return res, s.record(Message{Role: RoleAssistant, Content: []Content{Text(res.Text)}, Time: time.Now()})
 		}
 		res.Steps++
@@ -199,18 +203,16 @@ func (s *Session) send(ctx context.Context, system string, tools []ToolSpec) (Re
 	model := s.model
 	s.mu.Unlock()
 	req := Request{Model: model, System: system, Messages: msgs, Tools: tools}
-	onText := func(delta string) {
-		if delta != "" {
-			s.emit(Event{Kind: EventTextDelta, Text: delta})
-		}
-	}
+	text := s.turnText()
 	start := time.Now()
-	resp, err := s.out.complete(ctx, req, onText)
+	resp, err := s.out.complete(ctx, req, text.write)
 	if errors.Is(err, ErrStreamInterrupted) && ctx.Err() == nil {
 		s.agent.logger.Warn("agent: the model's answer was cut off; sending the request again", "session", s.id)
+		text.discard()
 		s.emit(Event{Kind: EventStreamRestart})
-		resp, err = s.out.complete(ctx, req, onText)
+		resp, err = s.out.complete(ctx, req, text.write)
 	}
+	text.flush()
 	s.agent.logger.Debug("model request", "session", s.id, "model", model, "answered_by", resp.Model, "messages", len(msgs),
 		"tools", len(tools), "duration", time.Since(start).Round(time.Millisecond), "prompt_tokens", resp.Usage.PromptTokens,
 		"cached_tokens", resp.Usage.CachedTokens, "completion_tokens", resp.Usage.CompletionTokens, "ok", err == nil)
@@ -223,6 +225,13 @@ func (s *Session) send(ctx context.Context, system string, tools []ToolSpec) (Re
 		s.emit(Event{Kind: EventModelFallback, Text: resp.Model})
 	}
 	return resp, nil
+}
+
+// turnText returns the running turn's text stream, or nil between turns.
+func (s *Session) turnText() *textStream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.text
 }
 
 // normalizeCalls gives every call an id, unique within the response.

@@ -21,24 +21,28 @@ const Name = "approvals"
 // denied one gets a result that says so. Register it last, so that it sees
 // the arguments after every other extension's handlers.
 type Extension struct {
-	asker  Asker
-	store  DecisionStore
 	cfg    config
 	red    *redactor.Redactor
 	logger *slog.Logger
 }
 
-// New returns the extension; asker asks the chat and store keeps its
-// "Always in this chat" decisions.
-func New(asker Asker, store DecisionStore, opts ...Option) (*Extension, error) {
-	if asker == nil || store == nil {
-		return nil, errors.New("approvals: an asker and a decision store are required")
-	}
+// chat is what the extension needs of a turn's front end: it asks there
+// and keeps that chat's "Always in this chat" decisions.
+type chat interface {
+	Asker
+	DecisionStore
+}
+
+// New returns the extension. It asks through the front end each turn is
+// prompted with ([agent.FrontEnd]), which must be an [Asker] and a
+// [DecisionStore]: the chat host is built after the agent, so it cannot be
+// handed to the extension here.
+func New(opts ...Option) *Extension {
 	cfg := config{timeout: DefaultTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Extension{asker: asker, store: store, cfg: cfg}, nil
+	return &Extension{cfg: cfg}
 }
 
 // Name returns "approvals".
@@ -63,6 +67,8 @@ const shownLength = 600
 
 // onToolCall decides one call: it runs when no rule matches or the chat
 // always allows every rule it matches, else it waits for the chat's answer.
+// A turn whose front end cannot ask (none, or not an asker) has no chat to
+// ask in: it is denied without asking, as a scheduled job's turn is.
 func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) error {
 	tc := ev.Context
 	var scope, session, workspace string
@@ -70,9 +76,10 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 		scope, session, workspace = tc.Scope, tc.SessionID, tc.Workspace
 	}
 	shown, ids := e.assess(ev.ToolName, ev.Effects, ev.Arguments, workspace)
+	front, _ := agent.FrontEnd(ctx).(chat)
 	var rules []Rule
 	for _, id := range ids {
-		if !e.store.AlwaysAllowed(scope, id) {
+		if front == nil || !front.AlwaysAllowed(ctx, scope, id) {
 			rules = append(rules, Describe(id))
 		}
 	}
@@ -85,14 +92,14 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 	}
 	log := e.logger.With("scope", scope, "session", session, "tool", ev.ToolName, "rules", ruleIDs(rules))
 	what := fmt.Sprintf("%s (%s)", req.Command, describeAll(rules))
-	if isUnattended(ctx) {
+	if why := unattended(ctx, front); why != "" {
 		log.Info("approvals: denied without asking: nobody watches this turn")
-		ev.Block("Not run: " + what + " needs the user's approval, and this turn was started by a scheduled job, so there was nobody to ask. Say in your answer that it was not run and why; the user can ask for it in the chat.")
+		ev.Block("Not run: " + what + " needs the user's approval, and " + why + ", so there was nobody to ask. Say in your answer that it was not run and why; the user can ask for it in the chat.")
 		return nil
 	}
 	askCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
 	defer cancel()
-	d, err := e.asker.Ask(askCtx, req)
+	d, err := front.Ask(askCtx, req)
 	switch {
 	case ctx.Err() != nil:
 		log.Info("approvals: the turn was stopped while waiting")
@@ -105,7 +112,7 @@ func (e *Extension) onToolCall(ctx context.Context, ev *agent.ToolCallEvent) err
 		ev.Block(fmt.Sprintf("Not run: the approval request for %s could not be sent (%v), which counts as a denial.", what, err))
 	case d == AllowAlways:
 		for _, r := range rules {
-			err := e.store.AllowAlways(scope, r.ID)
+			err := front.AllowAlways(ctx, scope, r.ID)
 			switch {
 			case err != nil && storagefail.Is(err):
 				// The store's writer logs a disk that refuses writes once

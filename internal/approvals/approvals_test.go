@@ -71,13 +71,13 @@ type memoryStore struct {
 
 func newMemoryStore() *memoryStore { return &memoryStore{allowed: map[string]bool{}} }
 
-func (m *memoryStore) AlwaysAllowed(scope, rule string) bool {
+func (m *memoryStore) AlwaysAllowed(_ context.Context, scope, rule string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.allowed[scope+"\x00"+rule]
 }
 
-func (m *memoryStore) AllowAlways(scope, rule string) error {
+func (m *memoryStore) AllowAlways(_ context.Context, scope, rule string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.failing {
@@ -85,6 +85,14 @@ func (m *memoryStore) AllowAlways(scope, rule string) error {
 	}
 	m.allowed[scope+"\x00"+rule] = true
 	return nil
+}
+
+// testChat is the front end the env's turns are prompted with: the fake
+// asker asks and the memory store keeps the decisions, both of which the
+// chat host does.
+type testChat struct {
+	*fakeAsker
+	*memoryStore
 }
 
 // env is an agent with the real bash, read, write and edit tools, the
@@ -95,6 +103,8 @@ type env struct {
 	workspace string
 	asker     *fakeAsker
 	store     *memoryStore
+	// front is what each turn is prompted with as its front end.
+	front any
 }
 
 func newEnv(t *testing.T, asker *fakeAsker, store *memoryStore, opts ...Option) *env {
@@ -115,10 +125,7 @@ func newEnvWith(t *testing.T, asker *fakeAsker, store *memoryStore, extra []agen
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext, err := New(asker, store, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := New(opts...)
 	provider := agenttest.NewFauxProvider()
 	a, err := agent.New(provider, policy, redactor.New(popts.SecretValues),
 		agent.WithWorkspace(workspace),
@@ -136,7 +143,7 @@ func newEnvWith(t *testing.T, asker *fakeAsker, store *memoryStore, extra []agen
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{provider: provider, session: s, workspace: workspace, asker: asker, store: store}
+	return &env{provider: provider, session: s, workspace: workspace, asker: asker, store: store, front: testChat{asker, store}}
 }
 
 // call has the model make one tool call and returns its result, as the
@@ -148,7 +155,7 @@ func (e *env) call(t *testing.T, ctx context.Context, tool string, args any) (st
 		t.Fatal(err)
 	}
 	e.provider.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall(tool, string(raw))), agenttest.FauxText("done"))
-	_, err = e.session.Prompt(ctx, []agent.Content{agent.Text("go")}, nil)
+	_, err = e.session.Prompt(agent.WithFrontEnd(ctx, e.front), []agent.Content{agent.Text("go")}, nil)
 	msgs := e.session.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == agent.RoleTool {
@@ -211,7 +218,7 @@ func TestDecisions(t *testing.T) {
 			if diff := cmp.Diff(want, e.asker.requests(), cmpIgnoreCallID); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
-			if stored := e.store.AlwaysAllowed("telegram:1", RuleRecursiveDelete); stored != tt.wantStored {
+			if stored := e.store.AlwaysAllowed(t.Context(), "telegram:1", RuleRecursiveDelete); stored != tt.wantStored {
 				t.Errorf("decision stored: %v, want %v", stored, tt.wantStored)
 			}
 			// The next such call is asked about again, unless it was
@@ -365,7 +372,7 @@ func TestUnattended(t *testing.T) {
 		t.Errorf("asked %d times in an unattended turn", n)
 	}
 	// A rule the chat allowed for good holds in its unattended turns too.
-	if err := e.store.AllowAlways("telegram:1", RuleRecursiveDelete); err != nil {
+	if err := e.store.AllowAlways(t.Context(), "telegram:1", RuleRecursiveDelete); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.call(t, Unattended(t.Context()), "bash", map[string]string{"command": "rm -rf victim"}); err != nil {
@@ -373,6 +380,40 @@ func TestUnattended(t *testing.T) {
 	}
 	if exists(dir) {
 		t.Error("an always-allowed rule was denied in an unattended turn")
+	}
+}
+
+// TestNoAsker checks that a turn whose front end cannot ask (none, or one
+// that only sends files) denies a risky call without asking, as a
+// scheduled job's turn does, says why, and still runs a harmless one.
+func TestNoAsker(t *testing.T) {
+	tests := []struct {
+		name  string
+		front any
+	}{
+		{"no front end", nil},
+		{"a front end that cannot ask", struct{ name string }{"files only"}},
+		{"an asker without a decision store", newFakeAsker(AllowOnce)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, newFakeAsker(AllowOnce), newMemoryStore())
+			e.front = tt.front
+			dir := e.victim(t)
+			got, err := e.call(t, t.Context(), "bash", map[string]string{"command": "rm -rf victim"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "this turn has no chat to ask in, so there was nobody to ask"; !strings.Contains(got, want) {
+				t.Errorf("result %q does not contain %q", got, want)
+			}
+			if !exists(dir) {
+				t.Error("a turn with no chat to ask in ran a risky command")
+			}
+			if got, err := e.call(t, t.Context(), "bash", map[string]string{"command": "echo harmless"}); err != nil || !strings.Contains(got, "harmless") {
+				t.Errorf("a harmless command: result %q, error %v", got, err)
+			}
+		})
 	}
 }
 

@@ -52,7 +52,9 @@ type Request struct {
 }
 
 // Asker asks the chat a Request is about, and waits for the answer. The
-// chat host implements it (the message with the buttons). ctx ends when the
+// chat host implements it (the message with the buttons) on the front end
+// it prompts each turn with ([agent.WithFrontEnd]), where the extension
+// finds it by type assertion. ctx ends when the
 // approval times out or the turn is stopped; Ask must then return (a
 // Decision other than Deny returned with ctx done is not used). An asker
 // that tells the chat an "always" answer is kept may keep it in the
@@ -63,14 +65,17 @@ type Asker interface {
 }
 
 // DecisionStore keeps each chat's "Always in this chat" decisions across
-// restarts. The chat host implements it (chat-settings.json); the rule is a
-// [Rule] ID.
+// restarts. The chat host implements it (chat-settings.json) on the same
+// front end as its [Asker]; the rule is a [Rule] ID. It is asked with the
+// turn's context, as the asker is, so that a front end may refuse a scope
+// that is not its turn's chat: one chat's decisions never let a call of
+// another run unasked.
 type DecisionStore interface {
 	// AlwaysAllowed reports whether the chat scope allowed rule for good.
-	AlwaysAllowed(scope, rule string) bool
+	AlwaysAllowed(ctx context.Context, scope, rule string) bool
 	// AllowAlways records that the chat scope allows rule from now on; a
 	// rule kept already (by the asker) is not an error.
-	AllowAlways(scope, rule string) error
+	AllowAlways(ctx context.Context, scope, rule string) error
 }
 
 // unattendedKey is the context key of Unattended.
@@ -84,8 +89,15 @@ func Unattended(ctx context.Context) context.Context {
 	return context.WithValue(ctx, unattendedKey{}, true)
 }
 
-// isUnattended reports whether ctx was marked by Unattended.
-func isUnattended(ctx context.Context) bool {
-	v, _ := ctx.Value(unattendedKey{}).(bool)
-	return v
+// unattended returns why nobody can be asked in the turn of ctx, whose
+// front end asks through front: a turn marked by Unattended, or one
+// without a chat to ask in. It returns "" when the chat can be asked.
+func unattended(ctx context.Context, front chat) string {
+	if v, _ := ctx.Value(unattendedKey{}).(bool); v {
+		return "this turn was started by a scheduled job"
+	}
+	if front == nil {
+		return "this turn has no chat to ask in"
+	}
+	return ""
 }

@@ -11,10 +11,12 @@
 // read-only), never by the tool's name. The
 // question goes through an [Asker], which the chat host implements with
 // the buttons Allow once, Always in this chat and Deny; "always" decisions
-// are kept per chat and rule by a [DecisionStore]. No answer within the
-// timeout, a stopped turn, or a request that could not be sent deny the
-// call. A turn nobody watches (a scheduled job's, marked with
-// [Unattended]) denies without asking. A denied call's result tells the
+// are kept per chat and rule by a [DecisionStore]. Both are found on each
+// turn's context, on the front end the host prompts it with
+// ([agent.FrontEnd]). No answer within the timeout, a stopped turn, or a
+// request that could not be sent deny the call. A turn nobody watches (a
+// scheduled job's, marked with [Unattended]) and one whose context holds
+// no asker deny without asking. A denied call's result tells the
 // model what happened, so it can say so or ask.
 //
 // Bash commands are parsed with mvdan.cc/sh, as bash reads them, and every

@@ -221,12 +221,12 @@ func newProbeWorld(t *testing.T, tool func(stateDir string) agent.Tool) *probeWo
 	if tool != nil {
 		opts = append(opts, agent.WithTools(tool(w.stateDir)))
 	} else {
-		w.sched, err = scheduler.New(filepath.Join(w.stateDir, "jobs.json"), probeChats{w},
+		w.sched, err = scheduler.New(filepath.Join(w.stateDir, "jobs.json"),
 			scheduler.WithWorkspace(w.workspace), scheduler.WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts = append(opts, agent.WithTools(append(tools.All(), tools.NewSendFile(probeChats{w}))...), agent.WithExtensions(w.sched))
+		opts = append(opts, agent.WithTools(append(tools.All(), tools.NewSendFile())...), agent.WithExtensions(w.sched))
 	}
 	w.provider = agenttest.NewFauxProvider()
 	w.agent, err = agent.New(w.provider, policy, redactor.New(nil), opts...)
@@ -271,7 +271,7 @@ func (w *probeWorld) run(t *testing.T, name string, p probe) []string {
 	}
 	before := snapshot(t, w.workspace, w.stateDir)
 	w.provider.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall(name, string(raw))), agenttest.FauxText("done"))
-	if _, err := w.session.Prompt(t.Context(), []agent.Content{agent.Text("go")}, nil); err != nil {
+	if _, err := w.session.Prompt(agent.WithFrontEnd(t.Context(), probeChats{w}), []agent.Content{agent.Text("go")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs := w.session.Messages()
@@ -397,7 +397,9 @@ func changedFiles(before, after map[string]string) map[string]string {
 	return changed
 }
 
-// probeChats is the chat for the probes: it records what reaches it.
+// probeChats is the chat for the probes, the front end of their turns: it
+// records the files that reach it (the scheduler is never started, so no
+// job reaches it).
 type probeChats struct{ w *probeWorld }
 
 func (c probeChats) record(what string) {
@@ -410,20 +412,6 @@ func (c probeChats) SendFile(_ context.Context, _ string, f tools.OutgoingFile) 
 	c.record("file " + f.Name)
 	return false, nil
 }
-
-func (c probeChats) Prompt(_ context.Context, _, label, _ string) error {
-	c.record("prompt " + label)
-	return nil
-}
-
-func (c probeChats) Notify(_ context.Context, _, text string) error {
-	c.record("notice " + text)
-	return nil
-}
-
-func (probeChats) Refused(error) bool { return false }
-
-func (probeChats) TimeZone(string) string { return "UTC" }
 
 // TestJudge checks judge on its own, for what no real tool does.
 func TestJudge(t *testing.T) {
@@ -467,10 +455,7 @@ func TestAssessReadsEffects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, err := New(newFakeAsker(Deny), newMemoryStore(), WithMode(tt.mode))
-			if err != nil {
-				t.Fatal(err)
-			}
+			e := New(WithMode(tt.mode))
 			shown, ids := e.assess(tt.tool, tt.fx, json.RawMessage(tt.args), workspace)
 			if shown != tt.wantShown {
 				t.Errorf("shown %q, want %q", shown, tt.wantShown)

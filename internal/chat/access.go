@@ -2,11 +2,9 @@ package chat
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
@@ -41,7 +39,7 @@ type inbound struct {
 	// out.
 	deferred bool
 	// replies, when set, counts the replies of a journaled command still
-	// on their way (see Host.replyFunc).
+	// on their way (see commander.reply).
 	replies *replyCount
 }
 
@@ -102,9 +100,9 @@ func (h *Host) classifyUpdate(u *models.Update) *inbound {
 		return nil
 	}
 	if !h.allowed[m.From.ID] {
-		h.noteStranger(m.From.ID, m.Chat.ID)
+		h.strangers.note(m.From.ID, m.Chat.ID)
 		if m.Chat.Type == models.ChatTypePrivate {
-			h.replyToStranger(m.From.ID, targetOf(m))
+			h.strangers.reply(m.From.ID, targetOf(m))
 		}
 		return nil
 	}
@@ -191,82 +189,6 @@ func commandName(s string) bool {
 			return false
 		}
 	}
-	return true
-}
-
-// strangerLogInterval is how often a user who is not allowed is logged at
-// Info (per user id); in between, at Debug.
-const strangerLogInterval = time.Hour
-
-// maxStrangers bounds how many users who are not allowed the host
-// remembers for the Info log's rate limit, so that messages from ever new
-// user ids cannot grow the map without end.
-const maxStrangers = 1000
-
-// noteStranger logs a message from a user who is not allowed: at Info once
-// per user id and interval, so that a wrong TELEGRAM_ALLOWED_USER_IDS is
-// plain to see without flooding the log.
-func (h *Host) noteStranger(userID, chatID int64) {
-	h.mu.Lock()
-	loud := rememberStranger(h.strangers, userID, time.Now(), strangerLogInterval)
-	h.mu.Unlock()
-	if loud {
-		h.logger.Info("message from a user not in TELEGRAM_ALLOWED_USER_IDS; ignored", "user_id", userID, "chat_id", chatID)
-		return
-	}
-	h.logger.Debug("ignored a message from a user who is not allowed", "user_id", userID, "chat_id", chatID)
-}
-
-// strangerReplyInterval is how often a user who is not allowed gets the
-// stranger reply.
-const strangerReplyInterval = 24 * time.Hour
-
-// strangerReply is what a user who is not allowed is told, with their id.
-func strangerReply(userID int64) string {
-	return fmt.Sprintf("This is a private bot. Your Telegram user id is %d; ask its operator to add it to TELEGRAM_ALLOWED_USER_IDS.", userID)
-}
-
-// replyToStranger tells a user who is not allowed, in a private chat, how
-// to get access: once per user id a day (remembered for at most
-// maxStrangers ids), never with a model call, and never when the operator
-// silenced it (STRANGER_REPLY=off).
-func (h *Host) replyToStranger(userID int64, t target) {
-	if h.cfg.SilentToStrangers {
-		return
-	}
-	h.mu.Lock()
-	reply := rememberStranger(h.strangerReplies, userID, time.Now(), strangerReplyInterval)
-	h.mu.Unlock()
-	if reply {
-		h.notice(t, strangerReply(userID), 0)
-	}
-}
-
-// rememberStranger reports whether a message userID sent at now is acted
-// on (logged at Info, replied to): the first from that id, or the first
-// after interval; it then records now as the id's last one. Adding an id
-// drops the entries older than the interval and, when maxStrangers remain,
-// the oldest one.
-func rememberStranger(seen map[int64]time.Time, userID int64, now time.Time, interval time.Duration) bool {
-	last, known := seen[userID]
-	if known && now.Sub(last) < interval {
-		return false
-	}
-	if !known {
-		var oldest int64
-		var oldestAt time.Time
-		for id, at := range seen {
-			if now.Sub(at) >= interval {
-				delete(seen, id)
-			} else if oldestAt.IsZero() || at.Before(oldestAt) {
-				oldest, oldestAt = id, at
-			}
-		}
-		if len(seen) >= maxStrangers {
-			delete(seen, oldest)
-		}
-	}
-	seen[userID] = now
 	return true
 }
 

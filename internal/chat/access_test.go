@@ -108,13 +108,13 @@ func TestRememberStranger(t *testing.T) {
 // of them, and still logs each new one at Info.
 func TestStrangersAreCapped(t *testing.T) {
 	rec := newLogRecorder()
-	h := &Host{logger: rec.logger(), strangers: make(map[int64]time.Time)}
+	s := &strangers{logger: rec.logger(), logged: make(map[int64]time.Time)}
 	const n = maxStrangers + 10
 	for id := int64(1); id <= n; id++ {
-		h.noteStranger(id, id)
+		s.note(id, id)
 	}
-	h.noteStranger(n, n)
-	if got := len(h.strangers); got != maxStrangers {
+	s.note(n, n)
+	if got := len(s.logged); got != maxStrangers {
 		t.Errorf("remembered strangers = %d, want %d", got, maxStrangers)
 	}
 	if got := len(rec.find(isLog(slog.LevelInfo, "not in TELEGRAM_ALLOWED_USER_IDS"))); got != n {

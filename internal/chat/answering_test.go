@@ -13,6 +13,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
@@ -52,7 +53,7 @@ func answerWithheldWhileItsMarkCannotBeJournaled(t *testing.T, inModel bool) {
 	tg := telegramtest.New(t)
 	var answered, filled atomic.Bool
 	fill := func() {
-		if info, err := os.Stat(filepath.Join(d.Dir, JournalFile)); err != nil {
+		if info, err := os.Stat(filepath.Join(d.Dir, ledger.File)); err != nil {
 			t.Errorf("the journal before the mark: %v", err)
 		} else if info.Size() != int64(page-5) {
 			t.Errorf("the journal before the mark has %d bytes, want %d", info.Size(), page-5)
@@ -81,7 +82,7 @@ func answerWithheldWhileItsMarkCannotBeJournaled(t *testing.T, inModel bool) {
 	ks := &killSwitch{next: &http.Transport{}}
 	h := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: d.Dir, opts: []Option{
 		withHTTPClient(&http.Client{Transport: ks}),
-		withJournal(journalHook(hook)),
+		withJournal(ledger.WithHook(hook)),
 	}})
 	m := tg.SendText(userID, userID, text)
 	answer := "ran: " + text
@@ -106,11 +107,11 @@ func answerWithheldWhileItsMarkCannotBeJournaled(t *testing.T, inModel bool) {
 	// The kill, before the disk is freed: what the file holds now is what
 	// the next start reads.
 	next := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(d.Dir, JournalFile))
+	data, err := os.ReadFile(filepath.Join(d.Dir, ledger.File))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(next, JournalFile), data, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(next, ledger.File), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ks.dead.Store(true)
@@ -176,7 +177,7 @@ func pendingLineLength(t *testing.T, text string) int {
 		return countVisible(msgs, "ran: "+text) > 0
 	})
 	h.stop()
-	data, err := os.ReadFile(filepath.Join(dir, JournalFile))
+	data, err := os.ReadFile(filepath.Join(dir, ledger.File))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/approvals"
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
@@ -36,81 +36,22 @@ var approvalChoices = map[string]approvals.Decision{
 	"deny":   approvals.Deny,
 }
 
-// pendingApproval is an approval request waiting for its chat's answer.
-type pendingApproval struct {
-	target target
-	// seq orders the requests of a chat: /approve and /deny answer the
-	// oldest.
-	seq uint64
-	// answer receives the first press; it holds one.
-	answer chan approvals.Decision
-}
-
-// approvalBoard is the approval requests waiting for an answer, by id.
-type approvalBoard struct {
-	mu      sync.Mutex
-	pending map[string]*pendingApproval
-	seq     uint64
-}
-
-// add registers a request for t and returns its id.
-func (b *approvalBoard) add(t target) (string, *pendingApproval) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.pending == nil {
-		b.pending = map[string]*pendingApproval{}
-	}
-	id := newTurnID()
-	for b.pending[id] != nil {
-		id = newTurnID()
-	}
-	b.seq++
-	p := &pendingApproval{target: t, seq: b.seq, answer: make(chan approvals.Decision, 1)}
-	b.pending[id] = p
-	return id, p
-}
-
-// remove forgets the request id.
-func (b *approvalBoard) remove(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.pending, id)
-}
-
-// oldest returns the id of t's oldest request still waiting, "" when none
-// waits.
-func (b *approvalBoard) oldest(t target) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var id string
-	var seq uint64
-	for k, p := range b.pending {
-		if p.target == t && len(p.answer) == 0 && (id == "" || p.seq < seq) {
-			id, seq = k, p.seq
-		}
-	}
-	return id
-}
-
-// waiting reports whether a request of t waits for its answer.
-func (b *approvalBoard) waiting(t target) bool { return b.oldest(t) != "" }
-
-// answer delivers d to the request id of t; it reports false when no such
-// request waits (it ended, or the press comes from another chat).
-func (b *approvalBoard) answer(id string, t target, d approvals.Decision) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p := b.pending[id]
-	if p == nil || p.target != t {
-		return false
-	}
-	select {
-	case p.answer <- d:
-		delete(b.pending, id)
-		return true
-	default:
-		return false
-	}
+// chatApprovals is the chat's side of the approvals extension, which finds
+// it on each turn's front end (see frontEnd): it asks a chat about a call
+// with the buttons, and keeps the chat's "always" answers in
+// chat-settings.json (approvals.Asker and approvals.DecisionStore).
+type chatApprovals struct {
+	// view sends the requests: each is an Answer, its outcome one
+	// within a Notice, behind the chat's other notices.
+	view     *turnview.View
+	settings *settingsStore
+	// board is the host's: the commands and buttons here answer the
+	// requests.
+	board *approvalBoard
+	// out answers the commands and buttons (/approvals, its revoke
+	// buttons, a stale request's).
+	out    outlet
+	logger *slog.Logger
 }
 
 // Ask asks req's chat whether the call may run (approvals.Asker): a
@@ -118,28 +59,26 @@ func (b *approvalBoard) answer(id string, t target, d approvals.Decision) bool {
 // in this chat and Deny, and waits for a press until ctx ends (the
 // approval timeout, or the turn stopped). The message is then edited to
 // say how it ended, its buttons gone.
-func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
-	t, err := parseTarget(req.Scope)
+func (c *chatApprovals) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
+	t, err := turnChat(ctx, req.Scope)
 	if err != nil {
 		return approvals.Deny, err
 	}
 	// The turn's tool status goes out first, so that the request always
 	// stands below the status line of the call it asks about.
-	if o := turnOutputOf(ctx); o != nil {
-		o.showStatus(ctx)
+	if o := turnview.TurnOf(ctx); o != nil {
+		o.ShowStatus(ctx)
 	}
-	id, p := h.asks.add(t)
-	defer h.asks.remove(id)
+	id, p := c.board.add(t)
+	defer c.board.remove(id)
 	text := approvalText(req)
 	// The request goes out even when the turn is stopped while it is on
 	// its way, so that it can then be marked as ended, not left with live
 	// buttons.
-	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
+	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), turnview.NoticeTimeout)
 	defer cancel()
-	msg, err := h.api.SendMessage(sendCtx, botapi.Message{
-		ChatID: t.chatID, ThreadID: t.threadID, Text: text, ParseMode: models.ParseModeHTML,
-		Buttons: approvalButtons(id),
-	})
+	out := c.view.To(t.view())
+	msgID, err := out.Answer(sendCtx, turnview.Message{Text: text, HTML: true, Buttons: approvalButtons(id)})
 	if err != nil {
 		return approvals.Deny, fmt.Errorf("chat: sending the approval request: %w", err)
 	}
@@ -153,7 +92,7 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 			approvals.Deny:        "🚫 Denied.",
 		}[d]
 		if d == approvals.AllowAlways {
-			if note := h.keepAlways(t, req.Rules); note != "" {
+			if note := c.keepAlways(t, req.Rules); note != "" {
 				d, outcome = approvals.AllowOnce, "✅ Allowed once. "+note
 			}
 		}
@@ -163,10 +102,10 @@ func (h *Host) Ask(ctx context.Context, req approvals.Request) (approvals.Decisi
 			outcome = "⌛ No answer in time: denied."
 		}
 	}
-	msgID := msg.ID
-	h.post(t, func(ctx context.Context) {
-		if _, err := h.api.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text + "\n\n" + html.EscapeString(outcome), ParseMode: models.ParseModeHTML}); err != nil {
-			h.logger.Warn("the approval request was not updated", "scope", t.String(), "err", err)
+	out.Notice(func(ctx context.Context, _ turnview.Noticer) {
+		// The outcome is an Answer: every try, within the notice's time.
+		if _, err := out.Answer(ctx, turnview.Message{Edit: msgID, Text: text + "\n\n" + html.EscapeString(outcome), HTML: true}); err != nil {
+			c.logger.Warn("the approval request was not updated", "scope", t.String(), "err", err)
 		}
 	})
 	if ctx.Err() != nil {
@@ -200,18 +139,18 @@ func approvalButtons(id string) *models.InlineKeyboardMarkup {
 // pressApproval handles an approval button: the answer goes to its
 // waiting request; a request that no longer waits says so and loses its
 // buttons.
-func (h *Host) pressApproval(p press) {
+func (c *chatApprovals) pressApproval(p press) {
 	id, choice, _ := strings.Cut(p.arg, ":")
 	d, known := approvalChoices[choice]
-	if known && h.asks.answer(id, p.target, d) {
-		h.post(p.target, func(ctx context.Context) { p.answer(ctx, "") })
+	if known && c.board.answer(id, p.target, d) {
+		c.out.post(p.target, func(ctx context.Context, n turnview.Noticer) { p.answer(ctx, n, "") })
 		return
 	}
 	t := p.target
-	h.post(t, func(ctx context.Context) {
-		p.answer(ctx, "This request is no longer waiting.")
-		if err := h.removeButtons(ctx, t, p.msgID); err != nil {
-			h.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
+	c.out.post(t, func(ctx context.Context, n turnview.Noticer) {
+		p.answer(ctx, n, "This request is no longer waiting.")
+		if err := c.out.removeButtons(ctx, t, p.msgID); err != nil {
+			c.logger.Debug("removing a stale approval's buttons failed", "scope", t.String(), "err", err)
 		}
 	})
 }
@@ -221,11 +160,11 @@ func (h *Host) pressApproval(p press) {
 // of its own, out of context).
 const approvalHint = "⚠️ An approval request is waiting: press Allow or Deny above, or send /approve or /deny. This message was not sent to the agent."
 
-// answerOldest answers the oldest approval request waiting in the chat of
-// in with d (/approve, /deny).
-func (h *Host) answerOldest(in *inbound, d approvals.Decision, reply func(string)) {
-	id := h.asks.oldest(in.target)
-	if id == "" || !h.asks.answer(id, in.target, d) {
+// answerOldest answers the oldest approval request waiting in t with d
+// (/approve, /deny).
+func (c *chatApprovals) answerOldest(t target, d approvals.Decision, reply func(string)) {
+	id := c.board.oldest(t)
+	if id == "" || !c.board.answer(id, t, d) {
 		reply("No approval request is waiting in this chat.")
 		return
 	}
@@ -236,28 +175,47 @@ func (h *Host) answerOldest(in *inbound, d approvals.Decision, reply func(string
 	reply("✅ Allowed once.")
 }
 
-func (h *Host) approveCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.answerOldest(in, approvals.AllowOnce, reply)
+func (c *chatApprovals) approveCommand(_ context.Context, in *inbound, reply func(string)) {
+	c.answerOldest(in.target, approvals.AllowOnce, reply)
 }
 
-func (h *Host) denyCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.answerOldest(in, approvals.Deny, reply)
+func (c *chatApprovals) denyCommand(_ context.Context, in *inbound, reply func(string)) {
+	c.answerOldest(in.target, approvals.Deny, reply)
 }
 
 // AlwaysAllowed reports whether the chat scope allowed rule for good
-// (approvals.DecisionStore).
-func (h *Host) AlwaysAllowed(scope, rule string) bool {
-	return slices.Contains(h.settings.get(scope).Approvals, rule)
+// (approvals.DecisionStore); never for a scope that is not the chat of
+// the turn ctx belongs to (see turnChat).
+func (c *chatApprovals) AlwaysAllowed(ctx context.Context, scope, rule string) bool {
+	if _, err := turnChat(ctx, scope); err != nil {
+		return false
+	}
+	return c.allowed(scope, rule)
 }
 
-// AllowAlways keeps that the chat scope allows rule from now on, in
-// chat-settings.json (approvals.DecisionStore). A rule kept already is
-// not written again: Ask keeps an "always" answer itself.
-func (h *Host) AllowAlways(scope, rule string) error {
-	if h.AlwaysAllowed(scope, rule) {
+// AllowAlways keeps that the chat scope allows rule from now on
+// (approvals.DecisionStore), for the chat of the turn ctx belongs to only
+// (see turnChat).
+func (c *chatApprovals) AllowAlways(ctx context.Context, scope, rule string) error {
+	if _, err := turnChat(ctx, scope); err != nil {
+		return err
+	}
+	return c.keep(scope, rule)
+}
+
+// allowed reports whether the chat scope allowed rule for good.
+func (c *chatApprovals) allowed(scope, rule string) bool {
+	return slices.Contains(c.settings.get(scope).Approvals, rule)
+}
+
+// keep keeps that the chat scope allows rule from now on, in
+// chat-settings.json. A rule kept already is not written again: Ask keeps
+// an "always" answer itself.
+func (c *chatApprovals) keep(scope, rule string) error {
+	if c.allowed(scope, rule) {
 		return nil
 	}
-	return h.settings.update(scope, func(c *chatSettings) {
+	return c.settings.update(scope, func(c *chatSettings) {
 		if !slices.Contains(c.Approvals, rule) {
 			c.Approvals = append(c.Approvals, rule)
 			slices.Sort(c.Approvals)
@@ -270,16 +228,16 @@ func (h *Host) AllowAlways(scope, rule string) error {
 // request says instead: the call then runs once. A disk that refuses the
 // write is logged once per episode by the settings' writer (see
 // storageHealth), not here.
-func (h *Host) keepAlways(t target, rules []approvals.Rule) string {
+func (c *chatApprovals) keepAlways(t target, rules []approvals.Rule) string {
 	for _, r := range rules {
-		err := h.AllowAlways(t.String(), r.ID)
+		err := c.keep(t.String(), r.ID)
 		switch {
 		case err == nil:
 			continue
 		case storagefail.Is(err):
 			return "\"Always\" could not be remembered: the bot's disk is full or cannot be written, so this will be asked about again."
 		default:
-			h.logger.Warn("keeping an approval failed; allowed this once", "scope", t.String(), "rule", r.ID, "err", err)
+			c.logger.Warn("keeping an approval failed; allowed this once", "scope", t.String(), "rule", r.ID, "err", err)
 			return "\"Always\" could not be remembered: the chat settings could not be saved, so this will be asked about again."
 		}
 	}
@@ -296,8 +254,8 @@ func ruleHash(rule string) string {
 
 // approvalsList is /approvals: the chat's "always" decisions, each with a
 // revoke button.
-func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup) {
-	rules := h.settings.get(scope).Approvals
+func (c *chatApprovals) approvalsList(scope string) (string, *models.InlineKeyboardMarkup) {
+	rules := c.settings.get(scope).Approvals
 	if len(rules) == 0 {
 		return "Nothing is always allowed in this chat: risky commands are asked about each time.", nil
 	}
@@ -307,16 +265,16 @@ func (h *Host) approvalsList(scope string) (string, *models.InlineKeyboardMarkup
 	for _, id := range rules {
 		r := approvals.Describe(id)
 		fmt.Fprintf(&b, "• %s\n", r.Description)
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + h.shortened(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Revoke " + c.out.shortened(r.Description, 40), CallbackData: callbackRevoke + ":" + ruleHash(id)}})
 	}
 	return strings.TrimSpace(b.String()), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }
 
 // revokeApproval removes the chat's decision whose rule hashes to hash and
 // reports whether there was one.
-func (h *Host) revokeApproval(scope, hash string) (bool, error) {
+func (c *chatApprovals) revokeApproval(scope, hash string) (bool, error) {
 	found := false
-	err := h.settings.update(scope, func(c *chatSettings) {
+	err := c.settings.update(scope, func(c *chatSettings) {
 		c.Approvals = slices.DeleteFunc(c.Approvals, func(id string) bool {
 			if ruleHash(id) == hash {
 				found = true
@@ -341,39 +299,33 @@ func approxDuration(d time.Duration) string {
 
 // approvalsCommand handles /approvals: the chat's "always" decisions, each
 // with a revoke button.
-func (h *Host) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
+func (c *chatApprovals) approvalsCommand(_ context.Context, in *inbound, _ func(string)) {
 	t := in.target
-	h.post(t, func(ctx context.Context) {
-		text, buttons := h.approvalsList(t.String())
-		p := h.messageParams(t, text, "", in.msg.ID)
-		p.Buttons = buttons
-		if _, err := h.quick.SendMessage(ctx, p); err != nil {
-			h.logSendError("approvals", t, err)
-		}
+	c.out.post(t, func(ctx context.Context, n turnview.Noticer) {
+		text, buttons := c.approvalsList(t.String())
+		menu{out: c.out}.send(ctx, n, t, "approvals", text, buttons, in.msg.ID)
 	})
 }
 
 // pressRevoke handles a revoke button of /approvals: the decision goes,
 // and the list is re-rendered in place.
-func (h *Host) pressRevoke(p press) {
+func (c *chatApprovals) pressRevoke(p press) {
 	t := p.target
-	h.post(t, func(ctx context.Context) {
-		found, err := h.revokeApproval(t.String(), p.arg)
+	c.out.post(t, func(ctx context.Context, n turnview.Noticer) {
+		found, err := c.revokeApproval(t.String(), p.arg)
 		switch {
 		case storagefail.Is(err):
 			// The settings' writer logs the episode (see storageHealth).
-			p.answer(ctx, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
+			p.answer(ctx, n, "Could not revoke it: the bot's disk is full or cannot be written, so it stays allowed. Try again once the operator has freed space.")
 		case err != nil:
-			h.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
-			p.answer(ctx, "Could not revoke it: the settings were not saved, so it stays allowed.")
+			c.logger.Warn("revoking an approval failed", "scope", t.String(), "err", err)
+			p.answer(ctx, n, "Could not revoke it: the settings were not saved, so it stays allowed.")
 		case !found:
-			p.answer(ctx, "That was revoked already.")
+			p.answer(ctx, n, "That was revoked already.")
 		default:
-			p.answer(ctx, "Revoked: it will be asked about again.")
+			p.answer(ctx, n, "Revoked: it will be asked about again.")
 		}
-		text, buttons := h.approvalsList(t.String())
-		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: p.msgID, Text: text, Buttons: buttons}); err != nil {
-			h.logSendError("approvals edit", t, err)
-		}
+		text, buttons := c.approvalsList(t.String())
+		menu{out: c.out}.edit(ctx, n, t, "approvals edit", p.msgID, text, buttons)
 	})
 }

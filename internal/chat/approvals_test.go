@@ -7,157 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
-	"github.com/volcanic/telegram-agent/internal/agent/tools"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/approvals"
-	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
-
-// hostRef hands the approvals extension and send_file the host, which is
-// built after the agent they belong to (main does the same).
-type hostRef struct{ h atomic.Pointer[Host] }
-
-func (r *hostRef) Ask(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
-	return r.h.Load().Ask(ctx, req)
-}
-
-func (r *hostRef) AlwaysAllowed(scope, rule string) bool {
-	return r.h.Load().AlwaysAllowed(scope, rule)
-}
-
-func (r *hostRef) AllowAlways(scope, rule string) error { return r.h.Load().AllowAlways(scope, rule) }
-
-func (r *hostRef) SendFile(ctx context.Context, scope string, f tools.OutgoingFile) (bool, error) {
-	return r.h.Load().SendFile(ctx, scope, f)
-}
-
-// approvalHarness is a harness whose agent has the approvals extension and
-// send_file, both through the host; send_file is confined to a sandbox
-// view of the workspace, as in the bot.
-func approvalHarness(t *testing.T, cfg harnessConfig, opts ...approvals.Option) *harness {
-	t.Helper()
-	if cfg.workspace == "" {
-		cfg.workspace = t.TempDir()
-	}
-	view := &sandbox.View{Workspace: cfg.workspace, Temp: t.TempDir(), System: []string{"/usr", "/etc"}}
-	ref := &hostRef{}
-	ext, err := approvals.New(ref, ref, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.agentOpts = append(cfg.agentOpts, agent.WithExtensions(ext), agent.WithTools(tools.NewSendFile(ref, tools.WithView(view))))
-	h := newHarness(t, cfg)
-	ref.h.Store(h.host)
-	return h
-}
-
-// rmVictim is the model's risky call, and the folder it would remove.
-const rmVictim = `{"command":"rm -rf victim"}`
-
-// victim makes the folder rm -rf victim removes.
-func (h *harness) victim() string {
-	h.t.Helper()
-	dir := filepath.Join(h.workspace, "victim")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
-		h.t.Fatal(err)
-	}
-	return dir
-}
-
-// callbacks returns the callback data of m's buttons, in order.
-func callbacks(t *testing.T, m telegramtest.Message) []string {
-	t.Helper()
-	var out []string
-	for _, b := range inlineButtons(t, m) {
-		out = append(out, b.CallbackData)
-	}
-	return out
-}
-
-// press presses the button of the approval request m whose choice is
-// once, always or deny.
-func (h *harness) press(m telegramtest.Message, choice string) {
-	h.t.Helper()
-	for _, data := range callbacks(h.t, m) {
-		if strings.HasSuffix(data, ":"+choice) {
-			h.tg.SendCallback(userID, userID, m.ID, data)
-			return
-		}
-	}
-	h.t.Fatalf("the approval request has no %q button: %s", choice, m.ReplyMarkup)
-}
-
-// lastID returns the id of the bot's latest message in the user's chat.
-func (h *harness) lastID() int {
-	id := 0
-	for _, m := range h.tg.Messages(userID) {
-		id = max(id, m.ID)
-	}
-	return id
-}
-
-// waitNewText waits for a bot message after the message after whose
-// visible text contains s.
-func (h *harness) waitNewText(after int, s string) telegramtest.Message {
-	h.t.Helper()
-	var found telegramtest.Message
-	h.waitMessages(userID, s, func(msgs []telegramtest.Message) bool {
-		for _, m := range msgs {
-			if m.ID > after && strings.Contains(m.Visible, s) {
-				found = m
-				return true
-			}
-		}
-		return false
-	})
-	return found
-}
-
-// waitEdited waits until the message id reads want, without buttons.
-func (h *harness) waitEdited(id int, want string) {
-	h.t.Helper()
-	h.waitMessages(userID, "message "+want, func(msgs []telegramtest.Message) bool {
-		for _, m := range msgs {
-			if m.ID == id {
-				return strings.Contains(m.Visible, want) && !strings.Contains(m.ReplyMarkup, callbackApproval)
-			}
-		}
-		return false
-	})
-}
-
-// lastToolResult returns the last tool result the model was sent.
-func lastToolResult(t *testing.T, faux *agenttest.FauxProvider) string {
-	t.Helper()
-	reqs := faux.Requests()
-	for i := len(reqs) - 1; i >= 0; i-- {
-		msgs := reqs[i].Messages
-		for j := len(msgs) - 1; j >= 0; j-- {
-			if msgs[j].Role == agent.RoleTool {
-				return agent.TextOf(msgs[j].Content)
-			}
-		}
-	}
-	t.Fatal("the model was sent no tool result")
-	return ""
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
 
 // TestApprovalAnswers runs a risky command through each button.
 func TestApprovalAnswers(t *testing.T) {
@@ -195,7 +55,7 @@ func TestApprovalAnswers(t *testing.T) {
 			if got := lastToolResult(t, faux); !strings.Contains(got, tt.wantResult) {
 				t.Errorf("tool result %q does not contain %q", got, tt.wantResult)
 			}
-			if got, want := h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete), tt.choice == "always"; got != want {
+			if got, want := h.host.front.allowed("1001", approvals.RuleRecursiveDelete), tt.choice == "always"; got != want {
 				t.Errorf("always allowed: %v, want %v", got, want)
 			}
 			// The button of an answered request stops nothing and says so.
@@ -271,7 +131,7 @@ func TestApprovalAlwaysPersists(t *testing.T) {
 		}
 		return false
 	})
-	if h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+	if h.host.front.allowed("1001", approvals.RuleRecursiveDelete) {
 		t.Error("the revoked rule is still allowed")
 	}
 	faux.Enqueue(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("third done"))
@@ -292,7 +152,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	rec := newLogRecorder()
 	faux := agenttest.NewFauxProvider(agenttest.FauxToolCalls(agenttest.FauxCall("bash", rmVictim)), agenttest.FauxText("first done"))
 	h := approvalHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, opts: []Option{WithLogger(rec.logger())}})
-	if err := h.host.AllowAlways("1001", approvals.RuleSudo); err != nil {
+	if err := h.host.front.keep("1001", approvals.RuleSudo); err != nil {
 		t.Fatal(err)
 	}
 	dir := h.victim()
@@ -317,7 +177,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	if exists(dir) {
 		t.Error("the command allowed on a full disk did not run")
 	}
-	if h.host.AlwaysAllowed("1001", approvals.RuleRecursiveDelete) {
+	if h.host.front.allowed("1001", approvals.RuleRecursiveDelete) {
 		t.Error("a decision the disk refused counts as kept")
 	}
 
@@ -335,7 +195,7 @@ func TestApprovalsOnFullDisk(t *testing.T) {
 	if !strings.Contains(toast, "disk is full") || !strings.Contains(toast, "stays allowed") || strings.Contains(toast, d.Dir) {
 		t.Errorf("the revoke on a full disk says %q, want the disk-full note and that it stays allowed, without paths", toast)
 	}
-	if !h.host.AlwaysAllowed("1001", approvals.RuleSudo) {
+	if !h.host.front.allowed("1001", approvals.RuleSudo) {
 		t.Error("a revoke the disk refused lost the decision")
 	}
 	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))

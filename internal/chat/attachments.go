@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/imagesafe"
+	"github.com/volcanic/telegram-agent/internal/redactor"
+	"github.com/volcanic/telegram-agent/internal/sandbox"
 )
 
 // maxPhoto bounds the photo size sent to the model as an image.
@@ -22,10 +25,32 @@ const maxPhoto = 5 << 20
 // inboxDir is the workspace folder received documents are saved in.
 const inboxDir = "inbox"
 
-// buildContent turns a message into the user content of a turn: its text,
-// a voice note's transcript (shown to the user too), a photo as an image,
-// a document saved under the workspace's inbox/ with its path.
+// attachments turns what a message carries into a turn's content: it
+// downloads the files, transcribes voice, sanitises photos and saves
+// documents under the workspace's inbox/.
+type attachments struct {
+	api *botapi.Client
+	// transcriber is the speech-to-text service (nil: none; see
+	// WithTranscriber).
+	transcriber Transcriber
+	redactor    *redactor.Redactor
+	// workspace is the agent's working directory, view the sandbox's view
+	// of it (nil: the sandbox is off), see Config.View.
+	workspace string
+	view      *sandbox.View
+	logger    *slog.Logger
+	out       outlet
+}
+
+// buildContent is attachments.build, for the turns.
 func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent.Content, error) {
+	return h.inbox.build(ctx, t, in)
+}
+
+// build turns a message into the user content of a turn: its text, a
+// voice note's transcript (shown to the user too), a photo as an image, a
+// document saved under the workspace's inbox/ with its path.
+func (a *attachments) build(ctx context.Context, t target, in *inbound) ([]agent.Content, error) {
 	m := in.msg
 	text := in.text
 	var content []agent.Content
@@ -40,25 +65,25 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 				name = m.Audio.FileName
 			}
 		}
-		if h.transcriber == nil {
+		if a.transcriber == nil {
 			return nil, userError("voice messages cannot be transcribed: no speech endpoint is configured")
 		}
-		audio, filePath, err := h.download(ctx, fileID, size)
+		audio, filePath, err := a.download(ctx, fileID, size)
 		if err != nil {
 			return nil, err
 		}
 		if ext := path.Ext(filePath); m.Voice != nil && ext != "" {
 			name = "voice" + ext
 		}
-		transcript, language, err := h.transcriber.Transcribe(ctx, name, audio)
+		transcript, language, err := a.transcriber.Transcribe(ctx, name, audio)
 		if err != nil {
-			h.logger.Warn("transcription failed", "err", err)
+			a.logger.Warn("transcription failed", "err", err)
 			return nil, userError("the voice message could not be transcribed; please try again or type it")
 		}
 		if transcript == "" {
 			return nil, userError("the voice message had no words I could transcribe")
 		}
-		h.sendText(ctx, t, "🎤 "+transcript, m.ID)
+		a.out.sendText(ctx, t, "🎤 "+transcript, m.ID)
 		text = strings.TrimSpace(voiceText(transcript, language) + "\n\n" + text)
 	case len(m.Photo) > 0:
 		best := -1
@@ -73,13 +98,13 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 		if best < 0 {
 			return nil, userErrorf("the photo is too large (the limit is %d MB)", maxPhoto>>20)
 		}
-		data, _, err := h.download(ctx, m.Photo[best].FileID, int64(m.Photo[best].FileSize))
+		data, _, err := a.download(ctx, m.Photo[best].FileID, int64(m.Photo[best].FileSize))
 		if err != nil {
 			return nil, err
 		}
 		// Decoded strictly and re-encoded from its pixels: whatever else
 		// the file carries (EXIF, comments, bytes after its end) stays out.
-		img, err := imagesafe.Sanitize(data, h.cfg.Redactor)
+		img, err := imagesafe.Sanitize(data, a.redactor)
 		if err != nil {
 			return nil, userErrorf("the photo was not sent to the model: %v", err)
 		}
@@ -88,13 +113,13 @@ func (h *Host) buildContent(ctx context.Context, t target, in *inbound) ([]agent
 			text = "(a photo)"
 		}
 	case m.Document != nil:
-		data, _, err := h.download(ctx, m.Document.FileID, m.Document.FileSize)
+		data, _, err := a.download(ctx, m.Document.FileID, m.Document.FileSize)
 		if err != nil {
 			return nil, err
 		}
-		rel, err := h.saveToInbox(m.Document.FileName, data)
+		rel, err := a.save(m.Document.FileName, data)
 		if err != nil {
-			h.logger.Error("saving a document", "err", err)
+			a.logger.Error("saving a document", "err", err)
 			return nil, userError("the file could not be saved in the workspace")
 		}
 		note := fmt.Sprintf("[The user sent a file, saved in the workspace at %s (%d bytes).]", rel, len(data))
@@ -117,14 +142,14 @@ const editedNote = "[The user edited an earlier message of theirs; this is its n
 
 // download fetches a file through getFile, within the Bot API's 20 MB
 // limit, and returns it with its path on Telegram's file server.
-func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte, string, error) {
+func (a *attachments) download(ctx context.Context, fileID string, size int64) ([]byte, string, error) {
 	tooBig := userErrorf("the file is too large: bots can download at most %d MB", botapi.MaxDownload>>20)
 	if size > botapi.MaxDownload {
 		return nil, "", tooBig
 	}
-	f, err := h.api.GetFile(ctx, fileID)
+	f, err := a.api.GetFile(ctx, fileID)
 	if err != nil {
-		h.logger.Warn("getFile failed", "err", err)
+		a.logger.Warn("getFile failed", "err", err)
 		if botapi.IsFileTooLarge(err) {
 			return nil, "", tooBig
 		}
@@ -133,24 +158,24 @@ func (h *Host) download(ctx context.Context, fileID string, size int64) ([]byte,
 	if f.FileSize > botapi.MaxDownload {
 		return nil, "", tooBig
 	}
-	data, err := h.api.Download(ctx, f.FilePath, botapi.MaxDownload)
+	data, err := a.api.Download(ctx, f.FilePath, botapi.MaxDownload)
 	switch {
 	case botapi.IsFileTooLarge(err):
 		return nil, "", tooBig
 	case err != nil:
-		h.logger.Warn("file download failed", "err", err)
+		a.logger.Warn("file download failed", "err", err)
 		return nil, "", userError("the file could not be downloaded from Telegram")
 	}
 	return data, f.FilePath, nil
 }
 
-// saveToInbox writes data under <workspace>/inbox/ with a sanitised name,
-// never overwriting a file, and returns the path relative to the workspace.
-func (h *Host) saveToInbox(name string, data []byte) (string, error) {
-	dir := filepath.Join(h.cfg.WorkspaceDir, inboxDir)
+// save writes data under <workspace>/inbox/ with a sanitised name, never
+// overwriting a file, and returns the path relative to the workspace.
+func (a *attachments) save(name string, data []byte) (string, error) {
+	dir := filepath.Join(a.workspace, inboxDir)
 	mkdir := func() error { return os.MkdirAll(dir, 0o755) }
 	create := os.OpenFile
-	if v := h.cfg.View; v != nil {
+	if v := a.view; v != nil {
 		mkdir = func() error {
 			d, err := v.OpenDir(dir, true)
 			if err == nil {

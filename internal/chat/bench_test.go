@@ -111,7 +111,7 @@ func benchmarkTurn(b *testing.B, dir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer h.journal.close()
+	defer h.journal.Close()
 	ctx := context.Background()
 	durations := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

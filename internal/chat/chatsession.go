@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -9,18 +10,35 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 )
 
-// sessionID returns target's current session id.
-func (h *Host) sessionID(t target) string {
-	if id := h.settings.get(t.String()).Session; id != "" {
+// sessions finds each chat's current session and what it runs with: the
+// session id kept in the chat settings, the model chosen with /model and
+// the zone set with /tz, each over the operator's default. The commands,
+// the usage reports and the turns ask it, not the host.
+type sessions struct {
+	agent    *agent.Agent
+	settings *settingsStore
+	// model is the agent's default model, models the ones a chat may
+	// switch to (Config.Model, Config.Models).
+	model  string
+	models []string
+	// zone is the zone of chats without /tz ("" : the host's).
+	zone string
+	// toolStatus is the operator's tool status mode (Config.ToolStatus).
+	toolStatus string
+}
+
+// id returns target's current session id.
+func (s *sessions) id(t target) string {
+	if id := s.settings.get(t.String()).Session; id != "" {
 		return id
 	}
 	return t.sessionBase()
 }
 
-// sessionLabel is the session as /status shows it: when it was started
-// (its id ends in the start time), in the chat's zone.
-func (h *Host) sessionLabel(t target) string {
-	id := h.sessionID(t)
+// label is the session as /status shows it: when it was started (its id
+// ends in the start time), in the chat's zone.
+func (s *sessions) label(t target) string {
+	id := s.id(t)
 	_, suffix, ok := strings.Cut(id, ".")
 	if !ok {
 		return "the chat's first"
@@ -29,7 +47,7 @@ func (h *Host) sessionLabel(t target) string {
 	if err != nil {
 		return id
 	}
-	return "started " + formatWhen(time.Unix(0, n).In(h.location(t.String())), time.Now())
+	return "started " + formatWhen(time.Unix(0, n).In(s.location(t.String())), time.Now())
 }
 
 // formatWhen formats when for the chat: the weekday, the day, the month,
@@ -41,24 +59,69 @@ func formatWhen(when, now time.Time) string {
 	return when.Format("Mon 2 Jan 15:04 MST")
 }
 
-// session opens (or returns) target's current session, with the chat's
-// model (see /model) applied.
-func (h *Host) session(ctx context.Context, t target) (*agent.Session, error) {
+// open opens (or returns) target's current session, with the chat's model
+// (see /model) applied.
+func (s *sessions) open(ctx context.Context, t target) (*agent.Session, error) {
 	scope := t.String()
-	model := h.chatModel(scope)
-	s, err := h.cfg.Agent.Session(ctx, agent.SessionOptions{
-		ID:       h.sessionID(t),
+	model := s.chatModel(scope)
+	sess, err := s.agent.Session(ctx, agent.SessionOptions{
+		ID:       s.id(t),
 		Scope:    scope,
-		TimeZone: h.TimeZone(scope),
+		TimeZone: s.timeZone(scope),
 		Model:    model,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if model != "" && s.Model() != model {
-		s.SetModel(model)
+	if model != "" && sess.Model() != model {
+		sess.SetModel(model)
 	}
-	return s, nil
+	return sess, nil
+}
+
+// chatModel returns the model scope chose with /model, when it is still
+// one of the configured models; "" means the agent's default.
+func (s *sessions) chatModel(scope string) string {
+	m := s.settings.get(scope).Model
+	if m == "" || !slices.Contains(s.models, m) {
+		return ""
+	}
+	return m
+}
+
+// currentModel returns the model t's session uses.
+func (s *sessions) currentModel(ctx context.Context, t target) string {
+	if sess, err := s.open(ctx, t); err == nil {
+		return sess.Model()
+	}
+	if m := s.chatModel(t.String()); m != "" {
+		return m
+	}
+	return s.model
+}
+
+// timeZone returns scope's IANA zone: its /tz, else the default zone.
+func (s *sessions) timeZone(scope string) string {
+	if z := s.settings.get(scope).TimeZone; z != "" {
+		return z
+	}
+	return s.zone
+}
+
+// location returns scope's zone as a *time.Location (Local when none).
+func (s *sessions) location(scope string) *time.Location {
+	if z := s.timeZone(scope); z != "" {
+		if loc, err := time.LoadLocation(z); err == nil {
+			return loc
+		}
+	}
+	return time.Local
+}
+
+// session opens target's current session (see sessions.open); the turns
+// call it.
+func (h *Host) session(ctx context.Context, t target) (*agent.Session, error) {
+	return h.sessions.open(ctx, t)
 }
 
 // newSession points the chat at a fresh session and then closes the old
@@ -66,11 +129,11 @@ func (h *Host) session(ctx context.Context, t target) (*agent.Session, error) {
 // /status, /tz or /model in between opens the new session, never the old
 // one again (which would then stay open).
 func (h *Host) newSession(ctx context.Context, t target) {
-	old, oldErr := h.session(ctx, t)
+	old, oldErr := h.sessions.open(ctx, t)
 	id := t.sessionBase() + "." + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if err := h.settings.update(t.String(), func(c *chatSettings) { c.Session = id }); err != nil {
 		h.logger.Error("new session", "err", err)
-		h.sendText(ctx, t, "⚠️ Could not start a new session: the chat settings cannot be written.", 0)
+		h.out.sendText(ctx, t, "⚠️ Could not start a new session: the chat settings cannot be written.", 0)
 		return
 	}
 	if h.newSessionGap != nil {
@@ -79,5 +142,5 @@ func (h *Host) newSession(ctx context.Context, t target) {
 	if oldErr == nil {
 		old.Close()
 	}
-	h.sendText(ctx, t, "🆕 New session started. The previous conversation is kept on disk.", 0)
+	h.out.sendText(ctx, t, "🆕 New session started. The previous conversation is kept on disk.", 0)
 }

@@ -2,116 +2,49 @@ package chat
 
 import (
 	"context"
-	"fmt"
+	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/go-telegram/bot/models"
 
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
-// dispatch acts on an accepted message: a command at once, a turn queued on
-// its chat's worker, a message the bot cannot read with a reply saying so.
-func (h *Host) dispatch(ctx context.Context, in *inbound) {
-	if in.unsupported != "" {
-		h.replyFunc(in)(unsupportedText(in.unsupported))
-		return
-	}
-	if in.approvalHint {
-		h.replyFunc(in)(approvalHint)
-		return
-	}
-	if !in.startsTurn {
-		h.handleCommand(ctx, in)
-		return
-	}
-	if in.edited && h.replaceQueued(in) {
-		return
-	}
-	h.queueTurn(in, in.updateID)
+// commander runs the bot commands and the button presses. It holds the
+// concerns they act on, each with its own few dependencies, and reaches
+// the chats only through outlet and chatQueues, not the host.
+type commander struct {
+	sessions *sessions
+	models   *modelSwitch
+	meter    *meter
+	jobs     *jobsView
+	// approvals has the approval commands and buttons.
+	approvals *chatApprovals
+	queues    chatQueues
+	out       outlet
+	// host has the handlers that live with their concern on the host.
+	host   hostHandlers
+	logger *slog.Logger
+	// statusLines, when set, adds lines to /status (WithStatusLines).
+	statusLines func() []string
 }
 
-// replaceQueued puts the edit in in place of its message while that waits
-// in the chat's queue, and reports whether it did; the original's journal
-// entry is done then, the edit's takes its place.
-func (h *Host) replaceQueued(in *inbound) bool {
-	w := h.existingWorker(in.target)
-	if w == nil {
-		return false
-	}
-	w.mu.Lock()
-	var old int64
-	replaced := false
-	for _, it := range w.queue {
-		if it.kind == itemMessage && it.in != nil && it.in.msg.ID == in.msg.ID {
-			// The edit replaces a message nobody has answered: it is not
-			// marked as an edit for the model.
-			edit := *in
-			edit.edited = false
-			old, it.in, it.journalID, replaced = it.journalID, &edit, in.updateID, true
-			break
-		}
-	}
-	w.mu.Unlock()
-	if replaced {
-		h.journalDone(old)
-		h.notice(in.target, "✏️ Updated the queued message.", in.msg.ID)
-	}
-	return replaced
+// chatQueues is the chats' workers and the journal their items are done
+// in; *Host provides it (queue.go).
+type chatQueues interface {
+	worker(t target) (*chatWorker, error)
+	existingWorker(t target) *chatWorker
+	journalDone(origins ...ledger.Origin)
 }
 
-// queueTurn queues in as a turn; the user is told when it has to wait, or
-// that the chat's queue is full (the message is then dropped).
-func (h *Host) queueTurn(in *inbound, journalID int64) {
-	w, err := h.worker(in.target)
-	if err != nil {
-		return // shutting down: the journal keeps it for after the restart
-	}
-	waits, queued, err := w.enqueue(&workItem{kind: itemMessage, in: in, journalID: journalID})
-	switch {
-	case err != nil:
-		// The refusal is the message's outcome: its journal entry is done
-		// only once the chat was told (sent again while Telegram does not
-		// take it), so that a crash before that leaves it pending,
-		// reported after the restart, rather than lost without a word.
-		h.logger.Warn("a chat's queue is full; the message was refused", "scope", in.target.String(), "queued", queued)
-		h.report(in.target, busyText(queued), in.msg.ID, nil, func() { h.journalDone(journalID) })
-	case waits:
-		h.post(in.target, func(ctx context.Context) { h.noteQueued(ctx, w, in.msg.ID) })
-	}
+// hostHandlers are the commands whose handlers live with their concern on
+// the host: /retry (retry.go).
+type hostHandlers interface {
+	retryCommand(ctx context.Context, in *inbound, reply func(string))
 }
 
-// noteQueued tells the chat that a message waits: the first one behind a
-// running item gets a notice, the next ones edit it to say how many wait,
-// so that many queued messages make one notice, not one each.
-func (h *Host) noteQueued(ctx context.Context, w *chatWorker, replyTo int) {
-	w.mu.Lock()
-	id, waiting, running := w.queuedNotice, 0, w.running
-	for _, it := range w.queue {
-		if it.kind == itemMessage {
-			waiting++
-		}
-	}
-	w.mu.Unlock()
-	t := w.target
-	if id != 0 && waiting > 1 {
-		text := fmt.Sprintf("⏳ Queued: %s; I will get to them after the current turn.", counted(waiting, "message", "messages"))
-		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: id, Text: text}); err == nil {
-			return
-		}
-	}
-	msg, err := h.quick.SendMessage(ctx, h.messageParams(t, "⏳ Queued: I will get to this after the current turn.", "", replyTo))
-	if err != nil {
-		h.logSendError("queued notice", t, err)
-		return
-	}
-	w.mu.Lock()
-	if w.running != nil && w.running == running {
-		w.queuedNotice = msg.ID
-	}
-	w.mu.Unlock()
-}
+// handler carries a command out; reply answers the command's message.
+type handler = func(ctx context.Context, in *inbound, reply func(string))
 
 // command is one bot command. The table of commands (commands) is the one
 // source of the menu registered with setMyCommands, of /help and of the
@@ -127,41 +60,48 @@ type command struct {
 	menu string
 	// help is the command's line in /help; "" keeps it out of /help.
 	help string
-	// run carries the command out; reply answers the command's message.
-	run func(h *Host, ctx context.Context, in *inbound, reply func(string))
+	// run picks the command's handler from the commander.
+	run func(c *commander) handler
 }
 
 // commands returns the table of commands, in menu order.
 func commands() []command {
 	return []command{
-		{name: "start", menu: "what this bot is", run: func(_ *Host, _ context.Context, _ *inbound, reply func(string)) { reply(startText) }},
-		{name: "help", menu: "the commands", run: func(_ *Host, _ context.Context, _ *inbound, reply func(string)) { reply(helpText()) }},
+		{name: "start", menu: "what this bot is", run: answers(func() string { return startText })},
+		{name: "help", menu: "the commands", run: answers(helpText)},
 		{name: "new", menu: "start a fresh session (the old one is kept)",
-			help: "start a fresh session (the old conversation is kept on disk)", run: (*Host).newCommand},
+			help: "start a fresh session (the old conversation is kept on disk)", run: func(c *commander) handler { return c.newCommand }},
 		{name: "stop", menu: "stop the running turn, drop queued messages",
-			help: "stop the running turn and its processes, drop queued messages", run: (*Host).stopCommand},
+			help: "stop the running turn and its processes, drop queued messages", run: func(c *commander) handler { return c.stopCommand }},
 		{name: "status", menu: "model, context use, what is running, time zone",
-			help: "model, session size, context use, what is running and queued, time zone", run: (*Host).statusCommand},
+			help: "model, session size, context use, what is running and queued, time zone", run: func(c *commander) handler { return c.statusCommand }},
 		{name: "usage", menu: "tokens and cost: this turn, session, today, 30 days",
-			help: "tokens (and cost) of the last turn, the session, today and the last 30 days", run: (*Host).usageCommand},
+			help: "tokens (and cost) of the last turn, the session, today and the last 30 days", run: func(c *commander) handler { return c.meter.command }},
 		{name: "compact", menu: "summarise older messages now to free context",
-			help: "summarise the older messages now, to free context", run: (*Host).compactCommand},
+			help: "summarise the older messages now, to free context", run: func(c *commander) handler { return c.compactCommand }},
 		{name: "model", args: "[name]", menu: "show or switch this chat's model: /model <name>",
-			help: "show the models, or switch this chat to one", run: (*Host).modelCommand},
+			help: "show the models, or switch this chat to one", run: func(c *commander) handler { return c.models.command }},
 		{name: "tz", args: "<zone>", menu: "set this chat's time zone: /tz Europe/Berlin",
-			help: "set this chat's time zone, e.g. /tz Europe/Berlin", run: (*Host).tzCommand},
+			help: "set this chat's time zone, e.g. /tz Europe/Berlin", run: func(c *commander) handler { return c.tzCommand }},
 		{name: "jobs", menu: "scheduled jobs, with cancel buttons",
-			help: "scheduled jobs, with cancel buttons", run: (*Host).jobsCommand},
+			help: "scheduled jobs, with cancel buttons", run: func(c *commander) handler { return c.jobs.command }},
 		{name: "retry", menu: "run again every message or scheduled job a restart interrupted",
-			help: "run again every message or scheduled job a restart interrupted", run: (*Host).retryCommand},
+			help: "run again every message or scheduled job a restart interrupted", run: func(c *commander) handler { return c.host.retryCommand }},
 		{name: "verbose", menu: "list every tool call, or fold them (toggle)",
-			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: (*Host).verboseCommand},
+			help: "list every tool call of a turn, or fold them into one line (a toggle)", run: func(c *commander) handler { return c.verboseCommand }},
 		{name: "approve", menu: "allow the waiting approval request once",
-			help: "allow the oldest waiting approval request once (as its Allow once button)", run: (*Host).approveCommand},
+			help: "allow the oldest waiting approval request once (as its Allow once button)", run: func(c *commander) handler { return c.approvals.approveCommand }},
 		{name: "deny", menu: "deny the waiting approval request",
-			help: "deny the oldest waiting approval request (as its Deny button)", run: (*Host).denyCommand},
+			help: "deny the oldest waiting approval request (as its Deny button)", run: func(c *commander) handler { return c.approvals.denyCommand }},
 		{name: "approvals", menu: "what is always allowed here, with revoke buttons",
-			help: "the approval rules always allowed in this chat, with revoke buttons", run: (*Host).approvalsCommand},
+			help: "the approval rules always allowed in this chat, with revoke buttons", run: func(c *commander) handler { return c.approvals.approvalsCommand }},
+	}
+}
+
+// answers is the handler of a command whose answer is a fixed text.
+func answers(text func() string) func(*commander) handler {
+	return func(*commander) handler {
+		return func(_ context.Context, _ *inbound, reply func(string)) { reply(text()) }
 	}
 }
 
@@ -203,74 +143,51 @@ Just write what you need, in your own words; you can also send voice notes, phot
 
 /new starts a fresh conversation, /stop stops me, /status shows what I'm doing, and /help lists every command.`
 
-// handleCommand runs a command from the table; any other gets "Unknown
-// command". Replies go out off the polling goroutine (see post).
-func (h *Host) handleCommand(ctx context.Context, in *inbound) {
-	reply := h.replyFunc(in)
-	for _, c := range commands() {
-		if c.name == in.command {
-			c.run(h, ctx, in, reply)
+// handle runs a command from the table; any other gets "Unknown command".
+// Replies go out off the polling goroutine (see outlet.post).
+func (c *commander) handle(ctx context.Context, in *inbound) {
+	reply := c.reply(in)
+	for _, cmd := range commands() {
+		if cmd.name == in.command {
+			cmd.run(c)(ctx, in, reply)
 			return
 		}
 	}
 	reply("Unknown command. /help lists what I understand.")
 }
 
-// replyFunc returns how the handler of in replies to its chat: a notice,
-// or, when in is journaled received, a report (sent again while Telegram
+// reply returns how the handler of in replies to its chat: a notice, or,
+// when in is journaled received, a report (sent again while Telegram
 // fails it for a passing reason) that in's journal entry waits for.
-func (h *Host) replyFunc(in *inbound) func(string) {
+func (c *commander) reply(in *inbound) func(string) {
 	if in.replies == nil {
-		return func(text string) { h.notice(in.target, text, in.msg.ID) }
+		return func(text string) { c.out.notice(in.target, text, in.msg.ID) }
 	}
 	return func(text string) {
 		in.replies.add()
-		h.report(in.target, text, in.msg.ID, nil, in.replies.sent)
+		c.out.report(in.target, text, in.msg.ID, nil, in.replies.sent)
 	}
 }
 
-func (h *Host) newCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.queueCommand(in, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
+func (c *commander) newCommand(_ context.Context, in *inbound, reply func(string)) {
+	c.queue(in, itemNew, reply, "⏳ A new session will start after the current turn (/stop ends that turn now).")
 }
 
-func (h *Host) stopCommand(_ context.Context, in *inbound, reply func(string)) {
-	msg, r := h.stopChat(in.target, "")
-	if len(r.droppedIDs) == 0 {
-		reply(msg)
-		return
-	}
-	// The answer is all the chat is told about the messages dropped.
-	h.report(in.target, msg, in.msg.ID, nil, func() { h.journalDone(r.droppedIDs...) })
+func (c *commander) compactCommand(_ context.Context, in *inbound, reply func(string)) {
+	c.queue(in, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
 }
 
-func (h *Host) statusCommand(ctx context.Context, in *inbound, reply func(string)) {
-	reply(h.status(ctx, in.target))
-}
-
-func (h *Host) compactCommand(_ context.Context, in *inbound, reply func(string)) {
-	h.queueCommand(in, itemCompact, reply, "⏳ The conversation will be compacted after the current turn.")
-}
-
-func (h *Host) tzCommand(ctx context.Context, in *inbound, reply func(string)) {
-	reply(h.setTimeZone(ctx, in.target, in.args))
-}
-
-func (h *Host) jobsCommand(_ context.Context, in *inbound, _ func(string)) {
-	t := in.target
-	h.post(t, func(ctx context.Context) { h.listJobs(ctx, t, in.msg.ID) })
-}
-
-// queueCommand queues a command that runs in order with t's turns; the
-// user is told waiting when it has to wait.
-func (h *Host) queueCommand(in *inbound, kind itemKind, reply func(string), waiting string) {
-	w, err := h.worker(in.target)
+// queue queues a command that runs in order with t's turns; the user is
+// told waiting when it has to wait.
+func (c *commander) queue(in *inbound, kind itemKind, reply func(string), waiting string) {
+	w, err := c.queues.worker(in.target)
 	if err != nil {
 		return // shutting down
 	}
 	// The command's journal entry is done by the item once it ran: it
 	// waits in memory only, and a restart before would forget it after
 	// the chat was told it comes.
-	waits, queued, err := w.enqueue(&workItem{kind: kind, journalID: in.updateID})
+	waits, queued, err := w.enqueue(&workItem{kind: kind, origin: ledger.Update(in.updateID), state: ledger.Received})
 	switch {
 	case err != nil:
 		reply(busyText(queued))
@@ -280,138 +197,4 @@ func (h *Host) queueCommand(in *inbound, kind itemKind, reply func(string), wait
 	default:
 		in.deferred = true
 	}
-}
-
-// nothingRunning is /stop's answer when there was nothing to stop.
-const nothingRunning = "Nothing is running."
-
-// staleStop is the answer to a Stop button whose turn has ended.
-const staleStop = "That turn already ended."
-
-// stopChat cancels t's running item and drops its queued messages; a
-// queued /new or /compact still runs, next. A Stop button's turnID limits
-// it to that turn: when another one runs, or none, it does nothing and
-// says that turn already ended. It returns what to tell the user and what
-// was stopped or dropped: the caller marks the dropped messages done once
-// the chat was told.
-func (h *Host) stopChat(t target, turnID string) (string, stopResult) {
-	w := h.existingWorker(t)
-	if w == nil {
-		if turnID != "" {
-			return staleStop, stopResult{stale: true}
-		}
-		return nothingRunning, stopResult{}
-	}
-	r := w.stop(turnID)
-	if r.stale {
-		return staleStop, r
-	}
-	var parts []string
-	switch {
-	case r.stopped && r.dropped > 0:
-		parts = append(parts, "⏹ Stopped the running turn and dropped "+counted(r.dropped, "queued message", "queued messages")+".")
-	case r.stopped:
-		parts = append(parts, "⏹ Stopped the running turn.")
-	case r.dropped > 0:
-		parts = append(parts, "⏹ Dropped "+counted(r.dropped, "queued message", "queued messages")+".")
-	}
-	for _, k := range r.kept {
-		switch k {
-		case itemNew:
-			parts = append(parts, "The new session you asked for starts now.")
-		case itemCompact:
-			parts = append(parts, "The compaction you asked for runs now.")
-		}
-	}
-	if len(parts) == 0 {
-		return nothingRunning, r
-	}
-	return strings.Join(parts, " "), r
-}
-
-// elapsed words how long something has run, to the second: "12s",
-// "3m 05s", "1h 02m".
-func elapsed(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d/time.Second))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm %02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
-	}
-	return fmt.Sprintf("%dh %02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
-}
-
-// status describes t's session and worker.
-func (h *Host) status(ctx context.Context, t target) string {
-	var b strings.Builder
-	model, messages, usage := h.cfg.Model, 0, ""
-	if s, err := h.session(ctx, t); err == nil {
-		model, messages = s.Model(), len(s.Messages())
-		usage = contextLines(s.ContextUsage(), h.location(t.String())) + "\n"
-	}
-	usage += h.sessionUsageLine(t)
-	fmt.Fprintf(&b, "Model: %s\nSession: %s (%s)\n%s", model, h.sessionLabel(t), counted(messages, "message", "messages"), usage)
-	running, queued := (*workItem)(nil), 0
-	var tool toolActivity
-	var inTool bool
-	if w := h.existingWorker(t); w != nil {
-		running, queued = w.snapshot()
-		tool, inTool = w.activity()
-	}
-	switch {
-	case running == nil:
-		b.WriteString("Running: nothing\n")
-	case running.kind == itemPrompt:
-		fmt.Fprintf(&b, "Running: scheduled prompt %q\n", running.label)
-	case running.kind == itemCompact:
-		b.WriteString("Running: a compaction\n")
-	default:
-		b.WriteString("Running: a turn\n")
-	}
-	if inTool {
-		what := tool.name
-		if tool.arg != "" {
-			what += ": " + tool.arg
-		}
-		fmt.Fprintf(&b, "Tool: %s, for %s\n", what, elapsed(time.Since(tool.since)))
-	}
-	fmt.Fprintf(&b, "Queued: %d\n", queued)
-	zone := h.TimeZone(t.String())
-	if zone == "" {
-		zone = "the host's (" + time.Now().Format("MST") + ")"
-	}
-	fmt.Fprintf(&b, "Time zone: %s", zone)
-	if h.statusLines != nil {
-		for _, l := range h.statusLines() {
-			b.WriteString("\n" + l)
-		}
-	}
-	return b.String()
-}
-
-// setTimeZone handles /tz.
-func (h *Host) setTimeZone(ctx context.Context, t target, arg string) string {
-	scope := t.String()
-	arg = strings.TrimSpace(arg)
-	if arg == "" {
-		zone := h.TimeZone(scope)
-		if zone == "" {
-			zone = "the host's"
-		}
-		return "This chat's time zone is " + zone + ". Set it with /tz <IANA zone>, for example /tz Europe/Berlin or /tz America/New_York."
-	}
-	if _, err := time.LoadLocation(arg); err != nil || arg == "Local" || strings.EqualFold(arg, "local") {
-		return fmt.Sprintf("%q is not an IANA time zone. Use a name such as Europe/Berlin, America/New_York, Asia/Tokyo or UTC.", h.shortened(arg, 60))
-	}
-	if err := h.settings.update(scope, func(c *chatSettings) { c.TimeZone = arg }); err != nil {
-		h.logger.Error("tz", "err", err)
-		return "⚠️ The time zone could not be saved."
-	}
-	if s, err := h.session(ctx, t); err == nil {
-		if err := s.SetTimeZone(arg); err != nil {
-			h.logger.Warn("session time zone", "err", err)
-		}
-	}
-	return "🕒 Time zone set to " + arg + "."
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,49 +184,6 @@ func TestSchedulerPromptAndNotify(t *testing.T) {
 	h.waitText(userID, "watcher failed: [REDACTED]")
 	if err := h.host.Prompt(context.Background(), "nonsense", "x", "y"); err == nil {
 		t.Errorf("a bad target was accepted")
-	}
-}
-
-func TestJournalReplay(t *testing.T) {
-	dir := t.TempDir()
-	j, err := openJournal(dir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := json.RawMessage(`{"update_id":7,"message":{"message_id":1,"chat":{"id":5,"type":"private"},"from":{"id":5},"text":"x"}}`)
-	j.write(journalEntry{ID: 7, State: statePending, Scope: "5", Update: raw}, journalEntry{ID: 8, State: statePending, Scope: "6", Update: raw})
-	j.done(8)
-	j.close()
-	f, _ := os.OpenFile(filepath.Join(dir, JournalFile), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"id":9,"sta`) // torn by a crash
-	f.Close()
-
-	j, err = openJournal(dir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := j.reported(); len(got) != 1 || got[0].ID != 7 {
-		t.Fatalf("reported = %+v", got)
-	}
-	// Until its report was sent, a restart reports it again.
-	j.close()
-	j, _ = openJournal(dir, slog.New(slog.DiscardHandler))
-	if got := j.reported(); len(got) != 1 || got[0].ID != 7 {
-		t.Fatalf("after a restart before the report went out, reported = %+v", got)
-	}
-	if err := j.markReported("5", 7); err != nil {
-		t.Fatal(err)
-	}
-	j.close()
-	// Once reported, a restart does not report it again, but /retry still
-	// finds it.
-	j, _ = openJournal(dir, slog.New(slog.DiscardHandler))
-	defer j.close()
-	if got := j.reported(); len(got) != 0 {
-		t.Errorf("reported again: %+v", got)
-	}
-	if es, _ := j.takeInterrupted("5", -1); len(es) != 1 || es[0].ID != 7 {
-		t.Errorf("takeInterrupted = %+v", es)
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
-// compactedNote is shown when the session was compacted during a turn.
-const compactedNote = "🗜 compacted older messages"
+// compactedNote is shown when the session was compacted during a turn (by
+// the turn's view).
+const compactedNote = turnview.CompactedNote
 
 // compactSession handles /compact on the chat's queue: it summarises the
 // older messages now. A failed summary leaves the session as it was.
@@ -26,17 +28,17 @@ func (h *Host) compactSession(ctx context.Context, t target) {
 	err = s.Compact(ctx)
 	switch {
 	case errors.Is(err, agent.ErrNothingToCompact):
-		h.sendText(ctx, t, "Nothing to compact yet: the conversation is no longer than what compaction keeps.", 0)
+		h.out.sendText(ctx, t, "Nothing to compact yet: the conversation is no longer than what compaction keeps.", 0)
 	case err != nil && ctx.Err() != nil:
 		// Stopped or shutting down: nothing was changed, nothing to say.
 	case err != nil && storagefail.Is(err):
 		h.storage.failed("transcript", err)
-		h.sendText(ctx, t, "⚠️ The summary could not be saved: the bot's disk is full or cannot be written, so nothing changed. Try again once the operator has freed space.", 0)
+		h.out.sendText(ctx, t, "⚠️ The summary could not be saved: the bot's disk is full or cannot be written, so nothing changed. Try again once the operator has freed space.", 0)
 	case err != nil:
 		h.logger.Warn("compaction failed", "scope", t.String(), "err", err)
-		h.sendText(ctx, t, "⚠️ The summary failed, so nothing changed: "+err.Error(), 0)
+		h.out.sendText(ctx, t, "⚠️ The summary failed, so nothing changed: "+err.Error(), 0)
 	default:
-		h.sendText(ctx, t, compactedReport(before, s.ContextUsage()), 0)
+		h.out.sendText(ctx, t, compactedReport(before, s.ContextUsage()), 0)
 	}
 }
 

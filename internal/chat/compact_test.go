@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
+	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
 
 // echoHandler answers every request with "echo: <last user text>", and a
@@ -164,4 +166,40 @@ func TestCompactReportsHonestly(t *testing.T) {
 	}
 	h.tg.SendText(userID, userID, "/compact")
 	h.waitText(userID, "the summary is no smaller than what it replaced")
+}
+
+// TestCompactOnFullDisk: a /compact whose summary cannot be written to the
+// transcript changes nothing and says why in words, without the paths.
+func TestCompactOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	rec := newLogRecorder()
+	faux := agenttest.NewFauxProvider()
+	long := strings.Repeat("a long summary ", 800)
+	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+		if len(req.Tools) == 0 {
+			d.Fill()
+			return agent.Response{Text: long}, nil
+		}
+		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
+	})
+	h := newHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, agentOpts: []agent.Option{agent.WithCompactionKeepTurns(1)},
+		opts: []Option{WithLogger(rec.logger())}})
+	for _, s := range []string{"first", "second"} {
+		h.tg.SendText(userID, userID, s)
+		h.waitText(userID, s)
+	}
+	h.tg.SendText(userID, userID, "/compact")
+	told := h.waitText(userID, "The summary could not be saved")
+	if !strings.Contains(told.Visible, "disk is full") || strings.Contains(told.Visible, d.Dir) {
+		t.Errorf("the chat was told %q, want the full disk named, without paths", told.Visible)
+	}
+	sess, err := h.host.session(context.Background(), target{chatID: userID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sess.Messages()); n != 4 {
+		t.Errorf("after the summary could not be saved the session has %d messages, want 4", n)
+	}
+	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
+	d.Drain()
 }

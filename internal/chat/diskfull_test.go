@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -16,8 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
@@ -207,59 +204,6 @@ func TestTranscriptOnFullDisk(t *testing.T) {
 	}
 }
 
-// TestJournalMarkOnFullDisk marks a journaled message done while the disk
-// is full: the mark is kept and written once there is space (by flush, or
-// before the next entries), so that the next start-up does not report an
-// answered message as interrupted.
-func TestJournalMarkOnFullDisk(t *testing.T) {
-	for _, how := range []string{"flush", "next write"} {
-		t.Run(how, func(t *testing.T) {
-			d := tmpfstest.Mount(t, 1<<20)
-			j, err := openJournal(d.Dir, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The entry fills the journal's first page but for a few
-			// bytes, too few for the done line: that needs a new page.
-			page := os.Getpagesize()
-			e := journalEntry{ID: 7, State: statePending, Scope: itoa64(userID), At: time.Now().Unix()}
-			for pad := page - 200; ; pad++ {
-				e.Update = json.RawMessage(`{"update_id":7,"pad":"` + strings.Repeat("x", pad) + `"}`)
-				if line, _ := json.Marshal(e); len(line)+1 >= page-10 {
-					break
-				}
-			}
-			if err := j.write(e); err != nil {
-				t.Fatal(err)
-			}
-			d.Fill()
-			if err := j.done(7); !errors.Is(err, syscall.ENOSPC) {
-				t.Fatalf("done on a full disk: %v, want ENOSPC", err)
-			}
-			d.Drain()
-			switch how {
-			case "flush":
-				err = j.flush()
-			default:
-				err = j.write(journalEntry{ID: 8, State: stateDone, At: time.Now().Unix()})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			j.close()
-			j2, err := openJournal(d.Dir, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer j2.close()
-			interrupted, _ := j2.takeInterrupted(itoa64(userID), -1)
-			if diff := cmp.Diff(0, len(j2.reported())+len(interrupted)); diff != "" {
-				t.Errorf("entries reported as interrupted after the restart (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestStorageErrorWords: a turn that failed because its transcript could
 // not be written is told and logged as that, never as an unreachable
 // model provider (a file error wraps a syscall.Errno, which is a
@@ -323,48 +267,6 @@ func TestUsageRecorderOnFullDisk(t *testing.T) {
 	}
 }
 
-// TestJournalOpensOnFullDisk restarts on a full disk: the start-up
-// compaction fails, yet the journal opens (a bot that cannot start cannot
-// tell anyone anything, and a supervisor would restart it in a loop),
-// reports the message it finds pending, and compacts the file once there
-// is space.
-func TestJournalOpensOnFullDisk(t *testing.T) {
-	d := tmpfstest.Mount(t, 1<<20)
-	logger := slog.New(slog.DiscardHandler)
-	j, err := openJournal(d.Dir, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	update := json.RawMessage(`{"update_id":5}`)
-	if err := j.write(journalEntry{ID: 5, State: statePending, Scope: itoa64(userID), Update: update, At: time.Now().Unix()}); err != nil {
-		t.Fatal(err)
-	}
-	j.close() // the bot dies with the message pending
-	d.Fill()
-	j, err = openJournal(d.Dir, logger)
-	if err != nil {
-		t.Fatalf("the journal does not open on a full disk: %v", err)
-	}
-	defer j.close()
-	if got := j.reported(); len(got) != 1 || got[0].ID != 5 {
-		t.Errorf("reported after the restart: %v, want update 5", got)
-	}
-	// Its report went out; on the full disk the mark may wait for space,
-	// like the others.
-	_ = j.markReported(itoa64(userID), 5)
-	d.Drain()
-	if err := j.flush(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(d.Dir, JournalFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), `"state":"interrupted"`) {
-		t.Errorf("after the flush the journal is %s, want it compacted to the interrupted entry", data)
-	}
-}
-
 // TestWebhookOnFullDisk delivers an update by webhook while the agent dir
 // is full: it is answered 503, so that Telegram delivers it again, until
 // space is freed; then it runs once, and the episode had one Error.
@@ -414,42 +316,6 @@ func TestWebhookOnFullDisk(t *testing.T) {
 	}
 }
 
-// TestCompactOnFullDisk: a /compact whose summary cannot be written to the
-// transcript changes nothing and says why in words, without the paths.
-func TestCompactOnFullDisk(t *testing.T) {
-	d := tmpfstest.Mount(t, 1<<20)
-	rec := newLogRecorder()
-	faux := agenttest.NewFauxProvider()
-	long := strings.Repeat("a long summary ", 800)
-	faux.Handle(func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		if len(req.Tools) == 0 {
-			d.Fill()
-			return agent.Response{Text: long}, nil
-		}
-		return agent.Response{Text: "echo: " + lastUserText(req)}, nil
-	})
-	h := newHarness(t, harnessConfig{provider: faux, agentDir: d.Dir, agentOpts: []agent.Option{agent.WithCompactionKeepTurns(1)},
-		opts: []Option{WithLogger(rec.logger())}})
-	for _, s := range []string{"first", "second"} {
-		h.tg.SendText(userID, userID, s)
-		h.waitText(userID, s)
-	}
-	h.tg.SendText(userID, userID, "/compact")
-	told := h.waitText(userID, "The summary could not be saved")
-	if !strings.Contains(told.Visible, "disk is full") || strings.Contains(told.Visible, d.Dir) {
-		t.Errorf("the chat was told %q, want the full disk named, without paths", told.Visible)
-	}
-	sess, err := h.host.session(context.Background(), target{chatID: userID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(sess.Messages()); n != 4 {
-		t.Errorf("after the summary could not be saved the session has %d messages, want 4", n)
-	}
-	rec.wait(t, "the episode's error", isLog(slog.LevelError, "the agent dir cannot be written"))
-	d.Drain()
-}
-
 // TestSessionOpenOnFullDisk reopens, on a full disk, a session whose
 // transcript ends with a tool call without its result (a crash in the
 // tool): the repair cannot be written, and the chat is told in words,
@@ -496,48 +362,4 @@ func transcriptLine(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
-}
-
-// TestRetryOnFullDisk says /retry while the agent dir is full: the
-// interrupted message cannot be journaled as running again, so it is not
-// run (a crash would leave it interrupted in the file, never reported
-// again, after the chat was told it runs); the user is told why, and the
-// /retry after space is freed runs it once.
-func TestRetryOnFullDisk(t *testing.T) {
-	d := tmpfstest.Mount(t, 1<<20)
-	tg := telegramtest.New(t)
-	ws := t.TempDir()
-	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
-	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: d.Dir, workspace: ws})
-	// Long enough that its journal line needs a page of its own.
-	text := "cut by a crash " + strings.Repeat("x", os.Getpagesize()-600)
-	tg.SendText(userID, userID, text)
-	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
-	h1.stop()
-
-	faux := agenttest.NewFauxProvider()
-	faux.Handle(ranUserText)
-	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: d.Dir, workspace: ws})
-	h2.waitText(userID, "interrupted by a restart")
-	waitFor(t, "the report to be journaled", func() bool {
-		data, err := os.ReadFile(filepath.Join(d.Dir, JournalFile))
-		return err == nil && strings.Contains(string(data), `"state":"interrupted"`)
-	})
-	d.Fill()
-	tg.SendText(userID, userID, "/retry")
-	msgs := h2.waitMessages(userID, "the answer to /retry", func(ms []telegramtest.Message) bool {
-		return countVisible(ms, "🔁")+countVisible(ms, "/retry once") > 0
-	})
-	if countVisible(msgs, "disk is full") == 0 || countVisible(msgs, "🔁") != 0 {
-		t.Errorf("/retry on a full disk: the chat shows %s, want it told the disk is full, nothing run", describe(msgs))
-	}
-	if n := len(faux.Requests()); n != 0 {
-		t.Errorf("the message ran while it could not be journaled: %d model requests", n)
-	}
-	d.Drain()
-	tg.SendText(userID, userID, "/retry")
-	h2.waitText(userID, "ran: cut by a crash")
-	if n := len(faux.Requests()); n != 1 {
-		t.Errorf("model requests after the /retry with space: %d, want 1", n)
-	}
 }

@@ -72,8 +72,6 @@ func TestEditedMessages(t *testing.T) {
 	// Nothing stays pending in the journal: the replaced message's entry
 	// was done with its edit.
 	waitFor(t, "the journal to settle", func() bool {
-		h.host.journal.mu.Lock()
-		defer h.host.journal.mu.Unlock()
-		return len(h.host.journal.pending) == 0
+		return h.host.journal.Unfinished() == 0
 	})
 }

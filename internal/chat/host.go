@@ -1,11 +1,12 @@
 // Package chat is the Telegram host of the agent: it takes the updates
-// (long polling, or a webhook), answers only the allowed users, runs one agent session
-// per chat (per forum topic in forum groups) one turn at a time on a
-// worker with its queue, streams the answers, shows tool progress with a
-// Stop button, handles the commands, the buttons and the attachments, and
-// keeps the inbound journal and the chat settings. Every Bot API call goes
-// through a botapi.Client, which redacts everything sent; rendering and
-// splitting are the markup package's.
+// (long polling, or a webhook), answers only the allowed users, runs one
+// agent session per chat (per forum topic in forum groups) one turn at a
+// time on a worker with its queue, streams the answers, shows tool
+// progress with a Stop button, handles the commands, the buttons and the
+// attachments, and keeps the chat settings; the inbound journal and each
+// item's state are package ledger's. Every Bot API call goes through a
+// botapi.Client, which redacts everything sent; rendering and splitting
+// are the markup package's.
 package chat
 
 import (
@@ -14,10 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -25,6 +23,8 @@ import (
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/redactor"
 	"github.com/volcanic/telegram-agent/internal/sandbox"
 	"github.com/volcanic/telegram-agent/internal/usage"
@@ -97,27 +97,30 @@ func WithLogger(l *slog.Logger) Option { return func(h *Host) { h.logger = l } }
 
 // WithJobBoard gives /jobs its jobs; without one /jobs says scheduling is
 // not enabled.
-func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs = j } }
+func WithJobBoard(j JobBoard) Option { return func(h *Host) { h.jobs.board = j } }
 
 // WithTranscriber sets the speech-to-text service for voice notes and audio;
 // without one they get a reply saying transcription is not configured.
-func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.transcriber = t } }
+func WithTranscriber(t Transcriber) Option { return func(h *Host) { h.inbox.transcriber = t } }
 
 // Host is the chat host: it polls Telegram and runs a worker per chat.
-// It provides the scheduler's Chats (Prompt, Notify, TimeZone).
+// It provides the scheduler's Chats (Prompt, Notify, Refused, TimeZone),
+// handed to the scheduler's Start.
 type Host struct {
-	cfg         Config
-	logger      *slog.Logger
-	jobs        JobBoard
-	transcriber Transcriber
-	// usage is the usage log (nil: not recorded), with the prices and the
-	// daily limit (see WithUsage).
-	usage  *usage.Store
-	prices usage.Prices
-	limit  usage.Limit
-	// planWindows reports the model plan's usage windows for /usage (nil:
-	// none; see WithPlanWindows).
-	planWindows func() []PlanWindow
+	cfg    Config
+	logger *slog.Logger
+	// limit is the daily usage limit (see WithUsage), which the turns'
+	// refusals log; meter holds it to it.
+	limit usage.Limit
+	// The front end's concerns, each holding the few things it needs
+	// (wired by wireFrontEnd; the options fill in theirs).
+	sessions  sessions
+	meter     meter
+	jobs      jobsView
+	inbox     attachments
+	models    modelSwitch
+	strangers strangers
+	commander commander
 	// httpClient and retry configure the Bot API client; tests set them.
 	httpClient    *http.Client
 	retry         botapi.RetryPolicy
@@ -125,26 +128,26 @@ type Host struct {
 	pollTimeout   time.Duration
 	shutdownGrace time.Duration
 
-	// api is the Bot API under the retry policy: answers, status
-	// finalisation, setMyCommands, files.
+	// api is the Bot API under the retry policy: getMe, setMyCommands,
+	// updates, files. Messages to a chat go through view's verbs.
 	api *botapi.Client
-	// quick sends transient notices: command replies, "queued", callback
-	// answers; two tries, so that an outage does not keep them going.
-	quick *botapi.Client
-	// preview sends streamed previews and running status edits: one try
-	// each, since the next one follows soon and a retry_after must not
-	// hold the turn.
-	preview  *botapi.Client
-	noDrafts atomic.Bool
+	// view is what the chats see: streaming, tool status, delivery,
+	// notices (turnview).
+	view     *turnview.View
 	allowed  map[int64]bool
 	settings *settingsStore
 	// statuses records the tool status messages open now; cutStatuses
 	// are the ones the last run left open, edited when Run starts.
-	statuses    *statusLog
-	cutStatuses []statusRecord
+	statuses    *turnview.StatusLog
+	cutStatuses []turnview.StatusRecord
 	// asks are the approval requests waiting for a button.
-	asks    approvalBoard
-	journal *journal
+	asks approvalBoard
+	// front is what each turn's tools find of the chat on their context.
+	front   frontEnd
+	journal *ledger.Journal
+	// out is how the front end talks to a chat outside a turn's answer
+	// (see outlet).
+	out chatOutlet
 	// storage follows whether the agent dir takes writes, for the
 	// heartbeat and the log.
 	storage *storageHealth
@@ -157,22 +160,8 @@ type Host struct {
 	mu      sync.Mutex
 	botUser models.User
 	chats   map[string]*chatWorker
-	// strangers is when each user who is not allowed was last logged at
-	// Info.
-	strangers map[int64]time.Time
-	// strangerReplies is when each of them was last told how to get
-	// access.
-	strangerReplies map[int64]time.Time
-	closing         bool
-	workers         sync.WaitGroup
-
-	// outbox holds each chat's notices waiting to be sent (see post);
-	// notices tracks the goroutines sending them, until noticeCtx ends.
-	outMu         sync.Mutex
-	outbox        map[string][]func(context.Context)
-	notices       sync.WaitGroup
-	noticeCtx     context.Context
-	cancelNotices context.CancelFunc
+	closing bool
+	workers sync.WaitGroup
 
 	// newSessionGap, when set (tests), runs between the two steps of /new:
 	// after the new session id is saved, before the old session is closed.
@@ -188,12 +177,10 @@ type Host struct {
 	// replaces it).
 	pollSleep func(ctx context.Context, d time.Duration) bool
 	// journalOpts are the inbound journal's test seams.
-	journalOpts []journalOption
+	journalOpts []ledger.Option
 	// reportPause is the first pause before a report that did not go out
-	// is sent again (see report); tests shorten it.
+	// is sent again (see chatOutlet.report); tests shorten it.
 	reportPause time.Duration
-	// statusLines, when set, adds lines to /status (WithStatusLines).
-	statusLines func() []string
 }
 
 // New builds a host: it checks cfg, loads chat-settings.json (a file that
@@ -220,19 +207,16 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 		return nil, errors.Join(errs...)
 	}
 	h := &Host{
-		cfg:             cfg,
-		logger:          slog.New(slog.DiscardHandler),
-		retry:           botapi.DefaultRetryPolicy(),
-		editInterval:    time.Second,
-		pollTimeout:     50 * time.Second,
-		shutdownGrace:   5 * time.Second,
-		allowed:         make(map[int64]bool, len(cfg.AllowedUserIDs)),
-		chats:           make(map[string]*chatWorker),
-		strangers:       make(map[int64]time.Time),
-		strangerReplies: make(map[int64]time.Time),
-		outbox:          make(map[string][]func(context.Context)),
-		pollSleep:       backoff.Sleep,
-		reportPause:     3 * time.Second,
+		cfg:           cfg,
+		logger:        slog.New(slog.DiscardHandler),
+		retry:         botapi.DefaultRetryPolicy(),
+		editInterval:  time.Second,
+		pollTimeout:   50 * time.Second,
+		shutdownGrace: 5 * time.Second,
+		allowed:       make(map[int64]bool, len(cfg.AllowedUserIDs)),
+		chats:         make(map[string]*chatWorker),
+		pollSleep:     backoff.Sleep,
+		reportPause:   3 * time.Second,
 	}
 	h.source = pollSource{h}
 	for _, o := range opts {
@@ -253,22 +237,25 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 			h.storage.wrote(SettingsFile)
 		}
 	}
-	if h.journal, err = openJournal(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
+	if h.journal, err = ledger.Open(cfg.AgentDir, h.logger, h.journalOpts...); err != nil {
 		return nil, err
 	}
-	if h.statuses, h.cutStatuses, err = openStatusLog(cfg.AgentDir, h.logger); err != nil {
+	if h.statuses, h.cutStatuses, err = turnview.OpenStatusLog(cfg.AgentDir, h.logger); err != nil {
 		// Cosmetic: without it a crash leaves its statuses as they were.
 		h.logger.Warn("the tool status record cannot be opened; statuses a crash cuts stay as they were", "err", err)
 		h.statuses, h.cutStatuses = nil, nil
 	}
 	if h.api, err = botapi.New(cfg.Token, cfg.Redactor, botapi.WithBaseURL(cfg.APIURL), botapi.WithHTTPClient(h.httpClient),
 		botapi.WithLogger(h.logger), botapi.WithRetryPolicy(h.retry)); err != nil {
-		h.journal.close()
+		h.journal.Close()
 		return nil, fmt.Errorf("chat: %w", err)
 	}
-	h.quick, h.preview = h.api.WithAttempts(2), h.api.WithAttempts(1)
 	h.turnCtx, h.cancelTurn = context.WithCancel(context.Background())
-	h.noticeCtx, h.cancelNotices = context.WithCancel(context.Background())
+	h.view = turnview.New(h.api, turnview.Settings{Logger: h.logger, EditInterval: h.editInterval,
+		Statuses: h.statuses, Shutdown: h.turnCtx, Background: &h.workers})
+	h.out = chatOutlet{view: h.view, api: h.api, reports: newReporter(h.view, h.reportPause, h.turnCtx, h.logger)}
+	h.front = newFrontEnd(h)
+	wireFrontEnd(h)
 	return h, nil
 }
 
@@ -281,8 +268,8 @@ func New(cfg Config, opts ...Option) (*Host, error) {
 // a clean shutdown; an error wrapping ErrWebhookRejected when Telegram
 // refuses the webhook.
 func (h *Host) Run(ctx context.Context) error {
-	defer h.journal.close()
-	defer h.statuses.close()
+	defer h.journal.Close()
+	defer h.statuses.Close()
 	me, err := h.api.GetMe(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -303,9 +290,9 @@ func (h *Host) Run(ctx context.Context) error {
 	if err := h.api.SetMyCommands(ctx, botCommands()); err != nil && ctx.Err() == nil {
 		h.logger.Warn("setMyCommands failed", "err", err)
 	}
-	h.editCutStatuses(h.cutStatuses)
+	h.view.EditCut(h.cutStatuses)
 	h.cutStatuses = nil
-	h.reportInterrupted()
+	reportInterrupted(h.journal, h.out, h.storage, h.logger)
 	h.replayReceived(ctx)
 	err = h.source.run(ctx, h.take)
 	h.shutdown()
@@ -336,7 +323,7 @@ func (h *Host) shutdown() {
 	var wg sync.WaitGroup
 	for _, c := range running {
 		wg.Go(func() {
-			h.sendText(ctx, c.t, c.text, 0)
+			h.out.sendText(ctx, c.t, c.text, 0)
 		})
 	}
 	wg.Wait()
@@ -349,7 +336,7 @@ func (h *Host) shutdown() {
 	case <-time.After(h.shutdownGrace):
 		h.logger.Warn("shutdown: turns still running after the grace period")
 	}
-	h.waitNotices(2 * time.Second)
+	h.view.WaitNotices(2 * time.Second)
 }
 
 // restartingText is the shutdown's notice of the running turn it.
@@ -358,58 +345,6 @@ func restartingText(it *workItem) string {
 		return "⚠️ The bot is restarting; the scheduled job “" + it.label + "” was interrupted. Once it is back, it tells you, and /retry runs it again."
 	}
 	return "⚠️ The bot is restarting; this turn was interrupted. Once it is back, it tells you each interrupted message, and /retry runs them all again, in order."
-}
-
-// target is a chat's scope: "<chatID>" or "<chatID>:<threadID>" for a forum
-// topic. It is also the session's Scope and the scheduler's target.
-type target struct {
-	chatID   int64
-	threadID int
-}
-
-func (t target) String() string {
-	if t.threadID != 0 {
-		return strconv.FormatInt(t.chatID, 10) + ":" + strconv.Itoa(t.threadID)
-	}
-	return strconv.FormatInt(t.chatID, 10)
-}
-
-// sessionBase is the base of the target's session ids: letters, digits,
-// '-', '_' and '.' only.
-func (t target) sessionBase() string {
-	if t.threadID != 0 {
-		return fmt.Sprintf("chat_%d_%d", t.chatID, t.threadID)
-	}
-	return fmt.Sprintf("chat_%d", t.chatID)
-}
-
-// parseTarget reads a scope string.
-func parseTarget(s string) (target, error) {
-	chat, thread, hasThread := strings.Cut(s, ":")
-	id, err := strconv.ParseInt(chat, 10, 64)
-	if err != nil || id == 0 {
-		return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
-	}
-	t := target{chatID: id}
-	if hasThread {
-		if t.threadID, err = strconv.Atoi(thread); err != nil || t.threadID <= 0 {
-			return target{}, fmt.Errorf("chat: %q is not a chat target (<chatID> or <chatID>:<threadID>)", s)
-		}
-	}
-	return t, nil
-}
-
-// targetOf returns the target a message belongs to: its topic in a forum
-// group or in a private chat with topics (Bot API 9.3: a bot with topic
-// mode on has its private chats in topics), else the chat. In a group that
-// is no forum a message_thread_id names a reply thread, not a topic.
-func targetOf(m *models.Message) target {
-	t := target{chatID: m.Chat.ID}
-	topics := m.Chat.IsForum || m.Chat.Type == models.ChatTypePrivate
-	if topics && m.IsTopicMessage && m.MessageThreadID != 0 {
-		t.threadID = m.MessageThreadID
-	}
-	return t
 }
 
 // Prompt queues a turn for target behind a running turn, like a user
@@ -438,9 +373,11 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	scope = t.String()
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
 	journal := func() error {
-		id, err := h.journal.writePrompt(scope, label, prompt)
-		h.journaled(err)
-		it.journalID = id
+		o, err := h.journal.WritePrompt(scope, label, prompt)
+		h.storage.journaled(err)
+		if err == nil {
+			it.origin, it.state = o, ledger.Queued
+		}
 		return err
 	}
 	w, err := h.worker(t)
@@ -457,35 +394,5 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	return nil
 }
 
-// Notify sends text to target as it is (redacted, split when long), outside
-// any turn.
-func (h *Host) Notify(ctx context.Context, scope, text string) error {
-	t, err := parseTarget(scope)
-	if err != nil {
-		return err
-	}
-	return h.sendText(ctx, t, text, 0)
-}
-
 // TimeZone returns target's IANA zone: its /tz, else the default zone.
-func (h *Host) TimeZone(scope string) string {
-	if z := h.settings.get(scope).TimeZone; z != "" {
-		return z
-	}
-	return h.cfg.DefaultTimeZone
-}
-
-// location returns target's zone as a *time.Location (Local when none).
-func (h *Host) location(scope string) *time.Location {
-	if z := h.TimeZone(scope); z != "" {
-		if loc, err := time.LoadLocation(z); err == nil {
-			return loc
-		}
-	}
-	return time.Local
-}
-
-// draftsUnsupported reports that the server answered sendMessageDraft 404.
-func (h *Host) draftsUnsupported() bool { return h.noDrafts.Load() }
-
-func (h *Host) markDraftsUnsupported() { h.noDrafts.Store(true) }
+func (h *Host) TimeZone(scope string) string { return h.sessions.timeZone(scope) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -75,9 +76,9 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 			// What a SIGKILL right now, with the answer sent, would leave.
 			once.Do(func() {
 				var b []byte
-				if b, snapErr = os.ReadFile(filepath.Join(agentDir, JournalFile)); snapErr == nil {
-					snapErr = errors.Join(os.WriteFile(filepath.Join(crashDir, JournalFile), b, 0o600),
-						os.WriteFile(filepath.Join(restartDir, JournalFile), b, 0o600))
+				if b, snapErr = os.ReadFile(filepath.Join(agentDir, ledger.File)); snapErr == nil {
+					snapErr = errors.Join(os.WriteFile(filepath.Join(crashDir, ledger.File), b, 0o600),
+						os.WriteFile(filepath.Join(restartDir, ledger.File), b, 0o600))
 				}
 			})
 		}
@@ -94,17 +95,17 @@ func TestAnsweredMessageIsNeverReportedAfterACrash(t *testing.T) {
 	if snapErr != nil {
 		t.Fatalf("journal snapshot: %v", snapErr)
 	}
-	j, err := openJournal(crashDir, slog.New(slog.DiscardHandler))
+	j, err := ledger.Open(crashDir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := j.reported(); len(got) != 0 {
+	if got := j.ToReport(); len(got) != 0 {
 		t.Errorf("an answered message is reported as interrupted after a crash: %d entries", len(got))
 	}
-	if got, _ := j.takeInterrupted("1001", -1); len(got) != 0 {
+	if got, _ := j.TakeInterrupted("1001", -1); len(got) != 0 {
 		t.Errorf("/retry would answer an answered message again: %d entries", len(got))
 	}
-	j.close()
+	j.Close()
 
 	// The bot restarted from that crash tells the chat that the answer may
 	// have been cut short (the crash came while it was being sent), and

@@ -2,12 +2,12 @@ package chat
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/go-telegram/bot/models"
-
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // JobBoard is what /jobs shows and cancels: the scheduler's jobs of one
@@ -24,34 +24,48 @@ type JobView struct {
 	Next time.Time
 }
 
-// listJobs handles /jobs.
-func (h *Host) listJobs(ctx context.Context, t target, replyTo int) {
-	if h.jobs == nil {
-		h.sendNotice(ctx, t, "Scheduling is not enabled.", replyTo)
-		return
-	}
-	text, markup := h.jobsMessage(t)
-	p := h.messageParams(t, text, "", replyTo)
-	p.Buttons = markup
-	if _, err := h.quick.SendMessage(ctx, p); err != nil {
-		h.logSendError("jobs", t, err)
-	}
+// jobsView is /jobs and its cancel buttons: the job board's jobs of a
+// chat, in the chat's zone.
+type jobsView struct {
+	// board is the scheduler's jobs (nil: scheduling is not enabled; see
+	// WithJobBoard).
+	board    JobBoard
+	sessions *sessions
+	logger   *slog.Logger
+	out      outlet
+	menu     menu
 }
 
-// jobsMessage renders t's jobs, each with its schedule in words where it
-// is a common one and its next run in the chat's zone, and a cancel button
-// per job.
-func (h *Host) jobsMessage(t target) (string, *models.InlineKeyboardMarkup) {
-	jobs := h.jobs.ListJobs(t.String())
+// command handles /jobs, off the polling goroutine.
+func (v *jobsView) command(_ context.Context, in *inbound, _ func(string)) {
+	t := in.target
+	v.out.post(t, func(ctx context.Context, n turnview.Noticer) { v.list(ctx, n, t, in.msg.ID) })
+}
+
+// list sends t's jobs, with their cancel buttons.
+func (v *jobsView) list(ctx context.Context, n turnview.Noticer, t target, replyTo int) {
+	if v.board == nil {
+		_ = n.Say(ctx, "Scheduling is not enabled.", replyTo)
+		return
+	}
+	text, markup := v.message(t)
+	v.menu.send(ctx, n, t, "jobs", text, markup, replyTo)
+}
+
+// message renders t's jobs, each with its schedule in words where it is a
+// common one and its next run in the chat's zone, and a cancel button per
+// job.
+func (v *jobsView) message(t target) (string, *models.InlineKeyboardMarkup) {
+	jobs := v.board.ListJobs(t.String())
 	rows := [][]models.InlineKeyboardButton{}
 	if len(jobs) == 0 {
 		return "No scheduled jobs.", &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 	}
-	loc := h.location(t.String())
+	loc := v.sessions.location(t.String())
 	var b strings.Builder
 	for _, j := range jobs {
 		b.WriteString(jobLine(j, loc, time.Now()) + "\n")
-		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + h.shortened(jobName(j), 30), CallbackData: callbackCancelJob + ":" + j.ID}})
+		rows = append(rows, []models.InlineKeyboardButton{{Text: "✖ Cancel " + v.out.shortened(jobName(j), 30), CallbackData: callbackCancelJob + ":" + j.ID}})
 	}
 	return strings.TrimRight(b.String(), "\n"), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }
@@ -81,16 +95,23 @@ func jobName(j JobView) string {
 	return j.ID
 }
 
-// cancelJob handles a job's cancel button on the /jobs message msgID: it
+// press handles a job's cancel button, off the polling goroutine.
+func (v *jobsView) press(p press) {
+	v.out.post(p.target, func(ctx context.Context, n turnview.Noticer) {
+		v.cancel(ctx, n, p.target, p.msgID, p.arg, func(text string) { p.answer(ctx, n, text) })
+	})
+}
+
+// cancel handles a job's cancel button on the /jobs message msgID: it
 // cancels the job, says so by its name, and re-renders the list in place
 // (a job that is already gone gets a toast, never the scheduler's error).
-func (h *Host) cancelJob(ctx context.Context, t target, msgID int, id string, answer func(string)) {
-	if h.jobs == nil {
+func (v *jobsView) cancel(ctx context.Context, n turnview.Noticer, t target, msgID int, id string, answer func(string)) {
+	if v.board == nil {
 		answer("Scheduling is not enabled.")
 		return
 	}
 	var job *JobView
-	for _, j := range h.jobs.ListJobs(t.String()) {
+	for _, j := range v.board.ListJobs(t.String()) {
 		if j.ID == id {
 			job = &j
 			break
@@ -100,16 +121,14 @@ func (h *Host) cancelJob(ctx context.Context, t target, msgID int, id string, an
 	case job == nil:
 		answer("That job is already gone.")
 	default:
-		if err := h.jobs.CancelJob(t.String(), id); err != nil {
-			h.logger.Warn("cancelling a job failed", "scope", t.String(), "job", id, "err", err)
+		if err := v.board.CancelJob(t.String(), id); err != nil {
+			v.logger.Warn("cancelling a job failed", "scope", t.String(), "job", id, "err", err)
 			answer("Could not cancel that job; it may be gone already.")
 			break
 		}
 		answer("Cancelled.")
-		h.sendNotice(ctx, t, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
+		_ = n.Say(ctx, "✖ Cancelled job “"+jobName(*job)+"”.", 0)
 	}
-	text, markup := h.jobsMessage(t)
-	if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: msgID, Text: text, Buttons: markup}); err != nil {
-		h.logSendError("jobs edit", t, err)
-	}
+	text, markup := v.message(t)
+	v.menu.edit(ctx, n, t, "jobs edit", msgID, text, markup)
 }

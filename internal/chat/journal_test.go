@@ -3,7 +3,6 @@ package chat
 import (
 	"bufio"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,42 +10,42 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
 // pendingEntries returns the journal's pending lines.
-func pendingEntries(t *testing.T, dir string) []journalEntry {
+func pendingEntries(t *testing.T, dir string) []ledger.Entry {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, JournalFile))
+	f, err := os.Open(filepath.Join(dir, ledger.File))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	// The last line about an id wins, as when the journal is opened.
-	var order []int64
-	last := map[int64]journalEntry{}
+	var order []ledger.Origin
+	last := map[ledger.Origin]ledger.Entry{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
-		var e journalEntry
+		var e ledger.Entry
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
-		prev, seen := last[e.ID]
+		prev, seen := last[e.Origin]
 		if !seen {
-			order = append(order, e.ID)
+			order = append(order, e.Origin)
 		}
 		if e.Update == nil && e.Prompt == "" {
 			e.Update, e.Scope, e.Label, e.Prompt = prev.Update, prev.Scope, prev.Label, prev.Prompt
 		}
-		last[e.ID] = e
+		last[e.Origin] = e
 	}
-	var out []journalEntry
-	for _, id := range order {
-		if e := last[id]; e.State == statePending {
+	var out []ledger.Entry
+	for _, o := range order {
+		if e := last[o]; e.State == ledger.Queued {
 			out = append(out, e)
 		}
 	}
@@ -54,11 +53,11 @@ func pendingEntries(t *testing.T, dir string) []journalEntry {
 }
 
 // pendingMessages is pendingEntries without the scheduled prompts'.
-func pendingMessages(t *testing.T, dir string) []journalEntry {
+func pendingMessages(t *testing.T, dir string) []ledger.Entry {
 	t.Helper()
-	var out []journalEntry
+	var out []ledger.Entry
 	for _, e := range pendingEntries(t, dir) {
-		if !e.isPrompt() {
+		if !e.Origin.IsPrompt() {
 			out = append(out, e)
 		}
 	}
@@ -93,8 +92,8 @@ func TestJournaledUpdateRedeliveredAfterRestartDoesNotRunAgain(t *testing.T) {
 	}
 	// Telegram never heard the acknowledgement: the update is queued again.
 	id := tg.EnqueueJSON(string(pending[0].Update))
-	if id != pending[0].ID {
-		t.Fatalf("re-queued update id %d, want %d", id, pending[0].ID)
+	if id != pending[0].Origin.UpdateID() {
+		t.Fatalf("re-queued update id %d, want %d", id, pending[0].Origin.UpdateID())
 	}
 	polls := len(tg.RequestsFor("getUpdates"))
 
@@ -138,12 +137,12 @@ func TestJournaledUpdateIsSkipped(t *testing.T) {
 			}}
 			tg.Enqueue(upd)
 			raw, _ := json.Marshal(upd)
-			e := journalEntry{ID: 7, State: stateDone, Scope: "1001", Update: raw}
+			e := ledger.Entry{Origin: ledger.Update(7), State: ledger.Answered, Scope: "1001", Update: raw}
 			if !tt.at.IsZero() {
 				e.At = tt.at.Unix()
 			}
 			line, _ := json.Marshal(e)
-			if err := os.WriteFile(filepath.Join(agentDir, JournalFile), append(line, '\n'), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(agentDir, ledger.File), append(line, '\n'), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			faux := agenttest.NewFauxProvider()
@@ -159,59 +158,5 @@ func TestJournaledUpdateIsSkipped(t *testing.T) {
 				t.Errorf("the journaled update ran: %d model requests", got)
 			}
 		})
-	}
-}
-
-// An update journaled as received (a command, a button press) and not
-// handled before the bot died is handed out once after the restart, to be
-// handled then, and its delivery again is skipped as seen; one older than
-// Telegram keeps updates is not. Done, it is not handed out again.
-func TestReceivedUpdateIsReplayed(t *testing.T) {
-	dir := t.TempDir()
-	logger := slog.New(slog.DiscardHandler)
-	j, err := openJournal(dir, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	if err := j.write(
-		journalEntry{ID: 7, State: stateReceived, Update: json.RawMessage(`{"update_id":7}`), At: now.Add(-2 * updateRetention).Unix()},
-		journalEntry{ID: 9, State: stateReceived, Update: json.RawMessage(`{"update_id":9}`), At: now.Unix()},
-		journalEntry{ID: 10, State: statePending, Scope: itoa64(userID), Update: json.RawMessage(`{"update_id":10}`), At: now.Unix()},
-	); err != nil {
-		t.Fatal(err)
-	}
-	j.close()
-	reopen := func() *journal {
-		t.Helper()
-		j, err := openJournal(dir, logger)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(j.close)
-		return j
-	}
-	j = reopen()
-	var ids []int64
-	for _, e := range j.replay() {
-		ids = append(ids, e.ID)
-	}
-	got := map[string]any{"replayed": ids, "again": len(j.replay()), "seen 9": j.seen(9), "offset": j.resumeOffset(now)}
-	want := map[string]any{"replayed": []int64{9}, "again": 0, "seen 9": true, "offset": int64(11)}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("after the restart (-want +got):\n%s", diff)
-	}
-	// Not handled yet: a crash now hands it out again.
-	j.close()
-	j = reopen()
-	if n := len(j.replay()); n != 1 {
-		t.Errorf("after a second restart %d entries are handed out, want the one still received", n)
-	}
-	if err := j.done(9); err != nil {
-		t.Fatal(err)
-	}
-	j.close()
-	if n := len(reopen().replay()); n != 0 {
-		t.Errorf("once done, %d entries are handed out after the restart, want 0", n)
 	}
 }

@@ -3,12 +3,11 @@ package chat
 import (
 	"context"
 	"fmt"
-	"slices"
+	"log/slog"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
-
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // callbackModel is the kind of a model button of /model:
@@ -16,72 +15,60 @@ import (
 // callback data may be).
 const callbackModel = "model"
 
-// chatModel returns the model scope chose with /model, when it is still
-// one of the configured models; "" means the agent's default.
-func (h *Host) chatModel(scope string) string {
-	m := h.settings.get(scope).Model
-	if m == "" || !slices.Contains(h.cfg.Models, m) {
-		return ""
-	}
-	return m
+// modelSwitch is /model and its buttons: a chat's choice among the
+// configured models, kept in its settings and applied to its session.
+type modelSwitch struct {
+	sessions *sessions
+	logger   *slog.Logger
+	out      outlet
+	menu     menu
 }
 
-// currentModel returns the model t's session uses.
-func (h *Host) currentModel(ctx context.Context, t target) string {
-	if s, err := h.session(ctx, t); err == nil {
-		return s.Model()
-	}
-	if m := h.chatModel(t.String()); m != "" {
-		return m
-	}
-	return h.cfg.Model
-}
-
-// lookupModel returns the configured model named name (case-insensitively).
-func (h *Host) lookupModel(name string) (string, bool) {
-	for _, m := range h.cfg.Models {
-		if strings.EqualFold(m, name) {
-			return m, true
+// lookup returns the configured model named name (case-insensitively).
+func (m *modelSwitch) lookup(name string) (string, bool) {
+	for _, model := range m.sessions.models {
+		if strings.EqualFold(model, name) {
+			return model, true
 		}
 	}
 	return "", false
 }
 
-// modelList lists the configured models, the current one marked.
-func (h *Host) modelList(current string) string {
+// list lists the configured models, the current one marked.
+func (m *modelSwitch) list(current string) string {
 	var b strings.Builder
-	for _, m := range h.cfg.Models {
+	for _, model := range m.sessions.models {
 		mark := "•"
-		if m == current {
+		if model == current {
 			mark = "✅"
 		}
-		fmt.Fprintf(&b, "%s %s\n", mark, m)
+		fmt.Fprintf(&b, "%s %s\n", mark, model)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// setModel handles /model: without an argument it shows the current model
-// and the ones to switch to; with one it switches this chat (stored in
+// set handles /model: without an argument it shows the current model and
+// the ones to switch to; with one it switches this chat (stored in
 // chat-settings.json and applied to the session from its next request).
-func (h *Host) setModel(ctx context.Context, t target, arg string) string {
+func (m *modelSwitch) set(ctx context.Context, t target, arg string) string {
 	arg = strings.TrimSpace(arg)
-	current := h.currentModel(ctx, t)
-	if len(h.cfg.Models) == 0 {
+	current := m.sessions.currentModel(ctx, t)
+	if len(m.sessions.models) == 0 {
 		return "Model: " + current + "\nSwitching models is not configured (OPENAI_MODELS lists the models a chat may use)."
 	}
 	if arg == "" {
 		return modelMenuText(current)
 	}
-	name, ok := h.lookupModel(arg)
+	name, ok := m.lookup(arg)
 	if !ok {
-		return fmt.Sprintf("%q is not one of the models this bot may use. Choose one of:\n%s", h.shortened(arg, 60), h.modelList(current))
+		return fmt.Sprintf("%q is not one of the models this bot may use. Choose one of:\n%s", m.out.shortened(arg, 60), m.list(current))
 	}
 	scope := t.String()
-	if err := h.settings.update(scope, func(c *chatSettings) { c.Model = name }); err != nil {
-		h.logger.Error("model", "err", err)
+	if err := m.sessions.settings.update(scope, func(c *chatSettings) { c.Model = name }); err != nil {
+		m.logger.Error("model", "err", err)
 		return "⚠️ The model could not be saved; nothing changed."
 	}
-	if s, err := h.session(ctx, t); err == nil {
+	if s, err := m.sessions.open(ctx, t); err == nil {
 		s.SetModel(name)
 	}
 	return "🧠 This chat now uses " + name + "."
@@ -92,59 +79,52 @@ func modelMenuText(current string) string {
 	return "Model: " + current + "\n\nTap a model to switch this chat to it, or send /model <name>."
 }
 
-// modelButtons are /model's buttons: one row per model, the current one
+// buttons are /model's buttons: one row per model, the current one
 // marked.
-func (h *Host) modelButtons(current string) *models.InlineKeyboardMarkup {
+func (m *modelSwitch) buttons(current string) *models.InlineKeyboardMarkup {
 	var rows [][]models.InlineKeyboardButton
-	for _, m := range h.cfg.Models {
-		label := m
-		if m == current {
-			label = "✅ " + m
+	for _, model := range m.sessions.models {
+		label := model
+		if model == current {
+			label = "✅ " + model
 		}
-		rows = append(rows, []models.InlineKeyboardButton{{Text: h.shortened(label, 60), CallbackData: callbackModel + ":" + ruleHash(m)}})
+		rows = append(rows, []models.InlineKeyboardButton{{Text: m.out.shortened(label, 60), CallbackData: callbackModel + ":" + ruleHash(model)}})
 	}
 	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}
 }
 
-// modelCommand handles /model: with a name it switches at once; without
-// one it shows the models as buttons (or says switching is not
-// configured).
-func (h *Host) modelCommand(ctx context.Context, in *inbound, reply func(string)) {
-	if strings.TrimSpace(in.args) != "" || len(h.cfg.Models) == 0 {
-		reply(h.setModel(ctx, in.target, in.args))
+// command handles /model: with a name it switches at once; without one it
+// shows the models as buttons (or says switching is not configured).
+func (m *modelSwitch) command(ctx context.Context, in *inbound, reply func(string)) {
+	if strings.TrimSpace(in.args) != "" || len(m.sessions.models) == 0 {
+		reply(m.set(ctx, in.target, in.args))
 		return
 	}
 	t := in.target
-	h.post(t, func(ctx context.Context) {
-		current := h.currentModel(ctx, t)
-		p := h.messageParams(t, modelMenuText(current), "", in.msg.ID)
-		p.Buttons = h.modelButtons(current)
-		if _, err := h.quick.SendMessage(ctx, p); err != nil {
-			h.logSendError("model", t, err)
-		}
+	m.out.post(t, func(ctx context.Context, n turnview.Noticer) {
+		current := m.sessions.currentModel(ctx, t)
+		m.menu.send(ctx, n, t, "model", modelMenuText(current), m.buttons(current), in.msg.ID)
 	})
 }
 
-// pressModel handles a model button of /model: the chat switches, the
-// toast says so, and the buttons are re-rendered in place. A model no
-// longer configured says so.
-func (h *Host) pressModel(p press) {
+// press handles a model button of /model: the chat switches, the toast
+// says so, and the buttons are re-rendered in place. A model no longer
+// configured says so.
+func (m *modelSwitch) press(p press) {
 	t := p.target
-	h.post(t, func(ctx context.Context) {
+	m.out.post(t, func(ctx context.Context, n turnview.Noticer) {
 		name := ""
-		for _, m := range h.cfg.Models {
-			if ruleHash(m) == p.arg {
-				name = m
+		for _, model := range m.sessions.models {
+			if ruleHash(model) == p.arg {
+				name = model
 			}
 		}
 		if name == "" {
-			p.answer(ctx, "That model is no longer one this bot may use: send /model again.")
+			p.answer(ctx, n, "That model is no longer one this bot may use: send /model again.")
 			return
 		}
-		p.answer(ctx, h.setModel(ctx, t, name))
-		current := h.currentModel(ctx, t)
-		if _, err := h.quick.EditMessageText(ctx, botapi.Edit{ChatID: t.chatID, MessageID: p.msgID, Text: modelMenuText(current), Buttons: h.modelButtons(current)}); err != nil {
-			h.logSendError("model edit", t, err)
-		}
+		p.answer(ctx, n, m.set(ctx, t, name))
+		current := m.sessions.currentModel(ctx, t)
+		m.menu.edit(ctx, n, t, "model edit", p.msgID, modelMenuText(current), m.buttons(current))
 	})
 }

@@ -32,7 +32,7 @@ func TestNewRejectsIncompleteConfig(t *testing.T) {
 			tt.change(&cfg)
 			host, err := New(cfg)
 			if err == nil {
-				host.journal.close()
+				host.journal.Close()
 				t.Fatalf("New succeeded, want %q", tt.wantErr)
 			}
 			if !strings.Contains(err.Error(), tt.wantErr) {

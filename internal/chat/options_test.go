@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
 // The Host's test seams: what production never configures.
@@ -38,15 +39,8 @@ func withPollSleep(f func(ctx context.Context, d time.Duration) bool) Option {
 func withReportPause(d time.Duration) Option { return func(h *Host) { h.reportPause = d } }
 
 // withJournal configures the inbound journal (its test seams).
-func withJournal(opts ...journalOption) Option {
+func withJournal(opts ...ledger.Option) Option {
 	return func(h *Host) { h.journalOpts = append(h.journalOpts, opts...) }
 }
-
-// journalHook sets the journal's hook, run before and after each write of
-// its file.
-func journalHook(f func(written bool)) journalOption { return func(j *journal) { j.hook = f } }
-
-// journalCompactAfter compacts the journal once n entries were marked done.
-func journalCompactAfter(n int) journalOption { return func(j *journal) { j.compactDone = n } }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -23,7 +23,7 @@ type PlanWindow struct {
 // WithPlanWindows gives /usage the model plan's usage windows: f returns
 // them as the provider last reported them (none before its first turn).
 func WithPlanWindows(f func() []PlanWindow) Option {
-	return func(h *Host) { h.planWindows = f }
+	return func(h *Host) { h.meter.planWindows = f }
 }
 
 // planWindowName words a window Claude Code reports.
@@ -57,16 +57,16 @@ func planWindowState(status string) string {
 }
 
 // planWindowsText is /usage's part on the plan's windows, "" without any.
-func (h *Host) planWindowsText(t target) string {
-	if h.planWindows == nil {
+func (m *meter) planWindowsText(t target) string {
+	if m.planWindows == nil {
 		return ""
 	}
-	windows := h.planWindows()
+	windows := m.planWindows()
 	if len(windows) == 0 {
 		return ""
 	}
 	slices.SortFunc(windows, func(a, b PlanWindow) int { return strings.Compare(a.Name, b.Name) })
-	loc := h.location(t.String())
+	loc := m.sessions.location(t.String())
 	var b strings.Builder
 	b.WriteString("\n\nPlan limits, as Claude Code last reported them:")
 	for _, w := range windows {

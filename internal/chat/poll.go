@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/go-telegram/bot/models"
-
 	"github.com/volcanic/telegram-agent/internal/backoff"
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
@@ -25,8 +23,8 @@ type pollSource struct{ h *Host }
 // run deletes any webhook first, since Telegram refuses getUpdates while
 // one is set (a bot switched back from webhook mode), then polls.
 func (p pollSource) run(ctx context.Context, take func(context.Context, []json.RawMessage) bool) error {
-	if p.h.deleteWebhook(ctx) {
-		p.h.poll(ctx, take)
+	if p.deleteWebhook(ctx) {
+		p.poll(ctx, take)
 	}
 	return nil
 }
@@ -34,7 +32,8 @@ func (p pollSource) run(ctx context.Context, take func(context.Context, []json.R
 // deleteWebhook calls deleteWebhook until it succeeds, and reports
 // whether it did before ctx ended: polling never starts while a webhook
 // may still be set.
-func (h *Host) deleteWebhook(ctx context.Context) bool {
+func (p pollSource) deleteWebhook(ctx context.Context) bool {
+	h := p.h
 	for failures := 0; ctx.Err() == nil; failures++ {
 		err := h.api.DeleteWebhook(ctx)
 		if err == nil {
@@ -60,8 +59,9 @@ func (h *Host) deleteWebhook(ctx context.Context) bool {
 // same token) logs a clear error and backs off, anything else backs off.
 // A batch the journal cannot take (a full disk) is asked for again, with
 // the same offset, after a back-off of its own (journalRetry).
-func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
-	offset := h.journal.resumeOffset(time.Now())
+func (p pollSource) poll(ctx context.Context, take func(context.Context, []json.RawMessage) bool) {
+	h := p.h
+	offset := h.journal.ResumeOffset(time.Now())
 	if offset > 0 {
 		h.logger.Debug("polling from after the last journaled update", "offset", offset)
 	}
@@ -102,7 +102,7 @@ func (h *Host) poll(ctx context.Context, take func(context.Context, []json.RawMe
 			h.logger.Info("polling Telegram", "allowed_users", len(h.cfg.AllowedUserIDs), "model", h.cfg.Model)
 		}
 		var taken bool
-		if offset, taken = h.received(ctx, take, raws, offset); taken {
+		if offset, taken = p.received(ctx, take, raws, offset); taken {
 			unjournaled = 0
 			continue
 		}
@@ -129,11 +129,11 @@ const journalRetryMax = 10 * time.Second
 // written), so Telegram sends it again. The heartbeat is touched only when
 // the batch was taken: while messages cannot be, the healthcheck must go
 // unhealthy.
-func (h *Host) received(ctx context.Context, take func(context.Context, []json.RawMessage) bool, raws []json.RawMessage, offset int64) (int64, bool) {
+func (p pollSource) received(ctx context.Context, take func(context.Context, []json.RawMessage) bool, raws []json.RawMessage, offset int64) (int64, bool) {
 	if !take(ctx, raws) {
 		return offset, false
 	}
-	h.touchHeartbeat()
+	p.h.touchHeartbeat()
 	return nextOffset(raws, offset), true
 }
 
@@ -149,148 +149,4 @@ func nextOffset(raws []json.RawMessage, offset int64) int64 {
 		}
 	}
 	return offset
-}
-
-// take journals the messages of a batch that start turns, then dispatches
-// every update, and reports whether it took the batch: false when the
-// journal cannot be written (nothing was dispatched; the source must not
-// acknowledge the batch). An empty batch is taken at once.
-func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
-	type decoded struct {
-		raw json.RawMessage
-		upd *models.Update
-		in  *inbound
-	}
-	if len(raws) == 0 {
-		return true
-	}
-	batch := make([]decoded, 0, len(raws))
-	var entries []journalEntry
-	var top int64 // the highest update of the batch journaled pending
-	now := time.Now().Unix()
-	inBatch := map[int64]bool{}
-	for _, raw := range raws {
-		var u models.Update
-		if err := json.Unmarshal(raw, &u); err != nil {
-			h.logger.Warn("an update does not parse; skipped", "err", err)
-			continue
-		}
-		if inBatch[u.ID] {
-			// Delivered twice in one answer: the copy does not run again.
-			h.logger.Info("skipped an update delivered twice", "update_id", u.ID)
-			continue
-		}
-		inBatch[u.ID] = true
-		if h.journal.seen(u.ID) {
-			// Journaled before a restart that came before its
-			// acknowledgement: it was reported as interrupted (or has
-			// run), so it does not run again.
-			h.logger.Info("skipped an update that was journaled before the restart", "update_id", u.ID)
-			continue
-		}
-		d := decoded{raw: raw, upd: &u}
-		if d.in = h.classifyUpdate(&u); d.in != nil && d.in.startsTurn {
-			entries = append(entries, journalEntry{ID: u.ID, State: statePending, Scope: d.in.target.String(), Update: raw, At: now})
-			top = u.ID
-		} else if h.journalEvery && !handled(d.in, d.upd) {
-			// Only the journal knows that an update was taken (a
-			// stranger's, one not for the bot), and its delivery again is
-			// skipped.
-			entries = append(entries, journalEntry{ID: u.ID, State: stateDone, At: now})
-		}
-		batch = append(batch, d)
-	}
-	// A command, a button press, a message the bot cannot read: journaled
-	// as received, with its update, and done once handled and its replies
-	// went out, so that a kill in between (which may come after the next
-	// getUpdates confirmed the batch) leaves it to be handled after the
-	// restart (see replayReceived).
-	var received []decoded
-	for _, d := range batch {
-		if handled(d.in, d.upd) {
-			entries = append(entries, journalEntry{ID: d.upd.ID, State: stateReceived, Update: d.raw, At: now})
-			received = append(received, d)
-			if d.in != nil {
-				d.in.replies = &replyCount{}
-			}
-		}
-	}
-	if err := h.journal.write(entries...); err != nil {
-		// Logged once per episode; the source does not acknowledge the
-		// batch, so Telegram delivers it again. A polled batch of
-		// commands alone is handled unjournaled instead: commands work on
-		// a full disk (a crash may lose one then).
-		h.journaled(err)
-		if h.journalEvery || top != 0 {
-			return false
-		}
-		for _, d := range received {
-			if d.in != nil {
-				d.in.replies = nil
-			}
-		}
-		received = nil
-	} else if len(entries) > 0 {
-		h.journaled(nil)
-	}
-	for _, d := range batch {
-		if d.in != nil {
-			h.dispatch(ctx, d.in)
-		} else if d.upd.CallbackQuery != nil {
-			h.handleCallback(d.upd.CallbackQuery)
-		}
-	}
-	for _, d := range received {
-		h.handledDone(d.in, d.upd.ID)
-	}
-	return true
-}
-
-// handledDone marks a received update done once its handler returned and
-// its replies went out (see Host.replyFunc): a kill, a shutdown or a
-// refusal for good before leaves it received, to be handled after the
-// restart.
-func (h *Host) handledDone(in *inbound, id int64) {
-	switch {
-	case in == nil:
-		h.journalDone(id)
-	case in.deferred:
-	case in.replies != nil:
-		in.replies.close(func() { h.journalDone(id) })
-	}
-}
-
-// replayReceived handles the updates found received at start-up: the bot
-// died after it took them, before they were handled or their replies went
-// out, and Telegram may never deliver them again. Each is then done as
-// when first taken.
-func (h *Host) replayReceived(ctx context.Context) {
-	for _, e := range h.journal.replay() {
-		var u models.Update
-		if err := json.Unmarshal(e.Update, &u); err != nil {
-			h.journalDone(e.ID)
-			continue
-		}
-		in := h.classifyUpdate(&u)
-		if !handled(in, &u) {
-			h.journalDone(e.ID)
-			continue
-		}
-		if in != nil {
-			in.replies = &replyCount{}
-		}
-		h.logger.Info("handling an update a restart cut before it was handled", "update_id", e.ID)
-		if in != nil {
-			h.dispatch(ctx, in)
-		} else {
-			h.handleCallback(u.CallbackQuery)
-		}
-		h.handledDone(in, e.ID)
-	}
-}
-
-// handled reports whether take hands the update to a handler that starts
-// no turn: a command, a message the bot cannot read, a button press.
-func handled(in *inbound, u *models.Update) bool {
-	return in != nil && !in.startsTurn || in == nil && u.CallbackQuery != nil
 }

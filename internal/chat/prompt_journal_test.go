@@ -1,15 +1,11 @@
 package chat
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +15,7 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
@@ -29,11 +26,11 @@ import (
 
 // pendingPrompts returns the scheduled prompts' entries pending in dir's
 // journal.
-func pendingPrompts(t *testing.T, dir string) []journalEntry {
+func pendingPrompts(t *testing.T, dir string) []ledger.Entry {
 	t.Helper()
-	var out []journalEntry
+	var out []ledger.Entry
 	for _, e := range pendingEntries(t, dir) {
-		if e.isPrompt() {
+		if e.Origin.IsPrompt() {
 			out = append(out, e)
 		}
 	}
@@ -298,112 +295,6 @@ func waitClosedOrHeld(t *testing.T, held chan struct{}) {
 	}
 }
 
-// Scheduled prompts' entries never move the polling offset nor enter the
-// dedupe of update ids, keep their label and text, and come back, across
-// a compaction and a restart, interrupted in the order they came among
-// the messages; a journal written before prompts were journaled reads as
-// it did.
-func TestJournalKeepsPromptsApartFromUpdates(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Now().Unix()
-	old := `{"id":100,"state":"pending","scope":"1001","update":{"update_id":100,"message":{"message_id":7,"date":0,"chat":{"id":1001,"type":"private"},"text":"old"}},"at":` + itoa64(now) + "}\n" +
-		`{"id":101,"state":"done","at":` + itoa64(now) + "}\n"
-	if err := os.WriteFile(filepath.Join(dir, JournalFile), []byte(old), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	j, err := openJournal(dir, slog.New(slog.DiscardHandler), journalCompactAfter(1))
-	if err != nil {
-		t.Fatalf("a journal without prompts: %v", err)
-	}
-	if got := j.resumeOffset(time.Now()); got != 102 {
-		t.Errorf("resume offset %d, want 102", got)
-	}
-	p1, err := j.writePrompt("1001", "⏰ Job one", "first prompt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.write(journalEntry{ID: 102, State: statePending, Scope: "1001", Update: json.RawMessage(`{"update_id":102}`), At: now}); err != nil {
-		t.Fatal(err)
-	}
-	p2, err := j.writePrompt("1001", "⏰ Job two", "second prompt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p1 >= 0 || p2 >= p1 {
-		t.Errorf("prompt ids %d, %d: want negative, each below the one before", p1, p2)
-	}
-	// A done prompt makes a compaction (journalCompactAfter(1)).
-	p3, err := j.writePrompt("1001", "⏰ Job three", "done at once")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.done(p3); err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []int64{p1, p2, p3} {
-		if j.seen(id) {
-			t.Errorf("prompt id %d counts as a seen update id", id)
-		}
-	}
-	if !j.seen(102) {
-		t.Errorf("update 102 is not seen")
-	}
-	if j.top.ID != 102 {
-		t.Errorf("the top id %d, want 102", j.top.ID)
-	}
-	j.close()
-
-	j2, err := openJournal(dir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j2.close()
-	if got := j2.resumeOffset(time.Now()); got != 103 {
-		t.Errorf("resume offset after the prompts %d, want 103", got)
-	}
-	for id := range j2.known {
-		if id < 0 {
-			t.Errorf("prompt id %d is known as an update id", id)
-		}
-	}
-	type got struct {
-		ID            int64
-		Label, Prompt string
-	}
-	var order []got
-	for _, e := range j2.reported() {
-		order = append(order, got{e.ID, e.Label, e.Prompt})
-	}
-	want := []got{{100, "", ""}, {p1, "⏰ Job one", "first prompt"}, {102, "", ""}, {p2, "⏰ Job two", "second prompt"}}
-	if diff := cmp.Diff(want, order); diff != "" {
-		t.Errorf("the interrupted entries after the restart (-want +got):\n%s", diff)
-	}
-	taken, left := j2.takeInterrupted("1001", 3)
-	if len(taken) != 3 || taken[1].ID != p1 || left != 1 {
-		t.Errorf("/retry takes %d (%v), %d left; want the oldest three in order, one left", len(taken), taken, left)
-	}
-	p4, err := j2.writePrompt("1001", "⏰ Job four", "after the restart")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p4 >= p2 {
-		t.Errorf("a prompt id after the restart %d is not below the journal's %d", p4, p2)
-	}
-	// The file holds the prompts' text, line by line, for /retry.
-	f, err := os.Open(filepath.Join(dir, JournalFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	lines := 0
-	for sc := bufio.NewScanner(f); sc.Scan(); lines++ {
-		var e journalEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Errorf("line %d: %v", lines+1, err)
-		}
-	}
-}
-
 // A turn the user stopped that is still ending when the bot stops gets no
 // restart notice, and is not reported after the restart: /stop answered
 // it, and told it was interrupted it would stay pending, to be reported
@@ -450,36 +341,9 @@ func TestStoppedTurnIsNotInterruptedByARestart(t *testing.T) {
 	again := agenttest.NewFauxProvider()
 	again.Handle(ranUserText)
 	h2 := newHarness(t, harnessConfig{provider: again, tg: tg, agentDir: agentDir, workspace: ws})
-	if _, left := h2.host.journal.takeInterrupted(itoa64(userID), 0); left != 0 {
+	if _, left := h2.host.journal.TakeInterrupted(itoa64(userID), 0); left != 0 {
 		t.Errorf("the stopped turn is interrupted in the journal after the restart (%d entries)", left)
 	}
 	tg.SendText(userID, userID, "/retry")
 	h2.waitText(userID, "Nothing to retry")
-}
-
-// A scheduled prompt's entry whose text is empty (omitted from its line)
-// keeps its scope and label across a restart, and comes back interrupted.
-func TestJournalPromptWithEmptyTextKeepsItsScope(t *testing.T) {
-	dir := t.TempDir()
-	j, err := openJournal(dir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := j.writePrompt("1001", "⏰ Job", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.answering(id); err != nil {
-		t.Fatal(err)
-	}
-	j.close()
-	j2, err := openJournal(dir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j2.close()
-	got := j2.cutShort()
-	if len(got) != 1 || got[0].ID != id || got[0].Scope != "1001" || got[0].Label != "⏰ Job" {
-		t.Errorf("after the restart the prompt cut short is %+v, want id %d in scope 1001 labelled ⏰ Job", got, id)
-	}
 }

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
 // itemKind says what a queued work item does.
@@ -32,26 +33,15 @@ type workItem struct {
 	in      *inbound
 	label   string
 	content []agent.Content
-	// journalID is the inbound journal entry the item finishes (0: none);
-	// a scheduled prompt's is negative (see journal.writePrompt).
-	journalID int64
-	// retried reports a scheduled prompt that /retry runs again: the
-	// user asked for it, so a waiting prompt of the same job does not
-	// refuse it.
-	retried bool
-	// restartTold reports that the shutdown told the chat this turn was
-	// interrupted; markAnswered then refuses to mark it answered, so that
-	// the chat is never told both. Guarded by the worker's mu, as
-	// answering is while the shutdown may read it.
-	restartTold bool
-	// answering reports that the entry was journaled as answered before
-	// the answer was sent, and delivered that the delivery then ended
-	// (see markAnswered); both belong to the worker running the item.
-	answering, delivered bool
-	// reporting reports that the item's outcome did not reach the chat
-	// and a report tells it instead, which marks the entry done once sent
-	// (see Host.undelivered).
-	reporting bool
+	// origin is the inbound journal entry the item finishes (zero: none).
+	origin ledger.Origin
+	// state is where the item stands (see ledger.State): queued when it
+	// is a turn, received when it is a command of the journal's; the
+	// shutdown makes a running turn interrupted (chatWorker.interrupt),
+	// markAnswered makes it answering, and its delivery answered or, when
+	// Telegram did not take it, refused (chatWorker.undelivered). Guarded by the
+	// worker's mu, as the shutdown may read it.
+	state ledger.State
 	// turnID identifies the item while it runs (set when it starts): its
 	// Stop button carries it, so that a stale button stops nothing else.
 	turnID string
@@ -74,7 +64,7 @@ func (w *chatWorker) trackTool(it *workItem, ev agent.Event) {
 	defer w.mu.Unlock()
 	switch ev.Kind {
 	case agent.EventToolStart:
-		arg := summarizeArgs(json.RawMessage(w.h.cfg.Redactor.Redact(string(ev.Arguments))))
+		arg := turnview.SummarizeArgs(ev.Arguments) // the agent redacted them, decoded too
 		it.tool = toolActivity{callID: ev.ToolCallID, name: ev.ToolName, arg: arg, since: time.Now()}
 	case agent.EventToolEnd:
 		if it.tool.callID == ev.ToolCallID {
@@ -162,7 +152,7 @@ func (w *chatWorker) enqueueWith(it *workItem, before func() error) (waits bool,
 		w.mu.Unlock()
 		return false, queued, errQueueFull
 	}
-	if it.kind == itemPrompt && !it.retried {
+	if it.scheduled() {
 		for _, q := range w.queue {
 			if q.kind == itemPrompt && q.label == it.label {
 				w.mu.Unlock()
@@ -185,6 +175,12 @@ func (w *chatWorker) enqueueWith(it *workItem, before func() error) (waits bool,
 	}
 	return waits, queued, nil
 }
+
+// scheduled reports whether it is a scheduled prompt the scheduler just
+// ran: the journal does not hold it yet (enqueueWith's before journals
+// it). A prompt /retry runs again is journaled already: the user asked for
+// it, so a waiting prompt of the same job does not refuse it.
+func (it *workItem) scheduled() bool { return it.kind == itemPrompt && it.origin.IsZero() }
 
 // busyText is the answer to a message that does not fit the chat's queue
 // of n items.
@@ -211,19 +207,41 @@ func (w *chatWorker) interrupt() *workItem {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	it := w.running
-	if it == nil || (it.kind != itemMessage && it.kind != itemPrompt) || it.answering || w.stopped {
+	if it == nil || (it.kind != itemMessage && it.kind != itemPrompt) || !it.state.Can(ledger.Interrupted) || w.stopped {
 		return nil
 	}
-	it.restartTold = true
+	it.state = ledger.Interrupted
 	return it
 }
 
 // toldRestart reports whether the shutdown told the chat that it was
 // interrupted.
 func (w *chatWorker) toldRestart(it *workItem) bool {
+	return w.stateOf(it) == ledger.Interrupted
+}
+
+// stateOf returns the state of it, which the shutdown may change.
+func (w *chatWorker) stateOf(it *workItem) ledger.State {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return it.restartTold
+	return it.state
+}
+
+// move makes it next, which the table of ledger.State must allow: a move
+// it refuses is a bug, logged, and it stays as it was.
+func (w *chatWorker) move(it *workItem, next ledger.State) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.moveLocked(it, next)
+}
+
+// moveLocked is move with w.mu held.
+func (w *chatWorker) moveLocked(it *workItem, next ledger.State) {
+	s, err := it.state.To(next)
+	if err != nil {
+		w.h.logger.Error("a work item's state cannot change so", "scope", w.target.String(), "origin", it.origin.String(), "err", err)
+	}
+	it.state = s
 }
 
 // snapshot returns the running item and the number of queued ones.
@@ -253,7 +271,7 @@ type stopResult struct {
 	// dropped counts the queued items dropped; droppedIDs are their
 	// journal entries.
 	dropped    int
-	droppedIDs []int64
+	droppedIDs []ledger.Origin
 	// kept are the queued commands that stay and run next.
 	kept []itemKind
 }
@@ -263,7 +281,7 @@ type stopResult struct {
 // the user asked for them. With a turnID (a Stop button's), it does so only
 // while that turn runs, and else reports the button stale. The dropped
 // items' journal entries are the caller's to mark done, once the chat was
-// told (see Host.stopChat).
+// told (see commander.stop).
 func (w *chatWorker) stop(turnID string) stopResult {
 	w.mu.Lock()
 	if turnID != "" && (w.running == nil || w.running.turnID != turnID) {
@@ -280,6 +298,7 @@ func (w *chatWorker) stop(turnID string) stopResult {
 			kept = append(kept, it.kind)
 			continue
 		}
+		w.moveLocked(it, ledger.Dropped)
 		q = append(q, it)
 	}
 	w.queue = rest
@@ -289,10 +308,10 @@ func (w *chatWorker) stop(turnID string) stopResult {
 		stopped = true
 	}
 	w.mu.Unlock()
-	var ids []int64
+	var ids []ledger.Origin
 	for _, it := range q {
-		if it.journalID != 0 {
-			ids = append(ids, it.journalID)
+		if !it.origin.IsZero() {
+			ids = append(ids, it.origin)
 		}
 	}
 	return stopResult{stopped: stopped, dropped: len(q), droppedIDs: ids, kept: kept}
@@ -350,23 +369,26 @@ func (w *chatWorker) run(ctx context.Context, it *workItem) {
 	case itemCompact:
 		h.compactSession(ctx, w.target)
 	default:
-		h.runTurn(ctx, w, it)
+		w.runTurn(ctx, it)
 	}
-	// A turn cut short by a shutdown stays pending: it is reported after the
-	// restart, and /retry replays it. An answered one is done once its
-	// delivery ended, even in a shutdown.
-	// A turn the shutdown told the chat was interrupted stays pending too,
-	// whatever ended it: the restart reports it, as the chat was told.
-	if !it.reporting && (it.answering && it.delivered || !it.answering && h.turnCtx.Err() == nil && !w.toldRestart(it)) {
-		h.journalDone(it.journalID)
+	// What happens to the entry is ledger.Settle's to say: answered, it
+	// is done even in a shutdown; a turn a shutdown cut, or that the
+	// shutdown told the chat was interrupted, stays pending for the
+	// restart to report; one whose outcome a report tells waits for it.
+	w.mu.Lock()
+	state, done := ledger.Settle(it.state, h.turnCtx.Err() != nil)
+	it.state = state
+	w.mu.Unlock()
+	if done {
+		h.journalDone(it.origin)
 	}
 }
 
-// journalDone marks the journal entries ids done (0: none).
-func (h *Host) journalDone(ids ...int64) {
-	for _, id := range ids {
-		if id != 0 {
-			h.journaled(h.journal.done(id))
+// journalDone marks the journal entries of origins done (zero: none).
+func (h *Host) journalDone(origins ...ledger.Origin) {
+	for _, o := range origins {
+		if !o.IsZero() {
+			h.storage.journaled(h.journal.Done(o))
 		}
 	}
 }

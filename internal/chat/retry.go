@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
 // retryCommand runs again, in the order they came, every message and
@@ -27,24 +28,24 @@ func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) 
 		room -= queued
 	}
 	if room <= 0 {
-		if _, left := h.journal.takeInterrupted(in.target.String(), 0); left > 0 {
+		if _, left := h.journal.TakeInterrupted(in.target.String(), 0); left > 0 {
 			reply(fmt.Sprintf("⏳ The queue is full; send /retry again once it has room (%s to run again).", counted(left, "interrupted message", "interrupted messages")))
 			return
 		}
 	}
-	entries, left := h.journal.takeInterrupted(in.target.String(), max(room, 0))
+	entries, left := h.journal.TakeInterrupted(in.target.String(), max(room, 0))
 	if len(entries) == 0 {
 		reply("Nothing to retry: no message of this chat was interrupted by a restart.")
 		return
 	}
 	var again []retryItem
-	marks := make([]journalEntry, 0, len(entries))
+	marks := make([]ledger.Entry, 0, len(entries))
 	unreadable, prompts := 0, 0
 	for _, e := range entries {
-		if e.isPrompt() {
+		if e.Origin.IsPrompt() {
 			// Run as the scheduler ran it: labelled, unattended.
-			it := &workItem{kind: itemPrompt, label: e.Label, content: []agent.Content{agent.Text(e.Prompt)}, journalID: e.ID, retried: true}
-			e.State = statePending
+			it := &workItem{kind: itemPrompt, label: e.Label, content: []agent.Content{agent.Text(e.Prompt)}, origin: e.Origin, state: ledger.Queued}
+			e.State = ledger.Queued
 			marks = append(marks, e)
 			again = append(again, retryItem{prompt: it})
 			prompts++
@@ -57,20 +58,20 @@ func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) 
 		}
 		if a == nil || !a.startsTurn {
 			unreadable++
-			marks = append(marks, journalEntry{ID: e.ID, State: stateDone})
+			marks = append(marks, ledger.Entry{Origin: e.Origin, State: ledger.Dropped})
 			continue
 		}
-		e.State = statePending
+		e.State = ledger.Queued
 		marks = append(marks, e)
-		again = append(again, retryItem{in: a, id: e.ID})
+		again = append(again, retryItem{in: a, id: e.Origin.UpdateID()})
 	}
 	// Journaled before anything runs: a message the journal does not
 	// know to be running again would stay interrupted in the file, and a
 	// crash would leave it never reported again after the chat was told
 	// it runs. When that cannot be written, nothing is taken.
-	if err := h.journal.write(marks...); err != nil {
-		h.journaled(err)
-		h.journal.putBack(in.target.String(), entries)
+	if err := h.journal.Write(marks...); err != nil {
+		h.storage.journaled(err)
+		h.journal.PutBack(in.target.String(), entries)
 		reply("⚠️ The interrupted messages cannot be run again right now: the bot's disk is full or cannot be written. Send /retry once the operator has freed space.")
 		return
 	}
@@ -124,7 +125,7 @@ func (h *Host) queueRetriedPrompt(t target, it *workItem) {
 	}
 	if _, queued, err := w.enqueue(it); err != nil {
 		h.logger.Warn("a chat's queue is full; the retried scheduled prompt was refused", "scope", t.String(), "queued", queued)
-		id := it.journalID
-		h.report(t, "⏳ The chat's queue is full, so the scheduled job “"+it.label+"” was not run again.", 0, nil, func() { h.journalDone(id) })
+		o := it.origin
+		h.out.report(t, "⏳ The chat's queue is full, so the scheduled job “"+it.label+"” was not run again.", 0, nil, func() { h.journalDone(o) })
 	}
 }

@@ -2,11 +2,15 @@ package chat
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
+	"github.com/volcanic/telegram-agent/internal/tmpfstest"
 )
 
 // Two crashes, each with a turn running and a full queue behind it, leave
@@ -74,5 +78,49 @@ func TestRetryTakesWhatTheQueueHolds(t *testing.T) {
 	}
 	if n := len(faux.Requests()); n != sent {
 		t.Errorf("model requests = %d, want %d (each interrupted message once)", n, sent)
+	}
+}
+
+// TestRetryOnFullDisk says /retry while the agent dir is full: the
+// interrupted message cannot be journaled as running again, so it is not
+// run (a crash would leave it interrupted in the file, never reported
+// again, after the chat was told it runs); the user is told why, and the
+// /retry after space is freed runs it once.
+func TestRetryOnFullDisk(t *testing.T) {
+	d := tmpfstest.Mount(t, 1<<20)
+	tg := telegramtest.New(t)
+	ws := t.TempDir()
+	blocked := agenttest.NewFauxProvider(agenttest.FauxFunc(waitForCancel))
+	h1 := newHarness(t, harnessConfig{provider: blocked, tg: tg, agentDir: d.Dir, workspace: ws})
+	// Long enough that its journal line needs a page of its own.
+	text := "cut by a crash " + strings.Repeat("x", os.Getpagesize()-600)
+	tg.SendText(userID, userID, text)
+	waitFor(t, "the turn to start", func() bool { return len(blocked.Requests()) == 1 })
+	h1.stop()
+
+	faux := agenttest.NewFauxProvider()
+	faux.Handle(ranUserText)
+	h2 := newHarness(t, harnessConfig{provider: faux, tg: tg, agentDir: d.Dir, workspace: ws})
+	h2.waitText(userID, "interrupted by a restart")
+	waitFor(t, "the report to be journaled", func() bool {
+		data, err := os.ReadFile(filepath.Join(d.Dir, ledger.File))
+		return err == nil && strings.Contains(string(data), `"state":"interrupted"`)
+	})
+	d.Fill()
+	tg.SendText(userID, userID, "/retry")
+	msgs := h2.waitMessages(userID, "the answer to /retry", func(ms []telegramtest.Message) bool {
+		return countVisible(ms, "🔁")+countVisible(ms, "/retry once") > 0
+	})
+	if countVisible(msgs, "disk is full") == 0 || countVisible(msgs, "🔁") != 0 {
+		t.Errorf("/retry on a full disk: the chat shows %s, want it told the disk is full, nothing run", describe(msgs))
+	}
+	if n := len(faux.Requests()); n != 0 {
+		t.Errorf("the message ran while it could not be journaled: %d model requests", n)
+	}
+	d.Drain()
+	tg.SendText(userID, userID, "/retry")
+	h2.waitText(userID, "ran: cut by a crash")
+	if n := len(faux.Requests()); n != 1 {
+		t.Errorf("model requests after the /retry with space: %d, want 1", n)
 	}
 }

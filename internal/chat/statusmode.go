@@ -2,57 +2,46 @@ package chat
 
 import (
 	"context"
-	"fmt"
-	"strings"
+
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
 
-// The tool status modes (TOOL_STATUS, and a chat's /verbose).
+// The tool status modes (TOOL_STATUS, and a chat's /verbose): see
+// turnview's.
 const (
-	// ToolStatusAll shows every tool call of a turn, and the status stays
-	// as it ended once the answer is delivered.
-	ToolStatusAll = "all"
-	// ToolStatusLast shows the running call while the turn runs, and folds
-	// the status into one line once the answer is delivered: the default.
-	ToolStatusLast = "last"
-	// ToolStatusOff shows no status message (/status and /stop still
-	// work).
-	ToolStatusOff = "off"
+	ToolStatusAll  = turnview.ToolStatusAll
+	ToolStatusLast = turnview.ToolStatusLast
+	ToolStatusOff  = turnview.ToolStatusOff
 )
 
 // ValidToolStatus reports whether mode is a tool status mode.
-func ValidToolStatus(mode string) bool {
-	switch mode {
-	case ToolStatusAll, ToolStatusLast, ToolStatusOff:
-		return true
-	}
-	return false
-}
+func ValidToolStatus(mode string) bool { return turnview.ValidToolStatus(mode) }
 
 // defaultToolStatus is the operator's mode (Config.ToolStatus), last when
 // unset.
-func (h *Host) defaultToolStatus() string {
-	if ValidToolStatus(h.cfg.ToolStatus) {
-		return h.cfg.ToolStatus
+func (s *sessions) defaultToolStatus() string {
+	if ValidToolStatus(s.toolStatus) {
+		return s.toolStatus
 	}
 	return ToolStatusLast
 }
 
 // toolStatusMode is the mode of scope's turns: its /verbose choice, else
 // the operator's.
-func (h *Host) toolStatusMode(scope string) string {
-	if m := h.settings.get(scope).ToolStatus; ValidToolStatus(m) {
+func (s *sessions) toolStatusMode(scope string) string {
+	if m := s.settings.get(scope).ToolStatus; ValidToolStatus(m) {
 		return m
 	}
-	return h.defaultToolStatus()
+	return s.defaultToolStatus()
 }
 
 // verboseCommand handles /verbose: it turns the chat's tool status to
 // every call (all) and back to the operator's mode; where that is all
 // already, back to last.
-func (h *Host) verboseCommand(_ context.Context, in *inbound, reply func(string)) {
+func (c *commander) verboseCommand(_ context.Context, in *inbound, reply func(string)) {
 	scope := in.target.String()
-	next, def := ToolStatusAll, h.defaultToolStatus()
-	if h.toolStatusMode(scope) == ToolStatusAll {
+	next, def := ToolStatusAll, c.sessions.defaultToolStatus()
+	if c.sessions.toolStatusMode(scope) == ToolStatusAll {
 		next = def
 		if def == ToolStatusAll {
 			next = ToolStatusLast
@@ -62,8 +51,8 @@ func (h *Host) verboseCommand(_ context.Context, in *inbound, reply func(string)
 	if next == def {
 		stored = ""
 	}
-	if err := h.settings.update(scope, func(c *chatSettings) { c.ToolStatus = stored }); err != nil {
-		h.logger.Warn("saving /verbose failed", "scope", scope, "err", err)
+	if err := c.sessions.settings.update(scope, func(cs *chatSettings) { cs.ToolStatus = stored }); err != nil {
+		c.logger.Warn("saving /verbose failed", "scope", scope, "err", err)
 		reply("⚠️ The setting could not be saved; nothing changed.")
 		return
 	}
@@ -79,36 +68,4 @@ func verboseText(mode string) string {
 		return "🔕 Tool status off: no status message (/status shows what runs, /stop stops it). /verbose to list every call."
 	}
 	return "📎 Compact: the running tool call is shown, folded into one line once the answer is there. /verbose to list every call."
-}
-
-// allDone reports whether every call ended well: only then does a
-// finished turn's status fold (a failure or a stop stays call by call, so
-// that the chat sees which and why).
-func allDone(calls []*toolLine) bool {
-	for _, l := range calls {
-		if l.state != toolDone {
-			return false
-		}
-	}
-	return true
-}
-
-// foldedStatus is the one line a finished turn's status folds into in the
-// last mode when every call ended well: how many calls, and the tools by
-// name.
-func foldedStatus(calls []*toolLine) string {
-	var names []string
-	count := map[string]int{}
-	for _, l := range calls {
-		if count[l.name] == 0 {
-			names = append(names, l.name)
-		}
-		count[l.name]++
-	}
-	for i, n := range names {
-		if count[n] > 1 {
-			names[i] = fmt.Sprintf("%s ×%d", n, count[n])
-		}
-	}
-	return fmt.Sprintf("✅ %s: %s", counted(len(calls), "tool call", "tool calls"), strings.Join(names, ", "))
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/volcanic/telegram-agent/internal/agenttest"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/telegramtest"
 )
 
@@ -95,7 +96,7 @@ func TestVerboseToggles(t *testing.T) {
 	before := h.lastID()
 	h.tg.SendText(userID, userID, "/verbose")
 	h.waitNewText(before, "every tool call is listed")
-	if got := h.host.toolStatusMode("1001"); got != ToolStatusAll {
+	if got := h.host.sessions.toolStatusMode("1001"); got != ToolStatusAll {
 		t.Errorf("after /verbose the mode is %q, want all", got)
 	}
 	h.tg.SendText(userID, userID, "run two")
@@ -105,7 +106,7 @@ func TestVerboseToggles(t *testing.T) {
 	before = h.lastID()
 	h.tg.SendText(userID, userID, "/verbose")
 	h.waitNewText(before, "folded into one line")
-	if got := h.host.toolStatusMode("1001"); got != ToolStatusLast {
+	if got := h.host.sessions.toolStatusMode("1001"); got != ToolStatusLast {
 		t.Errorf("after a second /verbose the mode is %q, want last", got)
 	}
 	if got := h.host.settings.get("1001").ToolStatus; got != "" {
@@ -130,7 +131,7 @@ func TestStatusesARestartCutAreEdited(t *testing.T) {
 		return bytes.Contains(data, []byte(`"msg":`+strconv.Itoa(status.ID)))
 	})
 	// The kill: the disk as it is now, and the host cut off from Telegram.
-	for _, name := range []string{JournalFile, StatusFile} {
+	for _, name := range []string{ledger.File, StatusFile} {
 		data, err := os.ReadFile(filepath.Join(agentDir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -158,36 +159,5 @@ func TestStatusesARestartCutAreEdited(t *testing.T) {
 	// The record starts afresh: the next start-up edits nothing again.
 	if data, err := os.ReadFile(filepath.Join(next, StatusFile)); err != nil || len(data) != 0 {
 		t.Errorf("the status record after the start-up holds %d bytes (err %v), want none", len(data), err)
-	}
-}
-
-// TestRenderLastMode checks the last mode's forms: the latest call after a
-// count while the turn runs; one line once every call ended well; call by
-// call when one failed.
-func TestRenderLastMode(t *testing.T) {
-	calls := func(states ...toolState) []*toolLine {
-		var out []*toolLine
-		for i, st := range states {
-			out = append(out, &toolLine{id: strconv.Itoa(i), name: "bash", arg: "step " + strconv.Itoa(i), state: st})
-		}
-		return out
-	}
-	tests := []struct {
-		name  string
-		calls []*toolLine
-		final bool
-		want  string
-	}{
-		{"running, first call", calls(toolRunning), false, "⏳ bash: step 0"},
-		{"running, third call", calls(toolDone, toolDone, toolRunning), false, "(2 tool calls before)\n⏳ bash: step 2"},
-		{"ended well", calls(toolDone, toolDone), true, "✅ 2 tool calls: bash ×2"},
-		{"one failed", calls(toolDone, toolFailed), true, "✅ bash: step 0\n❌ bash: step 1"},
-		{"cut by a stop", calls(toolDone, toolRunning), true, "✅ bash: step 0\n⏹ bash: step 1 (stopped)"},
-	}
-	for _, tt := range tests {
-		s := &toolStatus{mode: ToolStatusLast, calls: tt.calls}
-		if got := s.render(tt.final); got != tt.want {
-			t.Errorf("%s: render = %q, want %q", tt.name, got, tt.want)
-		}
 	}
 }

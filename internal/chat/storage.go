@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/volcanic/telegram-agent/internal/atomicfile"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 )
 
@@ -76,12 +77,19 @@ func (s *storageHealth) failed(file string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failing[file] = s.now()
-	if !s.episode.Failed(err, "dir", s.dir, "file", file, "cause", storageCause(err)) {
-		return
+	// An episode begins: the healthcheck's signs go first, and then its
+	// Error line, so that whoever reads the line (an operator, a test)
+	// finds them. s.mu orders this with every other Failed and Succeeded.
+	if !s.episode.Active() {
+		s.markUnwritable()
 	}
-	// Neither needs free space, nor frees any: the healthcheck sees the
-	// episode now, from the marker, or from a heartbeat as old as can be
-	// when not even an empty file can be created.
+	s.episode.Failed(err, "dir", s.dir, "file", file, "cause", storageCause(err))
+}
+
+// markUnwritable shows the healthcheck the episode: the marker, or a
+// heartbeat as old as can be when not even an empty file can be created.
+// Neither needs free space, nor frees any.
+func (s *storageHealth) markUnwritable() {
 	if err := os.Chtimes(filepath.Join(s.dir, HeartbeatFile), time.Unix(0, 0), time.Unix(0, 0)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		s.logger.Debug("ageing the heartbeat", "err", err)
 	}
@@ -178,18 +186,18 @@ func (h *Host) touchHeartbeat() {
 		return
 	}
 	h.storage.beaten()
-	if err := h.journal.flush(); err != nil {
-		h.storage.failed(JournalFile, err)
+	if err := h.journal.Flush(); err != nil {
+		h.storage.failed(ledger.File, err)
 	}
 }
 
 // journaled records how a write of the inbound journal went.
-func (h *Host) journaled(err error) {
+func (s *storageHealth) journaled(err error) {
 	if err != nil {
-		h.storage.failed(JournalFile, err)
+		s.failed(ledger.File, err)
 		return
 	}
-	h.storage.wrote(JournalFile)
+	s.wrote(ledger.File)
 }
 
 // tellSessionError tells the chat that its session cannot be opened: in
@@ -204,5 +212,5 @@ func (h *Host) tellSessionError(ctx context.Context, t target, err error, replyT
 	} else {
 		h.logger.Error("open session", "scope", t.String(), "err", err)
 	}
-	return text, h.sendText(ctx, t, text, replyTo)
+	return text, h.out.sendText(ctx, t, text, replyTo)
 }

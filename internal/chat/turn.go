@@ -14,34 +14,36 @@ import (
 
 	"github.com/volcanic/telegram-agent/internal/agent"
 	"github.com/volcanic/telegram-agent/internal/approvals"
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
+	"github.com/volcanic/telegram-agent/internal/chat/ledger"
+	"github.com/volcanic/telegram-agent/internal/chat/markup"
+	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 	"github.com/volcanic/telegram-agent/internal/storagefail"
 	"github.com/volcanic/telegram-agent/internal/usage"
 )
 
 // runTurn runs one turn for it: builds the user content (attachments
 // downloaded, voice transcribed), prompts the session, streams the answer.
-func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
+func (w *chatWorker) runTurn(ctx context.Context, it *workItem) {
+	h := w.h
 	t := w.target
 	replyTo := 0
 	if it.in != nil {
 		replyTo = it.in.msg.ID
 	}
-	if msg, over := h.overLimit(t); over {
+	if msg, over := h.meter.overLimit(t); over {
 		if it.label != "" {
 			msg = it.label + ": not run. " + msg
 		}
 		h.logger.Info("turn refused: the chat is over its daily usage limit", "scope", t.String(), "limit", h.limit.String())
-		if errors.Is(h.markAnswered(w, it), errRestartTold) {
+		if errors.Is(w.markAnswered(it), errRestartTold) {
 			return
 		}
-		err := h.sendText(ctx, t, msg, replyTo)
-		it.delivered = err == nil || ctx.Err() == nil
-		h.undelivered(ctx, w, it, err, msg, replyTo)
+		err := h.out.sendText(ctx, t, msg, replyTo)
+		w.delivered(ctx, it, err, msg, replyTo, err == nil || ctx.Err() == nil)
 		return
 	}
 	ctx = usage.WithTurn(ctx, it.turnID)
-	stopTyping := h.startTyping(ctx, t)
+	stopTyping := h.out.to(t).Typing(ctx)
 	defer stopTyping()
 	content := it.content
 	if it.in != nil {
@@ -49,7 +51,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 		if content, err = h.buildContent(ctx, t, it.in); err != nil {
 			if ctx.Err() == nil {
 				text := "⚠️ " + chatText(err)
-				h.undelivered(ctx, w, it, h.sendText(ctx, t, text, replyTo), text, replyTo)
+				w.undelivered(ctx, it, h.out.sendText(ctx, t, text, replyTo), text, replyTo)
 			}
 			return
 		}
@@ -57,11 +59,18 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	sess, err := h.session(ctx, t)
 	if err != nil {
 		text, serr := h.tellSessionError(ctx, t, err, replyTo)
-		h.undelivered(ctx, w, it, serr, text, replyTo)
+		w.undelivered(ctx, it, serr, text, replyTo)
 		return
 	}
-	out := h.newTurnOutput(ctx, t, it.turnID, it.label, replyTo)
-	promptCtx := withTurnOutput(ctx, out)
+	scope := t.String()
+	out := h.out.to(t).Turn(ctx, turnview.TurnOptions{Label: it.label, ReplyTo: replyTo, StatusMode: h.sessions.toolStatusMode(scope),
+		StopData: callbackStop + ":" + it.turnID, Explain: turnError, Primary: func() string {
+			if m := h.sessions.chatModel(scope); m != "" {
+				return m
+			}
+			return h.cfg.Model
+		}})
+	promptCtx := agent.WithFrontEnd(turnview.WithTurn(ctx, out), h.front)
 	if it.kind == itemPrompt {
 		// A scheduled job's turn: nobody watches it to answer an approval.
 		promptCtx = approvals.Unattended(promptCtx)
@@ -69,7 +78,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	start := time.Now()
 	res, err := sess.Prompt(promptCtx, content, func(ev agent.Event) {
 		w.trackTool(it, ev)
-		out.emit(ev)
+		out.Emit(ev)
 	})
 	switch {
 	case err != nil && storagefail.Is(err):
@@ -81,11 +90,11 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	case err == nil:
 		h.storage.wrote("transcript")
 	}
-	h.logTurn(t, it, sess, out.answeredBy(sess.Model()), content, res, err, time.Since(start))
+	w.logTurn(it, sess, out.AnsweredBy(sess.Model()), content, res, err, time.Since(start))
 	// Finishing uses a context of its own: the answer of a stopped turn is
 	// still delivered, a retry_after is waited out, and a shutdown leaves a
 	// little time for it.
-	fctx, cancel := h.finishContext(ctx)
+	fctx, cancel := h.view.FinishContext(ctx)
 	defer cancel()
 	w.mu.Lock()
 	stopped := w.stopped
@@ -97,7 +106,7 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 	// answered it), whether it ended before the shutdown or with it.
 	final := res.Text
 	if !shuttingDown || err == nil || stopped {
-		if merr := h.markAnswered(w, it); errors.Is(merr, errRestartTold) {
+		if merr := w.markAnswered(it); errors.Is(merr, errRestartTold) {
 			// The chat was told this turn was interrupted: it ends as a
 			// turn the shutdown cut, and the restart reports it.
 			final, err, shuttingDown = "", context.Canceled, true
@@ -114,12 +123,22 @@ func (h *Host) runTurn(ctx context.Context, w *chatWorker, it *workItem) {
 			final, err = turnError(merr), nil
 		}
 	}
-	ferr := out.finish(fctx, final, err, stopped, shuttingDown)
+	ferr := out.Finish(fctx, final, err, stopped, shuttingDown)
 	// A delivery cut by the end of fctx leaves the entry answering, to be
 	// told after the restart; one Telegram did not take otherwise is told
 	// now.
-	it.delivered = fctx.Err() == nil
-	h.undelivered(ctx, w, it, ferr, undeliveredText, replyTo)
+	w.delivered(ctx, it, ferr, undeliveredText, replyTo, fctx.Err() == nil)
+}
+
+// delivered settles it, answering, once the delivery of its answer
+// returned err: refused when Telegram did not take it (see undelivered),
+// else answered when the delivery ended (ended: its time did not run
+// out), else left answering, for the restart to tell the chat that the
+// answer may have been cut short.
+func (w *chatWorker) delivered(ctx context.Context, it *workItem, err error, text string, replyTo int, ended bool) {
+	if !w.undelivered(ctx, it, err, text, replyTo) && ended && w.stateOf(it) == ledger.Answering {
+		w.move(it, ledger.Answered)
+	}
 }
 
 // undeliveredText tells the chat that Telegram did not take (all of) the
@@ -141,22 +160,25 @@ func undeliveredPromptText(label string) string {
 // Telegram takes it, and the entry is done only then (see
 // chatWorker.run): marked done at once, a message whose outcome never
 // reached the chat would be lost without a word. A refusal for good (the
-// user blocked the bot, a chat the bot cannot post to) is not retried.
-func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err error, text string, replyTo int) {
-	if err == nil || it.journalID == 0 || ctx.Err() != nil || h.turnCtx.Err() != nil || w.toldRestart(it) {
-		return
+// user blocked the bot, a chat the bot cannot post to) is not retried. It
+// reports whether a report took over (the item is refused then).
+func (w *chatWorker) undelivered(ctx context.Context, it *workItem, err error, text string, replyTo int) bool {
+	h := w.h
+	if err == nil || it.origin.IsZero() || ctx.Err() != nil || h.turnCtx.Err() != nil || w.toldRestart(it) {
+		return false
 	}
 	t := w.target
 	if it.kind == itemPrompt && text == undeliveredText {
 		text = undeliveredPromptText(it.label)
 	}
-	if c := botapi.ClassOf(err); c != botapi.Transient && c != botapi.RateLimited && !errors.Is(err, context.DeadlineExceeded) {
-		return
+	if !passing(err) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
 	}
 	h.logger.Warn("telegram did not take a turn's outcome; the chat is told once it does", "scope", t.String(), "err", err)
-	it.reporting = true
-	id := it.journalID
-	h.report(t, text, replyTo, nil, func() { h.journalDone(id) })
+	w.move(it, ledger.Refused)
+	o := it.origin
+	h.out.report(t, text, replyTo, nil, func() { h.journalDone(o) })
+	return true
 }
 
 // markAnswered journals it as answered before its answer is sent. The
@@ -173,28 +195,27 @@ func (h *Host) undelivered(ctx context.Context, w *chatWorker, it *workItem, err
 // marked: its answer says it stopped, and it stays pending for /retry;
 // one whose answer was complete is, since that answer goes out.
 //
-// It returns the error of journaling the mark: the journal keeps a mark it
-// could not write, and writes it once it can, but until then a kill would
-// lose it, so an answer must not go out on it.
+// It returns the error of journaling the mark: a mark that cannot be
+// journaled withholds the answer (see ledger.Journal.Answering).
 //
 // It returns errRestartTold, marking nothing, when the shutdown told the
 // chat already that the turn was interrupted (see chatWorker.interrupt):
 // the decision and the mark are taken under the worker's lock, so the
 // chat is told one or the other, never both.
-func (h *Host) markAnswered(w *chatWorker, it *workItem) error {
+func (w *chatWorker) markAnswered(it *workItem) error {
 	w.mu.Lock()
-	if it.restartTold {
+	switch it.state {
+	case ledger.Interrupted:
 		w.mu.Unlock()
 		return errRestartTold
-	}
-	already := it.answering
-	it.answering = true
-	w.mu.Unlock()
-	if it.journalID == 0 || already {
+	case ledger.Answering:
+		w.mu.Unlock()
 		return nil
 	}
-	err := h.journal.answering(it.journalID)
-	h.journaled(err)
+	w.moveLocked(it, ledger.Answering)
+	w.mu.Unlock()
+	err := w.h.journal.Answering(it.origin)
+	w.h.storage.journaled(err)
 	return err
 }
 
@@ -227,10 +248,10 @@ func turnError(err error) string {
 	case isProvider && pe.StatusCode == 0:
 		return "⚠️ The model provider's answer broke off or could not be read; try again."
 	case isProvider:
-		return fmt.Sprintf("⚠️ The model provider refused the request (HTTP %d): %s", pe.StatusCode, shorten(withoutURLs(pe.Message), 200))
+		return fmt.Sprintf("⚠️ The model provider refused the request (HTTP %d): %s", pe.StatusCode, markup.Shorten(withoutURLs(pe.Message), 200))
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-	return "⚠️ The turn failed: " + shorten(withoutURLs(first), 200)
+	return "⚠️ The turn failed: " + markup.Shorten(withoutURLs(first), 200)
 }
 
 // urlPattern matches a URL in an error's text.

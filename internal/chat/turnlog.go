@@ -14,18 +14,19 @@ import (
 // answered, how long it took, its tokens, its tool calls and how it ended;
 // at Debug also its model requests and the parts of its prompt. Never the
 // prompt, the answer or a tool's output.
-func (h *Host) logTurn(t target, it *workItem, sess *agent.Session, model string, content []agent.Content, res agent.TurnResult, err error, took time.Duration) {
+func (w *chatWorker) logTurn(it *workItem, sess *agent.Session, model string, content []agent.Content, res agent.TurnResult, err error, took time.Duration) {
+	t := w.target
 	kind := "message"
 	if it.kind == itemPrompt {
 		kind = "scheduled"
 	}
-	h.logger.Info("turn",
+	w.h.logger.Info("turn",
 		"scope", t.String(), "session", sess.ID(), "kind", kind, "model", model,
 		"duration", took.Round(time.Millisecond),
 		"prompt_tokens", res.Total.PromptTokens, "cached_tokens", res.Total.CachedTokens,
 		"completion_tokens", res.Total.CompletionTokens,
 		"tool_calls", res.ToolCalls, "outcome", turnOutcome(res, err))
-	h.logger.Debug("turn details", "scope", t.String(), "turn", it.turnID, "requests", res.Steps,
+	w.h.logger.Debug("turn details", "scope", t.String(), "turn", it.turnID, "requests", res.Steps,
 		"last_prompt_tokens", res.Usage.PromptTokens, "content_parts", len(content), "answer_bytes", len(res.Text))
 }
 

@@ -19,23 +19,40 @@ import (
 // prices (MODEL_PRICES) turn tokens into money. Without it /usage says
 // usage is not recorded.
 func WithUsage(store *usage.Store, prices usage.Prices, limit usage.Limit) Option {
-	return func(h *Host) { h.usage, h.prices, h.limit = store, prices, limit }
+	return func(h *Host) {
+		h.meter.store, h.meter.prices, h.meter.limit = store, prices, limit
+		h.limit = limit
+	}
+}
+
+// meter reports a chat's usage from the usage log (/usage, /status) and
+// holds it to the daily limit.
+type meter struct {
+	// store is the usage log (nil: not recorded), with the prices and
+	// the daily limit (see WithUsage).
+	store  *usage.Store
+	prices usage.Prices
+	limit  usage.Limit
+	// planWindows reports the model plan's usage windows (nil: none; see
+	// WithPlanWindows).
+	planWindows func() []PlanWindow
+	sessions    *sessions
 }
 
 // overLimit returns the message for t when its usage today reaches the
 // daily limit, and whether it does.
-func (h *Host) overLimit(t target) (string, bool) {
-	if h.usage == nil || h.limit.IsZero() {
+func (m *meter) overLimit(t target) (string, bool) {
+	if m.store == nil || m.limit.IsZero() {
 		return "", false
 	}
 	scope := t.String()
-	loc := h.location(scope)
-	if !h.limit.Exceeded(h.usage.Today(scope, loc), h.prices) {
+	loc := m.sessions.location(scope)
+	if !m.limit.Exceeded(m.store.Today(scope, loc), m.prices) {
 		return "", false
 	}
-	next := h.usage.NextDay(loc)
+	next := m.store.NextDay(loc)
 	return fmt.Sprintf("⛔ This chat has used its daily limit of %s. It can go on from %s (%s), in %s.",
-		h.limit, next.Format("Mon 2 Jan 15:04"), zoneLabel(h.TimeZone(scope), next), roughDuration(time.Until(next))), true
+		m.limit, next.Format("Mon 2 Jan 15:04"), zoneLabel(m.sessions.timeZone(scope), next), roughDuration(time.Until(next))), true
 }
 
 // zoneLabel names a chat's zone: its IANA id, else the host's abbreviation.
@@ -57,20 +74,20 @@ func roughDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh %dm", h, m)
 }
 
-// usageCommand answers /usage: the chat's tokens (and money, with prices)
-// for its latest turn, its session, today and the last 30 days.
-func (h *Host) usageCommand(_ context.Context, in *inbound, reply func(string)) {
-	reply(h.usageText(in.target))
+// command answers /usage: the chat's tokens (and money, with prices) for
+// its latest turn, its session, today and the last 30 days.
+func (m *meter) command(_ context.Context, in *inbound, reply func(string)) {
+	reply(m.text(in.target))
 }
 
-// usageText is /usage's answer for t.
-func (h *Host) usageText(t target) string {
-	if h.usage == nil {
+// text is /usage's answer for t.
+func (m *meter) text(t target) string {
+	if m.store == nil {
 		return "Usage is not recorded on this bot."
 	}
 	scope := t.String()
-	zone := h.TimeZone(scope)
-	sum := h.usage.Summary(scope, h.sessionID(t), h.location(scope))
+	zone := m.sessions.timeZone(scope)
+	sum := m.store.Summary(scope, m.sessions.id(t), m.sessions.location(scope))
 	var b strings.Builder
 	b.WriteString("📊 Usage of this chat\n")
 	rows := []struct {
@@ -84,7 +101,7 @@ func (h *Host) usageText(t target) string {
 	}
 	var unpriced []string
 	for _, r := range rows {
-		line, missing := h.usageLine(r.totals)
+		line, missing := m.line(r.totals)
 		fmt.Fprintf(&b, "\n%s: %s", r.name, line)
 		for _, m := range missing {
 			if !slices.Contains(unpriced, m) {
@@ -96,21 +113,21 @@ func (h *Host) usageText(t target) string {
 		zone = "the host's time zone"
 	}
 	fmt.Fprintf(&b, "\n\nDays are counted in %s.", zone)
-	if len(h.prices) > 0 && len(unpriced) > 0 {
+	if len(m.prices) > 0 && len(unpriced) > 0 {
 		slices.Sort(unpriced)
 		fmt.Fprintf(&b, " No price is set for %s (MODEL_PRICES): its tokens are not in the amounts.", strings.Join(unpriced, ", "))
 	}
-	if !h.limit.IsZero() {
-		fmt.Fprintf(&b, "\nDaily limit: %s (%s used today).", h.limit, h.limitShare(sum.Today))
+	if !m.limit.IsZero() {
+		fmt.Fprintf(&b, "\nDaily limit: %s (%s used today).", m.limit, m.limitShare(sum.Today))
 	}
-	b.WriteString(h.planWindowsText(t))
+	b.WriteString(m.planWindowsText(t))
 	return b.String()
 }
 
-// usageLine words totals: all tokens, then prompt (of them cached) and
+// line words totals: all tokens, then prompt (of them cached) and
 // completion, then the cost when there are prices. missing are the models
 // used that have no price.
-func (h *Host) usageLine(totals usage.Totals) (line string, missing []string) {
+func (m *meter) line(totals usage.Totals) (line string, missing []string) {
 	t := totals.Sum()
 	if t.Requests == 0 {
 		return "nothing yet", nil
@@ -118,36 +135,36 @@ func (h *Host) usageLine(totals usage.Totals) (line string, missing []string) {
 	line = fmt.Sprintf("%s tokens (%s prompt, %s of them cached; %s completion) in %s",
 		usage.FormatTokens(t.Total()), usage.FormatTokens(t.Prompt), usage.FormatTokens(t.Cached),
 		usage.FormatTokens(t.Completion), counted(int(t.Requests), "request", "requests"))
-	if len(h.prices) == 0 {
+	if len(m.prices) == 0 {
 		if t.CostUSD > 0 {
 			line += ", " + usage.FormatMoney(t.CostUSD) + " as the provider reports it"
 		}
 		return line, nil
 	}
-	cost, missing := h.prices.CostOf(totals)
+	cost, missing := m.prices.CostOf(totals)
 	return line + ", " + usage.FormatMoney(cost), missing
 }
 
 // limitShare words how much of the daily limit today's totals use.
-func (h *Host) limitShare(today usage.Totals) string {
+func (m *meter) limitShare(today usage.Totals) string {
 	var used, of float64
-	if h.limit.Tokens > 0 {
-		used, of = float64(today.Sum().Total()), float64(h.limit.Tokens)
+	if m.limit.Tokens > 0 {
+		used, of = float64(today.Sum().Total()), float64(m.limit.Tokens)
 	} else {
-		cost, _ := h.prices.CostOf(today)
-		used, of = cost, h.limit.Money
+		cost, _ := m.prices.CostOf(today)
+		used, of = cost, m.limit.Money
 	}
 	return fmt.Sprintf("%.0f%%", 100*used/of)
 }
 
-// sessionUsageLine is /status's line on the session's tokens, "" without a
+// sessionLine is /status's line on the session's tokens, "" without a
 // usage log.
-func (h *Host) sessionUsageLine(t target) string {
-	if h.usage == nil {
+func (m *meter) sessionLine(t target) string {
+	if m.store == nil {
 		return ""
 	}
 	scope := t.String()
-	line, _ := h.usageLine(h.usage.Summary(scope, h.sessionID(t), h.location(scope)).Session)
+	line, _ := m.line(m.store.Summary(scope, m.sessions.id(t), m.sessions.location(scope)).Session)
 	return "Session usage: " + line + "\n"
 }
 

@@ -99,7 +99,7 @@ type webhookSource struct {
 func (ws *webhookSource) run(ctx context.Context, take func(context.Context, []json.RawMessage) bool) error {
 	h := ws.h
 	ws.ctx, ws.take = ctx, take
-	ws.last = max(h.journal.resumeOffset(time.Now())-1, 0)
+	ws.last = max(h.journal.ResumeOffset(time.Now())-1, 0)
 	ln, err := net.Listen("tcp", ws.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("chat: webhook: %w", err)

@@ -36,8 +36,8 @@ func benchPayload(n int) []byte {
 // the bound host (TLS terminated, the token swapped, the answer
 // redacted), and through the proxy to the unbound host (a tunnel).
 type benchSetup struct {
-	direct, proxied *http.Client
-	standIn         string
+	direct, proxied, floor *http.Client
+	standIn                string
 }
 
 func newBenchSetup(b *testing.B, handler http.Handler) *benchSetup {
@@ -60,7 +60,8 @@ func newBenchSetup(b *testing.B, handler http.Handler) *benchSetup {
 			return (&net.Dialer{}).DialContext(ctx, network, up.addr().String())
 		},
 	}}
-	return &benchSetup{direct: direct, proxied: proxied, standIn: p.StandIns()["GH_TOKEN"]}
+	floor := startFloorProxy(b, pki.serverCert(b, "api.github.com"), pki.pool, up.addr().String())
+	return &benchSetup{direct: direct, proxied: proxied, floor: floor.c, standIn: p.StandIns()["GH_TOKEN"]}
 }
 
 // get fetches url with the token and drains the answer.
@@ -142,6 +143,7 @@ func BenchmarkGet1KB(b *testing.B) {
 		{"direct", "https://api.github.com/x", realGH, s.direct},
 		{"bound", "https://api.github.com/x", s.standIn, s.proxied},
 		{"tunnel", "https://elsewhere.example.net/x", s.standIn, s.proxied},
+		{"floor", "https://api.github.com/x", realGH, s.floor},
 	}
 	for range 200 { // the connections, kept alive, and a warm heap
 		for _, t := range ts {
@@ -171,6 +173,7 @@ func BenchmarkDownload100MB(b *testing.B) {
 		{"direct", "https://api.github.com/big", realGH, s.direct},
 		{"bound", "https://api.github.com/big", s.standIn, s.proxied},
 		{"tunnel", "https://elsewhere.example.net/big", s.standIn, s.proxied},
+		{"floor", "https://api.github.com/big", realGH, s.floor},
 	}
 	runtime.GC()
 	var before runtime.MemStats

@@ -17,6 +17,11 @@ import (
 // next request.
 const tunnelIdle = 5 * time.Minute
 
+// pinCheckWindow is how soon after the handshake a client that closes
+// the tunnel without a request counts as one that refused the
+// certificate once it saw it.
+const pinCheckWindow = 2 * time.Second
+
 // hopHeaders are the headers of one connection, never passed on.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authorization", "Proxy-Authenticate", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
@@ -49,13 +54,21 @@ func (p *Proxy) serveTunnel(client net.Conn, host, port string) {
 	defer client.Close()
 	target := net.JoinHostPort(host, port)
 	br := bufio.NewReaderSize(client, 16<<10)
-	bw := bufio.NewWriterSize(client, 32<<10)
+	bw := &agentWriter{bw: bufio.NewWriterSize(client, 32<<10), conn: client}
 	up := &upstreamConn{p: p}
 	defer up.close()
-	for {
+	start := time.Now()
+	for served := 0; ; served++ {
 		client.SetReadDeadline(time.Now().Add(tunnelIdle))
 		req, err := http.ReadRequest(br)
 		if err != nil {
+			if served == 0 && errors.Is(err, io.EOF) && time.Since(start) < pinCheckWindow {
+				// A client that took the certificate sends a request; one
+				// that checks a pin after the handshake (curl
+				// --pinnedpubkey) closes here at once. A connection a
+				// pool dialed and never used closes much later.
+				p.refusedCertificate(host, "it closed the connection after the handshake without a request")
+			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !isTimeout(err) {
 				p.writeResponse(bw, refusalResponse(refuse(http.StatusBadRequest, "credential proxy: a request it cannot read: %v", err)), nil)
 			}
@@ -75,7 +88,7 @@ func isTimeout(err error) bool {
 }
 
 // roundTrip serves one request of a tunnel; false ends the tunnel.
-func (p *Proxy) roundTrip(client net.Conn, br *bufio.Reader, bw *bufio.Writer, up *upstreamConn, req *http.Request, host, target string) bool {
+func (p *Proxy) roundTrip(client net.Conn, br *bufio.Reader, bw *agentWriter, up *upstreamConn, req *http.Request, host, target string) bool {
 	st := &useState{host: host}
 	refusal := func(err error) bool {
 		p.logger.Info("credential proxy: request refused", "method", req.Method, "host", host, "path", req.URL.Path, "reason", err.Error())
@@ -147,7 +160,7 @@ func (p *Proxy) roundTrip(client net.Conn, br *bufio.Reader, bw *bufio.Writer, u
 	removeHop(resp.Header)
 	p.redactHeaders(resp.Header)
 	if hasBody(req, resp) {
-		resp.Body = newReplacingBody(resp.Body, p.answerPatterns(st), resp.ContentLength)
+		resp.Body = newReplacingBody(resp.Body, p.answerPatterns(st))
 	}
 	done := resp.Close || clientClose
 	resp.Close = done
@@ -320,21 +333,51 @@ func refusalResponse(err error) *http.Response {
 // writeResponse writes resp to the agent's client. While the host has
 // sent nothing more (src buffers nothing), what is written so far is
 // flushed, so a streamed answer reaches the agent as it comes.
-func (p *Proxy) writeResponse(bw *bufio.Writer, resp *http.Response, src *bufio.Reader) error {
+func (p *Proxy) writeResponse(w *agentWriter, resp *http.Response, src *bufio.Reader) error {
 	if resp.Body != nil && src != nil {
-		resp.Body = &flushingBody{ReadCloser: resp.Body, src: src, w: bw}
+		resp.Body = &flushingBody{ReadCloser: resp.Body, src: src, w: w}
 	}
-	if err := resp.Write(bw); err != nil {
+	if err := resp.Write(w); err != nil {
 		return fmt.Errorf("credential proxy: answer the agent: %w", err)
 	}
-	return bw.Flush()
+	return w.Flush()
 }
+
+// directWriteMin is the shortest write that goes straight to the agent's
+// connection when nothing is buffered: a piece of a body, not a header
+// line.
+const directWriteMin = 4 << 10
+
+// agentWriter is the agent's side of a tunnel, buffered. It has no
+// ReadFrom, unlike the bufio.Writer inside, on purpose: bufio's ReadFrom
+// reads the body into its own buffer, which the flush in flushingBody
+// would empty under it, sending stale bytes in place of the answer's. A
+// body is copied through a buffer of its own instead, and a piece of it
+// written when nothing is buffered goes straight to the connection, so
+// it is copied no more than ReadFrom would.
+type agentWriter struct {
+	bw   *bufio.Writer
+	conn io.Writer
+}
+
+func (w *agentWriter) Write(p []byte) (int, error) {
+	if len(p) >= directWriteMin && w.bw.Buffered() == 0 {
+		return w.conn.Write(p)
+	}
+	return w.bw.Write(p)
+}
+
+// Flush writes what is buffered to the connection.
+func (w *agentWriter) Flush() error { return w.bw.Flush() }
+
+// Buffered returns how many bytes are buffered.
+func (w *agentWriter) Buffered() int { return w.bw.Buffered() }
 
 // flushingBody flushes w before a read that would wait for the host.
 type flushingBody struct {
 	io.ReadCloser
 	src *bufio.Reader
-	w   *bufio.Writer
+	w   *agentWriter
 }
 
 func (b *flushingBody) Read(p []byte) (int, error) {

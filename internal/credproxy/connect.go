@@ -7,7 +7,12 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
+
+// handshakeTimeout is how long the agent's client has for the TLS
+// handshake in a tunnel to a bound host.
+const handshakeTimeout = 15 * time.Second
 
 // connect serves a CONNECT request: a bound host's TLS is terminated here
 // (see intercept), any other host the tier lets agents reach gets a plain
@@ -108,10 +113,29 @@ func (p *Proxy) intercept(w http.ResponseWriter, host, port string) {
 		conn.Close()
 		return
 	}
+	// The leaf goes through GetCertificate, so a failed handshake tells
+	// whether the client saw it before it gave up.
+	offered := false
 	tc := tls.Server(bufferedConn{conn, brw.Reader}, &tls.Config{
-		Certificates: []tls.Certificate{*leaf},
-		NextProtos:   []string{"http/1.1"},
-		MinVersion:   tls.VersionTLS12,
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			offered = true
+			return leaf, nil
+		},
+		NextProtos: []string{"http/1.1"},
+		MinVersion: tls.VersionTLS12,
+		// Loopback: full records from the first byte, so a new
+		// tunnel's first answers go in one record and one write, not in
+		// the small records that help a slow link start.
+		DynamicRecordSizingDisabled: true,
 	})
+	tc.SetDeadline(time.Now().Add(handshakeTimeout))
+	if err := tc.Handshake(); err != nil {
+		if how := handshakeRefusal(err, offered); how != "" {
+			p.refusedCertificate(host, how)
+		}
+		tc.Close()
+		return
+	}
+	tc.SetDeadline(time.Time{})
 	p.serveTunnel(tc, host, port)
 }

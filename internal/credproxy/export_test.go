@@ -46,5 +46,5 @@ var (
 
 // NewReplacingBody is newReplacingBody.
 func NewReplacingBody(src io.ReadCloser, replace map[string]string) io.ReadCloser {
-	return newReplacingBody(src, replace, -1)
+	return newReplacingBody(src, newPatternSet(replace))
 }

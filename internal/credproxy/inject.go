@@ -1,6 +1,7 @@
 package credproxy
 
 import (
+	"context"
 	"encoding/base64"
 	"io"
 	"log/slog"
@@ -203,20 +204,14 @@ func (p *Proxy) longestStandIn() int {
 	return n
 }
 
-// answerPatterns maps what is replaced in an answer to its replacement:
-// every real value to its stand-in, and the encoded credentials the
-// request carried to what the agent sent in their place.
-func (p *Proxy) answerPatterns(st *useState) map[string]string {
-	out := make(map[string]string, len(p.creds)+1)
-	for _, c := range p.creds {
-		out[c.Value] = c.StandIn
+// answerPatterns is what an answer to a request is matched for: every
+// real value, replaced by its stand-in, and the encoded credentials the
+// request carried, replaced by what the agent sent in their place.
+func (p *Proxy) answerPatterns(st *useState) *patternSet {
+	if st == nil {
+		return p.answers
 	}
-	if st != nil {
-		for enc, sent := range st.encoded {
-			out[enc] = sent
-		}
-	}
-	return out
+	return p.answers.withExtra(st.encoded)
 }
 
 // logUse logs a request that a real value went into: names only.
@@ -224,7 +219,9 @@ func (p *Proxy) logUse(r *http.Request, st *useState, status int) {
 	if len(st.used) == 0 {
 		return
 	}
-	p.logger.Info("credential proxy: credential used",
+	// LogAttrs, not Info: no argument is boxed, so the line costs
+	// nothing when the level is off and little when it is on.
+	p.logger.LogAttrs(context.Background(), slog.LevelInfo, "credential proxy: credential used",
 		slog.String("variable", strings.Join(st.used, ",")),
 		slog.String("method", r.Method),
 		slog.String("host", st.host),

@@ -109,6 +109,9 @@ type Proxy struct {
 	allow  []string
 	red    *redactor.Redactor
 	logger *slog.Logger
+	// answers is what every answer from a bound host is matched for:
+	// each real value, replaced by its stand-in.
+	answers *patternSet
 
 	// caMu guards the CA that signs, its successor once published, the
 	// one it replaced (in the bundle until it expires) and where the
@@ -128,6 +131,10 @@ type Proxy struct {
 	dialer    *upstreamDialer
 	transport *http.Transport
 	plain     *httputil.ReverseProxy
+
+	// refusals are the clients that refused the proxy's certificate,
+	// for Since.
+	refusals certRefusals
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -186,6 +193,10 @@ func Start(cfg Config, opts ...Option) (*Proxy, error) {
 				p.hosts = append(p.hosts, h)
 			}
 		}
+	}
+	p.answers = &patternSet{}
+	for _, c := range p.creds {
+		p.answers.add(c.Value, c.StandIn)
 	}
 	if len(p.hosts) > 0 {
 		p.caLifetime = cfg.CALifetime

@@ -2,7 +2,9 @@ package credproxy_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
@@ -350,6 +352,13 @@ func TestProxyAnswersItself(t *testing.T) {
 // to a body sent after Expect: 100-continue.
 func TestBoundAnswers(t *testing.T) {
 	pki := newTestPKI(t)
+	var large []byte
+	for i := 0; len(large) < 3<<20; i++ {
+		large = fmt.Appendf(large, "%08d ", i)
+		if i%5000 == 17 {
+			large = append(large, realGH...)
+		}
+	}
 	next := make(chan struct{})
 	up := newUpstreamWith(t, pki, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -359,6 +368,19 @@ func TestBoundAnswers(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-next
 			io.WriteString(w, "data: two\n\n")
+		case "/large":
+			// Distinct bytes in pieces, flushed, with the real token
+			// here and there: the answer must come whole, in order,
+			// the token replaced.
+			if r.URL.Query().Get("chunked") == "" {
+				w.Header().Set("Content-Length", strconv.Itoa(len(large)))
+			}
+			for rest := large; len(rest) > 0; {
+				n := min(len(rest), 7000+len(rest)%9000)
+				w.Write(rest[:n])
+				w.(http.Flusher).Flush()
+				rest = rest[n:]
+			}
 		case "/head":
 			w.Header().Set("Content-Length", "1234")
 		case "/upload":
@@ -394,6 +416,21 @@ func TestBoundAnswers(t *testing.T) {
 		rest, _ := io.ReadAll(br)
 		if !strings.Contains(string(rest), "data: two") {
 			t.Errorf("the second event is missing: %q", rest)
+		}
+	})
+	t.Run("large, in pieces", func(t *testing.T) {
+		for _, query := range []string{"", "?chunked=1"} {
+			req, _ := http.NewRequest("GET", "https://api.github.com/large"+query, nil)
+			resp, err := c.Do(auth(req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := bytes.ReplaceAll(large, []byte(realGH), []byte(standIn))
+			if err != nil || !bytes.Equal(b, want) {
+				t.Fatalf("%q: a %d-byte answer came out as %d bytes, equal: %v (%v)", query, len(want), len(b), bytes.Equal(b, want), err)
+			}
 		}
 	})
 	t.Run("HEAD", func(t *testing.T) {

@@ -2,9 +2,11 @@ package scheduler
 
 import "context"
 
-// Chats is what the scheduler needs of the front end. A target is a chat's
-// scope string, the same string the chat host gives its sessions as
-// agent.SessionOptions.Scope (and tools see as call.Context.Scope).
+// Chats is what the scheduler needs of the front end, handed to
+// [Scheduler.Start]: the chat host, which main builds after the agent that
+// activates the scheduler. A target is a chat's scope string, the same
+// string the chat host gives its sessions as agent.SessionOptions.Scope
+// (and tools see as call.Context.Scope).
 type Chats interface {
 	// Prompt queues a turn in the target chat's session, behind a running
 	// turn, like a user message; the answer is sent to the chat marked as

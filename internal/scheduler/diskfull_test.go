@@ -25,7 +25,7 @@ func TestOneShotOnFullDisk(t *testing.T) {
 	e := newEnv(t, setup{dir: d.Dir, opts: []Option{WithClock(clock.Now), WithLogger(rec.Logger())}})
 	j := e.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", "") // 11:00 UTC
 	d.Fill()
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	const passes = 4

@@ -44,7 +44,7 @@ func TestEndToEndWatcherRedacted(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].Name != "notes-watch" || jobs[0].Script != "cat notes.txt" {
 		t.Fatalf("the model's schedule_job left %+v", jobs)
 	}
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	if ps := e.passAt(t, clock, e.s.Next(jobs[0])); ps.fired != 1 {

@@ -179,7 +179,7 @@ func (s *Scheduler) run(ctx context.Context, job Job, firedAt time.Time, late bo
 	// The log names the job, never its prompt or its script's output.
 	log := s.log().With("job", job.ID, "name", job.Name, "target", job.Target, "kind", job.Kind())
 	log.Info("scheduler: job fired", "late", late)
-	zone := s.chats.TimeZone(job.Target)
+	zone := s.timeZone(job.Target)
 	loc, ok := loadZone(zone)
 	if !ok {
 		zone = ""

@@ -285,6 +285,10 @@ type setup struct {
 	// sandboxed starts scripts through the agent sandbox's launcher (this
 	// test binary), with the workspace as its view's.
 	sandboxed bool
+	// late leaves the chats to Start, as main hands them. Otherwise the
+	// harness hands them at once, so that a test may schedule in a chat's
+	// zone and run a job (runNow) without the firing loop.
+	late bool
 }
 
 func newEnv(t *testing.T, su setup) *env {
@@ -324,11 +328,14 @@ func newEnv(t *testing.T, su setup) *env {
 		}
 	}
 	opts := append([]Option{WithWorkspace(e.workspace), WithLogger(slog.New(slog.DiscardHandler))}, su.opts...)
-	e.s, err = New(filepath.Join(e.dir, "jobs.json"), e.chats, opts...)
+	e.s, err = New(filepath.Join(e.dir, "jobs.json"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.s.cfg.onPass = e.passes.add
+	if !su.late {
+		e.s.chats = e.chats
+	}
 	e.faux = agenttest.NewFauxProvider(su.faux...)
 	e.agent, err = agent.New(e.faux, policy, redactor.New([]string{e.token, e.secret}),
 		agent.WithExtensions(e.s), agent.WithWorkspace(e.workspace))

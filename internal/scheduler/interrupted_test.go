@@ -102,7 +102,7 @@ func TestOneShotCutShortByARestart(t *testing.T) {
 			}
 			j := e.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", tc.script) // 11:00 UTC
 			saved := e.saves(t)
-			if err := e.s.Start(t.Context()); err != nil {
+			if err := e.s.Start(t.Context(), e.chats); err != nil {
 				t.Fatal(err)
 			}
 			if ps := e.passAt(t, clock, j.At); ps.fired != 1 {
@@ -134,7 +134,7 @@ func TestOneShotCutShortByARestart(t *testing.T) {
 			later := j.At.Add(10 * time.Minute)
 			clock.Set(later)
 			again := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
-			if err := again.s.Start(t.Context()); err != nil {
+			if err := again.s.Start(t.Context(), again.chats); err != nil {
 				t.Fatal(err)
 			}
 			if ps := again.waitPass(t, later); ps.fired != 0 {
@@ -172,7 +172,7 @@ func TestOneShotCutShortByARestart(t *testing.T) {
 			}
 
 			third := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
-			if err := third.s.Start(t.Context()); err != nil {
+			if err := third.s.Start(t.Context(), third.chats); err != nil {
 				t.Fatal(err)
 			}
 			third.passAt(t, clock, later.Add(time.Minute))
@@ -205,7 +205,7 @@ func TestForgedFiringJobs(t *testing.T) {
 	}
 	e := newEnv(t, setup{dir: dir, file: file, opts: []Option{WithClock(clock.Now)}})
 	e.s.cfg.maxReported = 3
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	e.chats.waitFor(t, 3)
@@ -284,7 +284,7 @@ func TestInterruptedReportIsTriedAgain(t *testing.T) {
 		e := newEnv(t, setup{file: file, opts: []Option{WithClock(clock.Now)}})
 		e.s.cfg.reportPause = time.Millisecond
 		e.chats.onNotify = refuseChatA(2)
-		if err := e.s.Start(t.Context()); err != nil {
+		if err := e.s.Start(t.Context(), e.chats); err != nil {
 			t.Fatal(err)
 		}
 		e.chats.waitFor(t, 4) // two refused, then one notice for each chat
@@ -306,7 +306,7 @@ func TestInterruptedReportIsTriedAgain(t *testing.T) {
 		e := newEnv(t, setup{file: file, opts: []Option{WithClock(clock.Now)}})
 		e.s.cfg.reportPause = time.Hour // the shutdown ends the pause
 		e.chats.onNotify = refuseChatA(-1)
-		if err := e.s.Start(t.Context()); err != nil {
+		if err := e.s.Start(t.Context(), e.chats); err != nil {
 			t.Fatal(err)
 		}
 		e.chats.waitFor(t, 2)
@@ -316,7 +316,7 @@ func TestInterruptedReportIsTriedAgain(t *testing.T) {
 			t.Fatalf("after the shutdown the file holds %+v (err %v), want chat-a's job, still firing", stored, err)
 		}
 		again := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
-		if err := again.s.Start(t.Context()); err != nil {
+		if err := again.s.Start(t.Context(), again.chats); err != nil {
 			t.Fatal(err)
 		}
 		again.chats.waitFor(t, 1)
@@ -346,7 +346,7 @@ func TestInterruptedNoticeRefusedForGood(t *testing.T) {
 		return nil
 	}
 	saved := e.saves(t)
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	waitSave(t, saved, "without either job", func(jobs []Job) bool { return len(jobs) == 0 })
@@ -420,7 +420,7 @@ func TestCutShortJobsAreVisible(t *testing.T) {
 	if err != nil || len(stored) != 1 || stored[0].ID != "a0000002" {
 		t.Fatalf("after the cancel the file holds %d job(s) (err %v), want only the hourly one", len(stored), err)
 	}
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	e.passAt(t, clock, clock.Now().Add(time.Second))

@@ -31,7 +31,7 @@ func TestOneShotNotRunWhenSaveFails(t *testing.T) {
 		}
 		return saveJobs(path, jobs)
 	}
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(e.dir, "jobs.json")
@@ -76,7 +76,7 @@ func TestOneShotNotRunWhenSaveFails(t *testing.T) {
 	}
 
 	again := newEnv(t, setup{dir: e.dir, opts: []Option{WithClock(clock.Now)}})
-	if err := again.s.Start(t.Context()); err != nil {
+	if err := again.s.Start(t.Context(), again.chats); err != nil {
 		t.Fatal(err)
 	}
 	if ps := again.waitPass(t, clock.Now()); ps.fired != 0 {
@@ -138,7 +138,7 @@ func TestCancelFiredOneShot(t *testing.T) {
 				return nil
 			}
 			j := e.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", "")
-			if err := e.s.Start(t.Context()); err != nil {
+			if err := e.s.Start(t.Context(), e.chats); err != nil {
 				t.Fatal(err)
 			}
 			if ps := e.passAt(t, clock, j.At); ps.fired != 1 {
@@ -206,7 +206,7 @@ func TestCancelWhileAOneShotIsBeingFired(t *testing.T) {
 				}
 				return saveJobs(path, jobs)
 			}
-			if err := e.s.Start(t.Context()); err != nil {
+			if err := e.s.Start(t.Context(), e.chats); err != nil {
 				t.Fatal(err)
 			}
 			// A pass before the job is due consumes every pending poke, so

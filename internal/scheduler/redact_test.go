@@ -94,7 +94,7 @@ func TestInterruptedNoticeRedactsBeforeItCuts(t *testing.T) {
 			if got := e.s.redactor().Redact("ww" + encoded); strings.Contains(got, encoded[:12]) {
 				t.Fatalf("the redactor does not catch the base64 form (%d bytes) whole; the test proves nothing", len(encoded))
 			}
-			if err := e.s.Start(t.Context()); err != nil {
+			if err := e.s.Start(t.Context(), e.chats); err != nil {
 				t.Fatal(err)
 			}
 			msgs := e.chats.waitFor(t, 1)

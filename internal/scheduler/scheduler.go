@@ -28,15 +28,14 @@ const lateAfter = time.Minute
 
 // Scheduler keeps the jobs of every chat, fires them on time and offers
 // the model its tools. It is an [agent.Extension]. Build it with New,
-// register it with the agent, then Start it once the agent has activated
-// it; Stop it before the agent closes. Its methods are safe for concurrent
-// use.
+// register it with the agent, then Start it with the chats once the agent
+// has activated it; Stop it before the agent closes. Its methods are safe
+// for concurrent use.
 type Scheduler struct {
-	path  string
-	chats Chats
-	cfg   config
-	wake  chan struct{}
-	wg    sync.WaitGroup
+	path string
+	cfg  config
+	wake chan struct{}
+	wg   sync.WaitGroup
 
 	// saveMu serialises writes of the file, so the last write holds the
 	// latest state.
@@ -51,7 +50,9 @@ type Scheduler struct {
 	interrupted map[string]Job
 	procs       agent.ProcessPreparer
 	red         *redactor.Redactor
-	logger      *slog.Logger
+	// chats is what the jobs fire through, given to Start; nil before.
+	chats  Chats
+	logger *slog.Logger
 	// saves is the episode of the jobs file's failed saves, logged by
 	// logger.
 	saves     *storagefail.Episode
@@ -77,15 +78,12 @@ type entry struct {
 }
 
 // New loads the jobs kept at path (<AGENT_DIR>/jobs.json; a missing file
-// holds none) and returns a scheduler that fires them through chats once
-// started. A file that does not parse is an error naming path and the
-// reason, and the file is left as it is.
-func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
+// holds none) and returns a scheduler that fires them through the chats
+// Start is given. A file that does not parse is an error naming path and
+// the reason, and the file is left as it is.
+func New(path string, opts ...Option) (*Scheduler, error) {
 	if path == "" {
 		return nil, errors.New("scheduler: no jobs file path")
-	}
-	if chats == nil {
-		return nil, errors.New("scheduler: chats is nil")
 	}
 	cfg := config{
 		now:           time.Now,
@@ -114,7 +112,6 @@ func New(path string, chats Chats, opts ...Option) (*Scheduler, error) {
 	}
 	s := &Scheduler{
 		path:        path,
-		chats:       chats,
 		cfg:         cfg,
 		wake:        make(chan struct{}, 1),
 		jobs:        make(map[string]*entry, len(jobs)),
@@ -200,23 +197,29 @@ func (s *Scheduler) log() *slog.Logger {
 	return s.logger
 }
 
-// Start begins firing jobs, until Stop or until ctx is done. A one-shot job
-// whose time passed while the bot was down runs once, at once, marked late;
-// recurring jobs do not back-fill. A one-shot job that a crash or a restart
+// Start begins firing jobs through chats, until Stop or until ctx is done.
+// The chats (the chat host) come here rather than to New because they are
+// built after the agent that activates the scheduler; before Start nothing
+// fires, and a chat's zone is the host's own. A one-shot job whose time
+// passed while the bot was down runs once, at once, marked late; recurring
+// jobs do not back-fill. A one-shot job that a crash or a restart
 // cut short after it fired, before the chat took its prompt, does not run
 // again: its chat is told (see reportInterrupted). The agent must have
 // activated the scheduler first, so that watcher scripts go through its
 // spawn policy.
-func (s *Scheduler) Start(ctx context.Context) error {
+func (s *Scheduler) Start(ctx context.Context, chats Chats) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
+	case chats == nil:
+		return errors.New("scheduler: chats is nil")
 	case !s.activated:
 		return errors.New("scheduler: start before the agent activated it")
 	case s.started:
 		return errors.New("scheduler: already started")
 	}
 	s.started = true
+	s.chats = chats
 	now := s.cfg.now()
 	s.startedAt = now
 	for _, e := range s.jobs {
@@ -453,7 +456,7 @@ func (s *Scheduler) location(target string, cache map[string]*time.Location) *ti
 	if loc, ok := cache[target]; ok {
 		return loc
 	}
-	id := s.chats.TimeZone(target)
+	id := s.timeZone(target)
 	loc, ok := loadZone(id)
 	if !ok {
 		s.log().Warn("scheduler: the chat's time zone does not resolve; using the host's", "target", target, "zone", id)
@@ -462,6 +465,18 @@ func (s *Scheduler) location(target string, cache map[string]*time.Location) *ti
 		cache[target] = loc
 	}
 	return loc
+}
+
+// timeZone returns the target chat's zone id from the chats, "" (the
+// host's) before Start. It calls them without s.mu held.
+func (s *Scheduler) timeZone(target string) string {
+	s.mu.Lock()
+	chats := s.chats
+	s.mu.Unlock()
+	if chats == nil {
+		return ""
+	}
+	return chats.TimeZone(target)
 }
 
 // hasFired reports whether id is a one-shot job that fired, in this

@@ -14,7 +14,7 @@ import (
 func TestEveryFires(t *testing.T) {
 	e := newEnv(t, setup{opts: []Option{WithMinInterval(time.Second)}})
 	j := e.schedule(t, "chat-a", "@every 1s", "tick", "")
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	msgs := e.chats.waitFor(t, 2)
@@ -51,7 +51,7 @@ func TestOneShotAcrossDST(t *testing.T) {
 			if next := e.s.Next(j); !next.Equal(tt.want) {
 				t.Fatalf("Next = %v, want %v", next.UTC(), tt.want)
 			}
-			if err := e.s.Start(t.Context()); err != nil {
+			if err := e.s.Start(t.Context(), e.chats); err != nil {
 				t.Fatal(err)
 			}
 			if ps := e.passAt(t, clock, tt.want.Add(-time.Second)); ps.fired != 0 {
@@ -86,23 +86,10 @@ func TestMissedOneShot(t *testing.T) {
 
 	clock.Set(time.Date(2026, 6, 1, 15, 30, 0, 0, time.UTC)) // the bot was down for hours
 	after := newEnv(t, setup{dir: before.dir, opts: []Option{WithClock(clock.Now)}})
-	if err := after.s.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if ps := after.waitPass(t, clock.Now()); ps.fired != 1 {
-		t.Errorf("the first pass after start-up fired %d job(s), want the missed one-shot", ps.fired)
-	}
-	after.stop(t)
-	want := []sent{{
-		Kind: "prompt", Target: "chat-a", Label: "⏰ Job call-mum (late)",
-		Text: "(This job was due at Mon 2026-06-01 13:00 CEST; it runs late because the bot was not running then.)\n\ncall mum",
-	}}
-	if diff := cmp.Diff(want, after.chats.sent()); diff != "" {
-		t.Errorf("messages at start-up (-want +got):\n%s", diff)
-	}
+	after.startMissed(t, clock, "start-up")
 
 	again := newEnv(t, setup{dir: before.dir, opts: []Option{WithClock(clock.Now)}})
-	if err := again.s.Start(t.Context()); err != nil {
+	if err := again.s.Start(t.Context(), again.chats); err != nil {
 		t.Fatal(err)
 	}
 	if ps := again.waitPass(t, clock.Now()); ps.fired != 0 {
@@ -114,6 +101,58 @@ func TestMissedOneShot(t *testing.T) {
 	}
 	if jobs := again.s.List("chat-a"); len(jobs) != 1 || jobs[0].Name != "hourly-check" {
 		t.Errorf("jobs left: %+v", jobs)
+	}
+}
+
+// TestStartedLate checks that a scheduler given its chats only when it
+// starts, after its jobs were loaded and the agent activated it (main
+// builds the chat host in between), fires nothing before and then
+// delivers what is due, in the chat's zone the chats give.
+func TestStartedLate(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+	before := newEnv(t, setup{opts: []Option{WithClock(clock.Now)}})
+	before.schedule(t, "chat-a", "2026-06-01 13:00", "call mum", "") // 11:00 UTC
+
+	clock.Set(time.Date(2026, 6, 1, 15, 30, 0, 0, time.UTC))
+	after := newEnv(t, setup{dir: before.dir, late: true, opts: []Option{WithClock(clock.Now)}})
+	if jobs := after.s.List("chat-a"); len(jobs) != 1 || jobs[0].Name != "call-mum" {
+		t.Fatalf("before Start the scheduler lists %+v, want the missed job", jobs)
+	}
+	clock.Set(clock.Now().Add(time.Minute)) // the chat host is built meanwhile
+	if got := after.chats.sent(); len(got) != 0 {
+		t.Fatalf("before Start the chat got %+v", got)
+	}
+	after.startMissed(t, clock, "a late start")
+}
+
+// startMissed starts e, whose jobs file holds the one-shot job "call mum"
+// of chat-a that was due at 13:00 CEST while the bot was down, and checks
+// that the first pass runs it once, marked late, in the chat's zone; when
+// names the start in the failures.
+func (e *env) startMissed(t *testing.T, clock *fakeClock, when string) {
+	t.Helper()
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
+		t.Fatal(err)
+	}
+	if ps := e.waitPass(t, clock.Now()); ps.fired != 1 {
+		t.Errorf("the first pass after %s fired %d job(s), want the missed one-shot", when, ps.fired)
+	}
+	e.stop(t)
+	want := []sent{{
+		Kind: "prompt", Target: "chat-a", Label: "⏰ Job call-mum (late)",
+		Text: "(This job was due at Mon 2026-06-01 13:00 CEST; it runs late because the bot was not running then.)\n\ncall mum",
+	}}
+	if diff := cmp.Diff(want, e.chats.sent()); diff != "" {
+		t.Errorf("messages after %s (-want +got):\n%s", when, diff)
+	}
+}
+
+// TestStartNeedsChats checks that Start refuses to fire through no chats.
+func TestStartNeedsChats(t *testing.T) {
+	e := newEnv(t, setup{late: true})
+	if err := e.s.Start(t.Context(), nil); err == nil {
+		e.stop(t)
+		t.Error("Start succeeded without chats")
 	}
 }
 
@@ -175,7 +214,7 @@ func TestStopKillsRunningScript(t *testing.T) {
 	e.s.cfg.killGrace = 200 * time.Millisecond
 	opened, gone := e.fifo(t, "child.fifo")
 	j := e.schedule(t, "chat-a", "@hourly", "p", "sleep 30 3>child.fifo & wait")
-	if err := e.s.Start(t.Context()); err != nil {
+	if err := e.s.Start(t.Context(), e.chats); err != nil {
 		t.Fatal(err)
 	}
 	if ps := e.passAt(t, clock, e.s.Next(j)); ps.fired != 1 {
@@ -192,11 +231,11 @@ func TestStopKillsRunningScript(t *testing.T) {
 // TestStartNeedsActivation checks that the scheduler refuses to fire
 // before the agent gave it its spawn policy.
 func TestStartNeedsActivation(t *testing.T) {
-	s, err := New(filepath.Join(t.TempDir(), "jobs.json"), newFakeChats(nil))
+	s, err := New(filepath.Join(t.TempDir(), "jobs.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(t.Context()); err == nil {
+	if err := s.Start(t.Context(), newFakeChats(nil)); err == nil {
 		t.Error("Start succeeded without activation")
 	}
 }

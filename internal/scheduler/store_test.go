@@ -67,7 +67,7 @@ func TestCorruptJobsFile(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s, err := New(path, newFakeChats(nil))
+			s, err := New(path)
 			if err == nil {
 				t.Fatalf("New accepted a broken jobs.json (scheduler %v)", s)
 			}
@@ -89,7 +89,7 @@ func TestCorruptJobsFile(t *testing.T) {
 // created until a job is scheduled.
 func TestMissingJobsFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "jobs.json")
-	s, err := New(path, newFakeChats(nil))
+	s, err := New(path)
 	if err != nil {
 		t.Fatal(err)
 	}

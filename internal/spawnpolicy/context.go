@@ -28,16 +28,20 @@ type Context struct {
 	Sandbox *sandbox.Launcher
 	// SandboxPaths is copied from the [Request]; hooks cannot change it.
 	SandboxPaths sandbox.Paths
+	// Notices is the policy's [Options.Notices], nil when it has none;
+	// hooks cannot change it.
+	Notices Notices
 }
 
 // Restore returns c with what no hook or handler may change taken from
-// from: Purpose, Scope, SessionID, Origin, Sandbox and SandboxPaths.
+// from: Purpose, Scope, SessionID, Origin, Sandbox, SandboxPaths and
+// Notices.
 // Whoever runs
 // hooks over a prepared context calls it on each result, so a hook that
 // returns a new Context cannot drop the sandbox.
 func (c Context) Restore(from Context) Context {
 	c.Purpose, c.Scope, c.SessionID, c.Origin = from.Purpose, from.Scope, from.SessionID, from.Origin
-	c.Sandbox, c.SandboxPaths = from.Sandbox, from.SandboxPaths
+	c.Sandbox, c.SandboxPaths, c.Notices = from.Sandbox, from.SandboxPaths, from.Notices
 	return c
 }
 

@@ -85,6 +85,10 @@ type Options struct {
 	// filter and the stand-ins and before the request's own variables:
 	// the proxy's HTTPS_PROXY and the CA bundle's variables.
 	Extra map[string]string
+	// Notices, when set, is what every prepared context reports
+	// through ([Context.Notices]): the credential proxy's record of
+	// clients that refused its certificate.
+	Notices Notices
 }
 
 // DefaultOptions returns the options a host starts from: Deny holds a fresh

@@ -27,6 +27,8 @@ type Policy struct {
 	launcher *sandbox.Launcher
 	// standIns and extra are Options.StandIns and Options.Extra.
 	standIns, extra map[string]string
+	// notices is Options.Notices, which every prepared context gets.
+	notices Notices
 }
 
 // New builds a policy from opts, which must be valid (see
@@ -56,6 +58,7 @@ func New(opts Options, logger *slog.Logger, environ func() map[string]string) (*
 		launcher:  opts.Sandbox,
 		standIns:  maps.Clone(opts.StandIns),
 		extra:     maps.Clone(opts.Extra),
+		notices:   opts.Notices,
 	}, nil
 }
 
@@ -129,6 +132,7 @@ func (p *Policy) Prepare(req Request) (Context, error) {
 		SessionID: req.SessionID,
 		Origin:    req.Origin,
 		Sandbox:   p.launcher,
+		Notices:   p.notices,
 		SandboxPaths: sandbox.Paths{
 			Read:  slices.Clone(req.SandboxPaths.Read),
 			Write: slices.Clone(req.SandboxPaths.Write),

@@ -160,6 +160,7 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 	}
 	defer pr.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, pw, pw
+	mark := noticeMark(pc.Notices)
 	if err := pc.Start(cmd); err != nil {
 		pw.Close()
 		return agent.ErrorResult(fmt.Sprintf("Command not started: %v", err))
@@ -195,7 +196,7 @@ func (b *bashTool) run(ctx context.Context, call *agent.Call, pc spawnpolicy.Con
 	}
 	view := sink.snapshot()
 	spill := sink.finish(view.Truncated)
-	return b.result(view, spill, cmd, waitErr, reason, timeout, capped, time.Since(start))
+	return withNotices(b.result(view, spill, cmd, waitErr, reason, timeout, capped, time.Since(start)), pc.Notices, mark)
 }
 
 // copyOutput reads the pipe into sink until EOF or until the read is

@@ -50,6 +50,8 @@ type fixtureConfig struct {
 	// instead of testEnviron.
 	realEnviron bool
 	opts        []agent.Option
+	// notices are the policy's Options.Notices.
+	notices spawnpolicy.Notices
 }
 
 // newFixture builds and starts an agent over a faux provider, a policy on
@@ -61,6 +63,7 @@ func newFixture(tb testing.TB, cfg fixtureConfig) *fixture {
 	opts.HardenHostProcess = false
 	opts.SecretValues = []string{testSecret}
 	opts.Hooks = cfg.hooks
+	opts.Notices = cfg.notices
 	environ := testEnviron
 	if cfg.realEnviron {
 		environ = nil

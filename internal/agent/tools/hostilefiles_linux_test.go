@@ -35,7 +35,7 @@ func TestFileToolsRefuseAFIFO(t *testing.T) {
 		}
 		all := tools.All(opts...)
 		read, edit := all[1], all[3]
-		send := tools.NewSendFile(&fakeFileSender{}, opts...)
+		send := tools.NewSendFile(opts...)
 		for _, tt := range []struct {
 			name string
 			tool agent.Tool
@@ -50,7 +50,7 @@ func TestFileToolsRefuseAFIFO(t *testing.T) {
 				name += " through the view"
 			}
 			t.Run(name, func(t *testing.T) {
-				res := f.call(context.Background(), t, tt.tool, jsonArgs(tt.args), nil)
+				res := f.call(agent.WithFrontEnd(context.Background(), &fakeFileSender{}), t, tt.tool, jsonArgs(tt.args), nil)
 				if text := resultText(res); !res.IsError || !strings.Contains(text, "not a regular file") {
 					t.Errorf("result %q (error %v), want an error saying it is not a regular file", text, res.IsError)
 				}

@@ -15,7 +15,7 @@ var update = flag.Bool("update", false, "rewrite the golden tool schemas in test
 // default settings, in testdata/schemas: a change to a name, a parameter
 // or a description shows in the diff.
 func TestGoldenSchemas(t *testing.T) {
-	f := newFixture(t, fixtureConfig{tools: append(tools.All(), tools.NewSendFile(nil))})
+	f := newFixture(t, fixtureConfig{tools: append(tools.All(), tools.NewSendFile())})
 	specs := f.agent.Tools()
 	var names []string
 	for _, s := range specs {

@@ -44,16 +44,21 @@ type OutgoingFile struct {
 }
 
 // FileSender delivers a file to the chat that scope names (the session's
-// scope). The chat host implements it, retrying like its other sends. It
-// reports whether the file went out as a photo (a photo Telegram refuses,
-// for its dimensions say, may go as a document instead).
+// scope). The chat host implements it, retrying like its other sends, on
+// the front end it prompts each turn with ([agent.WithFrontEnd]), where
+// send_file finds it by type assertion. It reports whether the file went
+// out as a photo (a photo Telegram refuses, for its dimensions say, may
+// go as a document instead).
 type FileSender interface {
 	SendFile(ctx context.Context, scope string, f OutgoingFile) (photo bool, err error)
 }
 
+// noSender is send_file's result in a turn with no chat to send to: its
+// front end is no FileSender, or its session has no scope.
+const noSender = "send_file: sending files is not available in this turn: it has no chat to send a file to"
+
 // sendFileTool sends files from the agent's view to the chat.
 type sendFileTool struct {
-	sender FileSender
 	// files is how the tool opens files: the view of WithView, as read.
 	files fileAccess
 	// inspectLimit bounds what a file's containers may expand to.
@@ -61,7 +66,9 @@ type sendFileTool struct {
 }
 
 // NewSendFile returns the send_file tool {path, caption?, as_photo?}: the
-// file goes to the session's chat through sender, as a photo when it is a
+// file goes to the session's chat through the [FileSender] of the turn's
+// front end ([agent.FrontEnd]; a turn without one gets an error result
+// that says sending files is not available), as a photo when it is a
 // PNG, JPEG or WebP image of at most MaxPhotoBytes and as_photo is not
 // false, else as a document of at most MaxDocumentBytes. A text file goes
 // out redacted; a binary file that holds a secret, in any form the
@@ -71,12 +78,12 @@ type sendFileTool struct {
 // name and the caption are redacted too. Of opts, WithView confines it to
 // the sandbox's view, as it does read: what read may not open, send_file
 // does not send.
-func NewSendFile(sender FileSender, opts ...BashOption) agent.Tool {
+func NewSendFile(opts ...BashOption) agent.Tool {
 	cfg := defaultBashConfig()
 	for _, o := range opts {
 		o(&cfg)
 	}
-	t := &sendFileTool{sender: sender, files: fileAccess{view: cfg.view}, inspectLimit: cfg.inspectLimit}
+	t := &sendFileTool{files: fileAccess{view: cfg.view}, inspectLimit: cfg.inspectLimit}
 	return agent.NewTool(sendFileSpec(), t.execute)
 }
 
@@ -106,8 +113,9 @@ func (t *sendFileTool) execute(ctx context.Context, call *agent.Call, args sendF
 	if err != nil {
 		return agent.ErrorResult(err.Error()), nil
 	}
-	if t.sender == nil || call.Context == nil || call.Context.Scope == "" {
-		return agent.ErrorResult("send_file: this session has no chat to send a file to"), nil
+	sender, ok := agent.FrontEnd(ctx).(FileSender)
+	if !ok || call.Context == nil || call.Context.Scope == "" {
+		return agent.ErrorResult(noSender), nil
 	}
 	data, errResult := t.readForSending(path)
 	if errResult != nil {
@@ -143,7 +151,7 @@ func (t *sendFileTool) execute(ctx context.Context, call *agent.Call, args sendF
 	mimeType, image := imagesafe.Sniff(data)
 	photo := image && mimeType != "image/gif" && len(data) <= MaxPhotoBytes && (args.AsPhoto == nil || *args.AsPhoto)
 	caption := cutCaption(red.Redact(args.Caption))
-	sentPhoto, err := t.sender.SendFile(ctx, call.Context.Scope, OutgoingFile{Name: name, Data: data, Caption: caption, Photo: photo})
+	sentPhoto, err := sender.SendFile(ctx, call.Context.Scope, OutgoingFile{Name: name, Data: data, Caption: caption, Photo: photo})
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return agent.Result{}, ctxErr

@@ -53,7 +53,7 @@ func TestSendFileLooksInsideContainers(t *testing.T) {
 	}
 	send := func(name string) (string, bool, int) {
 		sender := &fakeFileSender{}
-		res := f.call(t.Context(), t, tools.NewSendFile(sender, tools.WithInspectLimit(1<<20)), jsonArgs(map[string]any{"path": name}), nil)
+		res := f.call(agent.WithFrontEnd(t.Context(), sender), t, tools.NewSendFile(tools.WithInspectLimit(1<<20)), jsonArgs(map[string]any{"path": name}), nil)
 		return agent.TextOf(res.Content), res.IsError, len(sender.sent)
 	}
 	for name, tt := range files {

@@ -101,7 +101,7 @@ func TestSendFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sender := &fakeFileSender{}
-			res := f.call(t.Context(), t, tools.NewSendFile(sender), jsonArgs(tt.args), nil)
+			res := f.call(agent.WithFrontEnd(t.Context(), sender), t, tools.NewSendFile(), jsonArgs(tt.args), nil)
 			text := agent.TextOf(res.Content)
 			if res.IsError != tt.wantErr || !strings.Contains(text, tt.wantResult) {
 				t.Errorf("result %q (error %v), want %q (error %v)", text, res.IsError, tt.wantResult, tt.wantErr)
@@ -133,12 +133,37 @@ func TestSendFileFailures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.workspace, "chart.png"), []byte(pngBytes), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := f.call(t.Context(), t, tools.NewSendFile(&fakeFileSender{err: errors.New("Bad Request: wrong file")}), jsonArgs(map[string]any{"path": "chart.png"}), nil)
+	res := f.call(agent.WithFrontEnd(t.Context(), &fakeFileSender{err: errors.New("Bad Request: wrong file")}), t, tools.NewSendFile(), jsonArgs(map[string]any{"path": "chart.png"}), nil)
 	if text := agent.TextOf(res.Content); !res.IsError || !strings.Contains(text, "could not be delivered to the chat: Bad Request: wrong file") {
 		t.Errorf("failed upload: result %q (error %v)", text, res.IsError)
 	}
-	res = f.call(t.Context(), t, tools.NewSendFile(&fakeFileSender{refusePh: true}), jsonArgs(map[string]any{"path": "chart.png"}), nil)
+	res = f.call(agent.WithFrontEnd(t.Context(), &fakeFileSender{refusePh: true}), t, tools.NewSendFile(), jsonArgs(map[string]any{"path": "chart.png"}), nil)
 	if text := agent.TextOf(res.Content); res.IsError || !strings.HasPrefix(text, "Sent document chart.png") {
 		t.Errorf("photo sent as a document: result %q (error %v)", text, res.IsError)
+	}
+}
+
+// TestSendFileNoSender checks that a turn whose front end sends no files
+// (none at all, or one that is no FileSender) gets an error result saying
+// so.
+func TestSendFileNoSender(t *testing.T) {
+	f := newFixture(t, fixtureConfig{})
+	if err := os.WriteFile(filepath.Join(f.workspace, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"no front end", t.Context()},
+		{"a front end that sends no files", agent.WithFrontEnd(t.Context(), struct{ name string }{"asks only"})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := f.call(tt.ctx, t, tools.NewSendFile(), jsonArgs(map[string]any{"path": "notes.txt"}), nil)
+			if text := agent.TextOf(res.Content); !res.IsError || !strings.Contains(text, "sending files is not available in this turn") {
+				t.Errorf("result %q (error %v), want an error saying sending files is not available", text, res.IsError)
+			}
+		})
 	}
 }

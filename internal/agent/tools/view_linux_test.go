@@ -26,7 +26,7 @@ func TestFileToolsView(t *testing.T) {
 	all := tools.All(tools.WithView(view))
 	read, write, edit := all[1], all[2], all[3]
 	sender := &fakeFileSender{}
-	send := tools.NewSendFile(sender, tools.WithView(view))
+	send := tools.NewSendFile(tools.WithView(view))
 	writeFile(t, filepath.Join(f.workspace, "notes.txt"), "alpha\n", 0o600)
 	if err := os.Symlink(state, filepath.Join(f.workspace, "state-link")); err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestFileToolsView(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := f.call(context.Background(), t, tt.tool, jsonArgs(tt.args), nil)
+			res := f.call(agent.WithFrontEnd(context.Background(), sender), t, tt.tool, jsonArgs(tt.args), nil)
 			text := resultText(res)
 			switch {
 			case tt.wantErr == "" && res.IsError:
@@ -104,7 +104,7 @@ func TestSendFileView(t *testing.T) {
 	}
 	view := &sandbox.View{Workspace: f.workspace, Temp: t.TempDir(), System: []string{"/etc", "/usr"}}
 	sender := &fakeFileSender{}
-	sendFile := tools.NewSendFile(sender, tools.WithView(view))
+	sendFile := tools.NewSendFile(tools.WithView(view))
 	tests := []struct {
 		path    string
 		wantErr string
@@ -116,7 +116,7 @@ func TestSendFileView(t *testing.T) {
 		{"/proc/self/environ", "/proc entry"},
 	}
 	for _, tt := range tests {
-		res := f.call(context.Background(), t, sendFile, jsonArgs(map[string]any{"path": tt.path}), nil)
+		res := f.call(agent.WithFrontEnd(context.Background(), sender), t, sendFile, jsonArgs(map[string]any{"path": tt.path}), nil)
 		text := resultText(res)
 		switch {
 		case tt.wantErr == "" && res.IsError:

@@ -1,6 +1,7 @@
 package botapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -94,6 +95,21 @@ func ClassOf(err error) Class {
 		return e.Class()
 	}
 	return Permanent
+}
+
+// Refused reports whether err, from a send, is a refusal for good, which
+// sending again cannot help: an answer of the Permanent (400, 404) or
+// Forbidden (403, the user blocked the bot) class, or an error that is no
+// *Error (a front end returns one before any call, for a target that is
+// no chat). A 429, a 409, a 5xx, no answer and a context's end are none.
+// The scheduler asks it, through the chat host, of a notice that failed.
+func Refused(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		class := e.Class()
+		return class == Permanent || class == Forbidden
+	}
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // RetryAfter returns the wait a 429 in err asks for, or 0.

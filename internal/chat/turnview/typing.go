@@ -1,4 +1,4 @@
-package chat
+package turnview
 
 import (
 	"context"
@@ -9,15 +9,16 @@ import (
 	"github.com/volcanic/telegram-agent/internal/backoff"
 )
 
-// startTyping shows the typing indicator until the returned func is
-// called.
-func (h *Host) startTyping(ctx context.Context, t target) func() {
+// Typing shows the typing indicator until the returned func is called: an
+// Answer every four seconds (the indicator lasts five), a failed one
+// ignored.
+func (o Outlet) Typing(ctx context.Context) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for {
-			_ = h.api.SendChatAction(ctx, t.chatID, t.threadID, models.ChatActionTyping)
+			_, _ = o.Answer(ctx, Message{Action: models.ChatActionTyping})
 			if !backoff.Sleep(ctx, 4*time.Second) {
 				return
 			}

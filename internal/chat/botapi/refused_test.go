@@ -1,4 +1,4 @@
-package main
+package botapi_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
-// TestChatsProxyRefused sorts the errors Notify returns into refusals for
-// good, which the scheduler does not try again, and passing failures.
-func TestChatsProxyRefused(t *testing.T) {
+// TestRefused sorts the errors a send returns into refusals for good,
+// which the scheduler does not try again, and passing failures.
+func TestRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -27,11 +27,10 @@ func TestChatsProxyRefused(t *testing.T) {
 		{"409", &botapi.Error{Method: "sendMessage", Code: 409}, false},
 		{"the shutdown", context.Canceled, false},
 		{"a deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), false},
-		{"the host not running yet", errNoHost, false},
 		{"no error", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := (&chatsProxy{}).Refused(tc.err); got != tc.want {
+			if got := botapi.Refused(tc.err); got != tc.want {
 				t.Errorf("Refused(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package chat
+package turnview
 
 import (
 	"bufio"
@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 )
 
 // StatusFile in the agent dir lists the tool status messages of the turns
@@ -26,9 +24,9 @@ import (
 // statusLogMax with no status open.
 const StatusFile = "tool-status.jsonl"
 
-// statusRecord is one line of StatusFile: a status shown or edited (its
+// StatusRecord is one line of StatusFile: a status shown or edited (its
 // chat, message and visible text), or closed.
-type statusRecord struct {
+type StatusRecord struct {
 	Scope  string `json:"scope,omitempty"`
 	Msg    int    `json:"msg"`
 	Text   string `json:"text,omitempty"`
@@ -41,8 +39,8 @@ type statusRecord struct {
 // only by luck.
 const statusLogMax = 64 << 10
 
-// statusLog is StatusFile, open for appending.
-type statusLog struct {
+// StatusLog is StatusFile, open for appending.
+type StatusLog struct {
 	logger *slog.Logger
 	mu     sync.Mutex
 	f      *os.File
@@ -50,21 +48,21 @@ type statusLog struct {
 	open   map[int]bool
 }
 
-// openStatusLog reads what the statuses of the last run left open and
+// OpenStatusLog reads what the statuses of the last run left open and
 // starts the file afresh. The records are returned in the order their
 // messages were first shown.
-func openStatusLog(dir string, logger *slog.Logger) (*statusLog, []statusRecord, error) {
+func OpenStatusLog(dir string, logger *slog.Logger) (*StatusLog, []StatusRecord, error) {
 	path := filepath.Join(dir, StatusFile)
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
 	}
 	var order []int
-	last := map[int]statusRecord{}
+	last := map[int]StatusRecord{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r statusRecord
+		var r StatusRecord
 		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Msg == 0 {
 			continue
 		}
@@ -73,7 +71,7 @@ func openStatusLog(dir string, logger *slog.Logger) (*statusLog, []statusRecord,
 		}
 		last[r.Msg] = r
 	}
-	var left []statusRecord
+	var left []StatusRecord
 	for _, id := range order {
 		if r := last[id]; !r.Closed && r.Scope != "" {
 			left = append(left, r)
@@ -83,20 +81,20 @@ func openStatusLog(dir string, logger *slog.Logger) (*statusLog, []statusRecord,
 	if err != nil {
 		return nil, nil, err
 	}
-	return &statusLog{logger: logger, f: f, open: map[int]bool{}}, left, nil
+	return &StatusLog{logger: logger, f: f, open: map[int]bool{}}, left, nil
 }
 
-// shown records that the status msg of t shows text.
-func (l *statusLog) shown(t target, msg int, text string) {
-	l.append(statusRecord{Scope: t.String(), Msg: msg, Text: text})
+// shown records that the status msg of scope shows text.
+func (l *StatusLog) shown(scope string, msg int, text string) {
+	l.append(StatusRecord{Scope: scope, Msg: msg, Text: text})
 }
 
 // closed records that the status msg is final: no restart needs to edit it.
-func (l *statusLog) closed(msg int) {
-	l.append(statusRecord{Msg: msg, Closed: true})
+func (l *StatusLog) closed(msg int) {
+	l.append(StatusRecord{Msg: msg, Closed: true})
 }
 
-func (l *statusLog) append(r statusRecord) {
+func (l *StatusLog) append(r StatusRecord) {
 	if l == nil {
 		return
 	}
@@ -129,7 +127,8 @@ func (l *statusLog) append(r statusRecord) {
 	}
 }
 
-func (l *statusLog) close() {
+// Close closes the file; a nil StatusLog is closed.
+func (l *StatusLog) Close() {
 	if l != nil {
 		_ = l.f.Close()
 	}
@@ -141,19 +140,20 @@ func cutStatusText(shown string) string {
 	return strings.ReplaceAll(shown, "⏳", "⏹") + "\n\n⚠️ Cut short by a restart."
 }
 
-// editCutStatuses edits the statuses the last run left open to say that a
-// restart cut their turns, their Stop buttons gone: one try each, in the
-// order they were shown.
-func (h *Host) editCutStatuses(left []statusRecord) {
+// EditCut edits the statuses the last run left open (OpenStatusLog's
+// records) to say that a restart cut their turns, their Stop buttons gone:
+// a Notice each, whose edit is a Preview (one try), in the order they were
+// shown.
+func (v *View) EditCut(left []StatusRecord) {
 	for _, r := range left {
-		t, err := parseTarget(r.Scope)
+		t, err := ParseTarget(r.Scope)
 		if err != nil {
 			continue
 		}
-		h.post(t, func(ctx context.Context) {
-			edit := botapi.Edit{ChatID: t.chatID, MessageID: r.Msg, Text: cutStatusText(r.Text), Buttons: noButtons()}
-			if _, err := h.preview.EditMessageText(ctx, edit); err != nil {
-				h.logger.Debug("a status a restart cut was not edited", "scope", t.String(), "err", err)
+		o := v.To(t)
+		o.Notice(func(ctx context.Context, _ Noticer) {
+			if _, err := o.Preview(ctx, nil, Message{Edit: r.Msg, Text: cutStatusText(r.Text), Buttons: NoButtons()}); err != nil {
+				v.Logger.Debug("a status a restart cut was not edited", "scope", t.String(), "err", err)
 			}
 		})
 	}
