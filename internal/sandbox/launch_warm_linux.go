@@ -32,11 +32,11 @@ const handedMin = 4
 
 // launchWarm is the launcher started ahead of its command. It does what
 // does not depend on the command (the Go runtime's start, the subreaper,
-// the signal handlers), says so with one byte on its socket, and blocks
-// until the bot hands it the command: one message whose descriptors are
-// the command's 0, 1, 2, its extra files, and the spec last. From there on
-// it is the cold launcher: a new Landlock domain for this command, and so
-// on. Until then it holds nothing but its own binary: a signal that would
+// the signal handlers, a thread confined but for its view: see ahead),
+// says so with one byte on its socket, and blocks until the bot hands it
+// the command: one message whose descriptors are the command's 0, 1, 2,
+// its extra files, and the spec last. From there on it is the cold
+// launcher: a new Landlock domain for this command, and so on. Until then it holds nothing but its own binary: a signal that would
 // end a process ends it, and so does the bot closing the socket (the bot
 // shutting down, or dying). The agent-side launcher (agent) is one whose
 // command comes from the launcher that relays it, which it then serves
