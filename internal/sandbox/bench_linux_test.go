@@ -42,7 +42,9 @@ const gap = 50 * time.Millisecond
 //     same iteration is the fairest same-run ratio;
 //   - filter: the same, with a third command through a warm launcher
 //     that sets no seccomp filter (after another pause), reported as
-//     filtered/bare and filtered/unfiltered: the filter's own cost;
+//     filtered/bare and filtered/unfiltered: the filter's own cost, and
+//     that of confining a thread of its own for the command (the
+//     unfiltered spec does not fit the thread confined ahead);
 //   - egress/<tier>: interleaved as above, through a warm launcher that
 //     confines the network at that tier (netns adds the namespace stage,
 //     a second start of the Go runtime).

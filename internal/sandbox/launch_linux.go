@@ -87,7 +87,7 @@ func Launch(args []string, stderr io.Writer) int {
 	for i := range s.ExtraFiles + s.relayed() {
 		files = append(files, 3+i)
 	}
-	return run(s, files, files[3:], sigs, stderr, noControl)
+	return run(s, files, files[3:], sigs, stderr, noControl, nil)
 }
 
 // becomeReaper makes the launcher a child subreaper and catches the
@@ -107,8 +107,10 @@ func becomeReaper(stderr io.Writer) (chan os.Signal, error) {
 // launcher's copies in drop, forwards sigs to it, waits for it and kills what is left.
 // A spec to relay (with a [Spawner]) goes to the agent-side launcher whose
 // socket is the last of files instead (see relay). The agent-side launcher
-// has a control: the relay's messages, and its status at the end.
-func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl agentControl) int {
+// has a control: the relay's messages, and its status at the end. A
+// launcher started ahead may have started the command already, from its
+// thread confined ahead (begun); nil is not.
+func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl agentControl, begun *begun) int {
 	if s.Relay {
 		return relay(s, files[:len(files)-1], files[len(files)-1], sigs, stderr)
 	}
@@ -116,12 +118,18 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl a
 	// (procgroup.Set), and it signals that group to end the command. The
 	// command stays in it; the launcher leaves it below, so a group
 	// SIGKILL ends the command and the launcher still cleans up.
-	leader := unix.Getpgrp() == os.Getpid()
-	if err := cloexecFrom(3); err != nil {
-		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
-		return exitNotStarted
+	leader := isLeader()
+	pid, serve, err := 0, func() {}, error(nil)
+	if begun != nil {
+		// It has left the group already.
+		leader, pid, err = begun.leader, begun.pid, begun.err
+	} else {
+		if err := cloexecFrom(3); err != nil {
+			fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+			return exitNotStarted
+		}
+		pid, serve, err = startConfined(s, files, !leader)
 	}
-	pid, serve, err := startConfined(s, files, !leader)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
 		report(ctl, exited(exitNotStarted))
@@ -133,8 +141,8 @@ func run(s spec, files, drop []int, sigs chan os.Signal, stderr io.Writer, ctl a
 	group := pid
 	if leader {
 		group = os.Getpid()
-		if pg, err := unix.Getpgid(os.Getppid()); err == nil {
-			_ = unix.Setpgid(0, pg)
+		if begun == nil {
+			leaveGroup()
 		}
 	}
 	// Only now: a group kill that comes before the launcher has left the
@@ -193,26 +201,44 @@ func startConfined(s spec, files []int, setpgid bool) (int, func(), error) {
 			done <- started{err: err}
 			return
 		}
-		// syscall.ForkExec rather than os/exec: the launcher runs on
-		// every spawn, and os/exec's path search and pidfd probe (a
-		// throw-away child) are time the agent waits for.
-		childFiles := make([]uintptr, len(files))
-		for i, fd := range files {
-			childFiles[i] = uintptr(fd)
-		}
-		pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
-			Dir:   s.Dir,
-			Env:   withTempDir(s.Env, s.View.Temp),
-			Files: childFiles,
-			Sys:   &syscall.SysProcAttr{Setpgid: setpgid},
-		})
-		if err != nil {
-			err = fmt.Errorf("start %s: %w", s.Path, err)
-		}
+		pid, err := forkExec(s, files, setpgid)
 		done <- started{pid: pid, serve: serve, err: err}
 	}()
 	r := <-done
 	return r.pid, r.serve, r.err
+}
+
+// forkExec starts s's command from the calling thread with files as its
+// descriptors 0, 1, 2, 3..., in a process group of its own when setpgid.
+// syscall.ForkExec rather than os/exec: the launcher runs on every spawn,
+// and os/exec's path search and pidfd probe (a throw-away child) are time
+// the agent waits for.
+func forkExec(s spec, files []int, setpgid bool) (int, error) {
+	childFiles := make([]uintptr, len(files))
+	for i, fd := range files {
+		childFiles[i] = uintptr(fd)
+	}
+	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
+		Dir:   s.Dir,
+		Env:   withTempDir(s.Env, s.View.Temp),
+		Files: childFiles,
+		Sys:   &syscall.SysProcAttr{Setpgid: setpgid},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start %s: %w", s.Path, err)
+	}
+	return pid, nil
+}
+
+// isLeader reports whether the launcher leads its process group.
+func isLeader() bool { return unix.Getpgrp() == os.Getpid() }
+
+// leaveGroup moves the launcher, the leader of the group the spawner
+// signals, to its parent's group once the command has started in it.
+func leaveGroup() {
+	if pg, err := unix.Getpgid(os.Getppid()); err == nil {
+		_ = unix.Setpgid(0, pg)
+	}
 }
 
 // waitFor waits for the process pid to end and returns its status. It
@@ -299,8 +325,14 @@ func forward(sigs <-chan os.Signal, stop <-chan struct{}, group, parent int) {
 // killLeft kills every process left below the launcher and reaps it:
 // its children (orphans are re-parented to it, a subreaper) are killed,
 // round after round, until none is left. It runs on an unrestricted
-// thread, which may signal the command's domain.
+// thread, which may signal the command's domain. A launcher with no
+// child left (the command's orphans are re-parented to it before its own
+// end is reported) learns so from one wait4 and reads no /proc file: the
+// common case, paid at the end of every spawn.
 func killLeft() {
+	if noChildren() {
+		return
+	}
 	for {
 		for _, pid := range ownChildren() {
 			_ = unix.Kill(pid, unix.SIGKILL)
@@ -313,6 +345,25 @@ func killLeft() {
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return
 		}
+	}
+}
+
+// noChildren reports whether the calling process has no child at all,
+// running or ended: wait4 without waiting says ECHILD. A zombie it finds
+// is reaped on the way (its pid is nothing to kill).
+func noChildren() bool {
+	for {
+		var status unix.WaitStatus
+		pid, err := unix.Wait4(-1, &status, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.ECHILD):
+			return true
+		case err == nil && pid > 0:
+			continue
+		}
+		return false
 	}
 }
 

@@ -32,11 +32,11 @@ const handedMin = 4
 
 // launchWarm is the launcher started ahead of its command. It does what
 // does not depend on the command (the Go runtime's start, the subreaper,
-// the signal handlers), says so with one byte on its socket, and blocks
-// until the bot hands it the command: one message whose descriptors are
-// the command's 0, 1, 2, its extra files, and the spec last. From there on
-// it is the cold launcher: a new Landlock domain for this command, and so
-// on. Until then it holds nothing but its own binary: a signal that would
+// the signal handlers, a thread confined but for its view: see ahead),
+// says so with one byte on its socket, and blocks until the bot hands it
+// the command: one message whose descriptors are the command's 0, 1, 2,
+// its extra files, and the spec last. From there on it is the cold
+// launcher: a new Landlock domain for this command, and so on. Until then it holds nothing but its own binary: a signal that would
 // end a process ends it, and so does the bot closing the socket (the bot
 // shutting down, or dying). The agent-side launcher (agent) is one whose
 // command comes from the launcher that relays it, which it then serves
@@ -73,54 +73,99 @@ func launchWarm(stderr io.Writer, agent bool) int {
 		}
 	}()
 	// The first spec decoded costs the JSON package's reflection over
-	// the type: paid here, before the command waits for it.
+	// the type: paid here, before the command waits for it, as is the
+	// thread the command starts from, confined but for its view.
 	_ = json.Unmarshal([]byte(`{"path":"","args":[],"env":[],"view":{"extra":{}}}`), new(spec))
+	pre := confineAhead()
 	// The bot may have handed the command over and closed its end before
 	// this: the write then fails, and the command is still there to read.
 	_, _ = unix.Write(warmSocket, []byte{'r'})
-	fds, sender, err := receive(warmSocket)
-	mu.Lock()
-	idle = false
-	close(handed)
-	mu.Unlock()
-	// The socket stays open until the launcher exits: its end is how the
-	// bot learns that the command has ended and starts a replacement. The
-	// command does not inherit it.
-	unix.CloseOnExec(warmSocket)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
+	// The thread confined ahead takes the command itself and starts it
+	// when it fits: no other thread is woken before the command starts.
+	var h handover
+	taken := make(chan struct{})
+	pre.run(func(confined error) {
+		defer close(taken)
+		h = takeCommand(agent, func() {
+			mu.Lock()
+			idle = false
+			close(handed)
+			mu.Unlock()
+		})
+		if h.err == nil && fits(h.spec) {
+			b := beginAhead(h.spec, h.files(), confined)
+			h.begun = &b
+		}
+	})
+	<-taken
+	if h.err != nil {
+		if errors.Is(h.err, io.EOF) {
 			return 0
 		}
-		if len(fds) > 2 {
-			stderr = fdWriter(fds[2])
+		if len(h.fds) > 2 {
+			stderr = fdWriter(h.fds[2])
 		}
-		fmt.Fprintf(stderr, "agent sandbox: %v\n", err)
+		fmt.Fprintf(stderr, "agent sandbox: %v\n", h.err)
 		return exitNotStarted
 	}
-	files := fds[:len(fds)-1]
-	s, err := readSpecFD(fds[len(fds)-1], len(files)-3)
-	if err != nil {
-		fmt.Fprintf(fdWriter(fds[2]), "agent sandbox: %v\n", err)
-		return exitNotStarted
-	}
+	files := h.files()
 	// The command's stderr stays open (close-on-exec) for what the
 	// launcher may still have to say once the command runs, as a cold
 	// launcher keeps its own descriptor 2; the others are closed.
 	drop := append(slices.Clone(files[:2]), files[3:]...)
 	ctl := noControl
 	if agent {
-		ctl.sock = warmSocket
-		// The relay's pid, which the kernel vouches for: its end is the
-		// command's, even while another process holds the socket's
-		// other end (the bot's copy, until it is closed).
-		if sender > 0 {
-			if fd, err := unix.PidfdOpen(sender, 0); err == nil {
-				ctl.pidfd = fd
-				unix.CloseOnExec(fd)
-			}
+		ctl.sock, ctl.pidfd = warmSocket, h.pidfd
+	}
+	return run(h.spec, files, drop, sigs, fdWriter(files[2]), ctl, h.begun)
+}
+
+// handover is what a launcher started ahead took from the bot.
+type handover struct {
+	// fds are the command's 0, 1, 2, its extra files, and the spec's
+	// (closed once read) last.
+	fds  []int
+	spec spec
+	// err is why there is no command: io.EOF when the bot closed the
+	// socket instead.
+	err error
+	// pidfd is the relay's, for an agent-side launcher (-1 without).
+	pidfd int
+	// begun is the command started from the thread confined ahead; nil
+	// when it was not (its spec does not fit it).
+	begun *begun
+}
+
+// files returns the command's descriptors.
+func (h handover) files() []int { return h.fds[:len(h.fds)-1] }
+
+// takeCommand waits for the bot's hand-over on the warm socket and reads
+// the spec; handed is called as soon as it has come (or the bot has
+// gone). An agent-side launcher (agent) opens a pidfd of the relay that
+// sent it.
+func takeCommand(agent bool, handed func()) handover {
+	fds, sender, err := receive(warmSocket)
+	handed()
+	h := handover{fds: fds, err: err, pidfd: -1}
+	// The socket stays open until the launcher exits: its end is how the
+	// bot learns that the command has ended and starts a replacement. The
+	// command does not inherit it.
+	unix.CloseOnExec(warmSocket)
+	if err != nil {
+		return h
+	}
+	// The relay's pid, which the kernel vouches for: its end is the
+	// command's, even while another process holds the socket's other end
+	// (the bot's copy, until it is closed).
+	if agent && sender > 0 {
+		if fd, err := unix.PidfdOpen(sender, 0); err == nil {
+			h.pidfd = fd
+			unix.CloseOnExec(fd)
 		}
 	}
-	return run(s, files, drop, sigs, fdWriter(fds[2]), ctl)
+	files := h.files()
+	h.spec, h.err = readSpecFD(fds[len(fds)-1], len(files)-3)
+	return h
 }
 
 // receive reads the bot's hand-over from sock: the descriptors it carries
