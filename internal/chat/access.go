@@ -1,8 +1,8 @@
 package chat
 
 import (
-	"cmp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -209,7 +209,8 @@ func removeMentions(text string, mentions []models.MessageEntity) string {
 	if len(mentions) == 0 {
 		return text
 	}
-	mentions = slices.SortedFunc(slices.Values(mentions), func(a, b models.MessageEntity) int { return cmp.Compare(a.Offset, b.Offset) })
+	mentions = slices.Clone(mentions)
+	sort.Slice(mentions, func(i, j int) bool { return mentions[i].Offset < mentions[j].Offset })
 	u := utf16.Encode([]rune(text))
 	keep := make([]uint16, 0, len(u))
 	pos := 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 	"github.com/volcanic/telegram-agent/internal/chat/turnview"
 )
@@ -132,8 +133,8 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 	now := time.Now().Unix()
 	inBatch := map[int64]bool{}
 	for _, raw := range raws {
-		var u models.Update
-		if err := json.Unmarshal(raw, &u); err != nil {
+		u, err := botapi.DecodeUpdate(raw)
+		if err != nil {
 			h.logger.Warn("an update does not parse; skipped", "err", err)
 			continue
 		}
@@ -150,8 +151,8 @@ func (h *Host) take(ctx context.Context, raws []json.RawMessage) bool {
 			h.logger.Info("skipped an update that was journaled before the restart", "update_id", u.ID)
 			continue
 		}
-		d := decoded{raw: raw, upd: &u}
-		if d.in = h.classifyUpdate(&u); d.in != nil && d.in.startsTurn {
+		d := decoded{raw: raw, upd: u}
+		if d.in = h.classifyUpdate(u); d.in != nil && d.in.startsTurn {
 			entries = append(entries, ledger.Entry{Origin: ledger.Update(u.ID), State: ledger.Queued, Scope: d.in.target.String(), Update: raw, At: now})
 			top = u.ID
 		} else if h.journalEvery && !handled(d.in, d.upd) {
@@ -229,13 +230,13 @@ func (h *Host) handledDone(in *inbound, id int64) {
 // when first taken.
 func (h *Host) replayReceived(ctx context.Context) {
 	for _, e := range h.journal.Replay() {
-		var u models.Update
-		if err := json.Unmarshal(e.Update, &u); err != nil {
+		u, err := botapi.DecodeUpdate(e.Update)
+		if err != nil {
 			h.journalDone(e.Origin)
 			continue
 		}
-		in := h.classifyUpdate(&u)
-		if !handled(in, &u) {
+		in := h.classifyUpdate(u)
+		if !handled(in, u) {
 			h.journalDone(e.Origin)
 			continue
 		}

@@ -2,11 +2,8 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"time"
-
-	"github.com/go-telegram/bot/models"
 
 	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
@@ -97,8 +94,8 @@ func entryMessageID(e ledger.Entry) int {
 	if e.Update == nil {
 		return 0
 	}
-	var u models.Update
-	if json.Unmarshal(e.Update, &u) != nil {
+	u, err := botapi.DecodeUpdate(e.Update)
+	if err != nil {
 		return 0
 	}
 	switch {

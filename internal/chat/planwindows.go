@@ -2,7 +2,7 @@ package chat
 
 import (
 	"fmt"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -65,7 +65,7 @@ func (m *meter) planWindowsText(t target) string {
 	if len(windows) == 0 {
 		return ""
 	}
-	slices.SortFunc(windows, func(a, b PlanWindow) int { return strings.Compare(a.Name, b.Name) })
+	sort.Slice(windows, func(i, j int) bool { return windows[i].Name < windows[j].Name })
 	loc := m.sessions.location(t.String())
 	var b strings.Builder
 	b.WriteString("\n\nPlan limits, as Claude Code last reported them:")

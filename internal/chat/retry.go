@@ -2,12 +2,10 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/go-telegram/bot/models"
-
 	"github.com/volcanic/telegram-agent/internal/agent"
+	"github.com/volcanic/telegram-agent/internal/chat/botapi"
 	"github.com/volcanic/telegram-agent/internal/chat/ledger"
 )
 
@@ -51,10 +49,9 @@ func (h *Host) retryCommand(_ context.Context, in *inbound, reply func(string)) 
 			prompts++
 			continue
 		}
-		var u models.Update
 		var a *inbound
-		if json.Unmarshal(e.Update, &u) == nil {
-			a = h.classifyUpdate(&u)
+		if u, err := botapi.DecodeUpdate(e.Update); err == nil {
+			a = h.classifyUpdate(u)
 		}
 		if a == nil || !a.startsTurn {
 			unreadable++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -134,7 +135,7 @@ func Resolve(builtin, configured []Binding, allowed, set func(name string) bool)
 			out = append(out, b)
 		}
 	}
-	slices.SortFunc(out, func(a, b Binding) int { return strings.Compare(a.Variable, b.Variable) })
+	sort.Slice(out, func(i, j int) bool { return out[i].Variable < out[j].Variable })
 	return out, errors.Join(errs...)
 }
 

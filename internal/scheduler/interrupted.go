@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -48,14 +48,16 @@ const (
 func (s *Scheduler) reportInterrupted(ctx context.Context) {
 	defer s.wg.Done()
 	jobs := s.cutShort()
-	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Or(a.At.Compare(b.At), strings.Compare(a.ID, b.ID)) })
+	sort.Slice(jobs, func(i, j int) bool {
+		return cmp.Or(jobs[i].At.Compare(jobs[j].At), strings.Compare(jobs[i].ID, jobs[j].ID)) < 0
+	})
 	if over := len(jobs) - s.cfg.maxReported; over > 0 {
 		s.log().Warn("scheduler: more one-shot jobs were found cut short by a restart than one start-up tells; the rest leave the file untold",
 			"found", len(jobs), "told", s.cfg.maxReported, "removed", over)
 		s.forget(jobs[s.cfg.maxReported:]...)
 		jobs = jobs[:s.cfg.maxReported]
 	}
-	slices.SortStableFunc(jobs, func(a, b Job) int { return strings.Compare(a.Target, b.Target) })
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].Target < jobs[j].Target })
 	zones := make(map[string]*time.Location)
 	red := s.redactor()
 	texts := make(map[string]string, len(jobs))

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -305,12 +306,13 @@ func (s *Scheduler) sorted(keep func(Job) bool) []Job {
 			items = append(items, item{job: j}) // no next run: it never runs
 		}
 	}
-	slices.SortFunc(items, func(a, b item) int {
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
 		return cmp.Or(
 			strings.Compare(a.job.Target, b.job.Target),
 			compareNext(a.next, b.next),
 			strings.Compare(a.job.ID, b.job.ID),
-		)
+		) < 0
 	})
 	out := make([]Job, len(items))
 	for i, it := range items {
@@ -439,8 +441,8 @@ func (s *Scheduler) save() error {
 	for i, j := range jobs {
 		jobs[i] = redactJob(red, j)
 	}
-	slices.SortFunc(jobs, func(a, b Job) int {
-		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
+	sort.Slice(jobs, func(i, j int) bool {
+		return cmp.Or(jobs[i].Created.Compare(jobs[j].Created), strings.Compare(jobs[i].ID, jobs[j].ID)) < 0
 	})
 	if err := s.cfg.saveFile(s.path, jobs); err != nil {
 		return err

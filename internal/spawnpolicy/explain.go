@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -27,8 +28,8 @@ func (p *Policy) Explain() []Removal {
 			out = append(out, Removal{Name: name, Rule: rule})
 		}
 	}
-	slices.SortFunc(out, func(a, b Removal) int {
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Rule, b.Rule))
+	sort.Slice(out, func(i, j int) bool {
+		return cmp.Or(cmp.Compare(out[i].Name, out[j].Name), cmp.Compare(out[i].Rule, out[j].Rule)) < 0
 	})
 	return out
 }

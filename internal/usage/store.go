@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -261,7 +262,7 @@ func compact(recs []Record, now time.Time) []Record {
 		r.Time, r.Turn = k.at, ""
 		out = append(out, r)
 	}
-	slices.SortStableFunc(out, func(a, b Record) int { return a.Time.Compare(b.Time) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out
 }
 

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -88,7 +88,7 @@ func pruneSpills(dir string, cutoff time.Time, keep int) {
 	if len(kept) <= keep {
 		return
 	}
-	slices.SortFunc(kept, func(a, b spillFile) int { return a.mod.Compare(b.mod) })
+	sort.Slice(kept, func(i, j int) bool { return kept[i].mod.Before(kept[j].mod) })
 	for _, f := range kept[:len(kept)-max(keep, 0)] {
 		_ = os.Remove(f.path)
 	}

@@ -103,14 +103,14 @@ func (c *Client) upload(ctx context.Context, method, field string, u Upload) (*m
 	if err != nil {
 		return nil, c.s.encodeError(method, err)
 	}
-	var out models.Message
+	var out wireMessage
 	err = c.retry(ctx, method, func(ctx context.Context) error {
 		return c.post(ctx, method, body, contentType, transferTimeout, &out)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out.message(), nil
 }
 
 // multipartBody encodes u once, so every try sends the same bytes.

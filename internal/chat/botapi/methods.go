@@ -84,11 +84,11 @@ func (c *Client) SendMessage(ctx context.Context, m Message) (*models.Message, e
 	if !m.LinkPreviews {
 		p.LinkPreviewOptions = noPreviews()
 	}
-	var out models.Message
+	var out wireMessage
 	if err := c.call(ctx, "sendMessage", p, &out); err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out.message(), nil
 }
 
 type editMessageTextParams struct {
@@ -105,14 +105,14 @@ type editMessageTextParams struct {
 func (c *Client) EditMessageText(ctx context.Context, e Edit) (*models.Message, error) {
 	p := editMessageTextParams{ChatID: e.ChatID, MessageID: e.MessageID, ReplyMarkup: c.redactKeyboard(e.Buttons)}
 	p.Text, p.ParseMode = c.outgoing("editMessageText", e.Text, e.ParseMode, e.Partial)
-	var out models.Message
+	var out wireMessage
 	if err := c.call(ctx, "editMessageText", p, &out); err != nil {
 		if notModified(err) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	return &out, nil
+	return out.message(), nil
 }
 
 type editMessageReplyMarkupParams struct {

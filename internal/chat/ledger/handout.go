@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -101,7 +102,7 @@ func (j *Journal) PutBack(scope string, entries []Entry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	es := append(slices.Clone(entries), j.interrupted[scope]...)
-	slices.SortFunc(es, bySeq)
+	sort.Slice(es, func(i, j int) bool { return bySeq(es[i], es[j]) < 0 })
 	j.interrupted[scope] = slices.CompactFunc(es, func(a, b Entry) bool { return a.Origin == b.Origin })
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 )
 
 // The journal's writes: appends fsync'd once per call, state marks kept in
@@ -32,7 +33,7 @@ func (j *Journal) liveLocked() []Entry {
 		live[j.top.key()] = j.top
 	}
 	keep := slices.Collect(maps.Values(live))
-	slices.SortFunc(keep, bySeq)
+	sort.Slice(keep, func(i, j int) bool { return bySeq(keep[i], keep[j]) < 0 })
 	return keep
 }
 
