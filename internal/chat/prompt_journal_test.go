@@ -138,6 +138,12 @@ func TestRefusedPromptLeavesNoJournalEntry(t *testing.T) {
 	// Room for one more, so that the same job's refusal is the label's.
 	h.tg.SendText(userID, userID, "/stop")
 	h.waitText(userID, "dropped 20 queued messages")
+	// A turn running again, so that the job's first prompt waits behind
+	// it whether or not the stopped turn has ended yet.
+	if err := h.host.Prompt(t.Context(), "1001", "⏰ Job holding", "holding"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the holding prompt's turn", func() bool { return len(blocked.Requests()) == 2 })
 	if err := h.host.Prompt(t.Context(), "1001", "⏰ Job waiting", "first"); err != nil {
 		t.Fatal(err)
 	}
