@@ -120,7 +120,9 @@ func launcherStart(path, fn string, pkg *ast.Ident, name string) bool {
 	switch {
 	case pkg == nil || pkg.Name != "syscall":
 		return false
-	case name == "ForkExec" && fn == "startConfined":
+	case name == "ForkExec" && fn == "forkExec":
+		// The one start of a launcher's command, from the thread that
+		// confined itself (startConfined, or the thread confined ahead).
 		return path == "../internal/sandbox/launch_linux.go"
 	case name == "Exec" && fn == "launchSpawner":
 		return path == "../internal/sandbox/spawner_linux.go"
