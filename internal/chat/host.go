@@ -364,14 +364,12 @@ func (h *Host) Prompt(ctx context.Context, scope, label, prompt string) error {
 	if err != nil {
 		return err
 	}
-	// The label is a job's name read back from jobs.json, state the agent
-	// can write, and it comes from no agent event: redacted where it
-	// enters, because the journal keeps it (persisted state is redacted
-	// like what leaves) and the reports and /retry read it back from
-	// there. What is sent needs no pass of chat's own: botapi redacts every
-	// send, its visible text too. The prompt goes to the journal as it is:
-	// the agent cannot read the agent dir, and /retry sends it to the
-	// model, past the egress redaction as any turn.
+	// The label is a job's name from jobs.json, which the agent can write,
+	// and no agent event: redacted where it enters, since the journal
+	// keeps it (persisted state is redacted like what leaves). Sends need
+	// no pass of chat's own: botapi redacts each, its visible text too. The
+	// prompt is journaled as it is: the agent cannot read the agent dir,
+	// and /retry sends it to the model past the egress redaction.
 	label = h.cfg.Redactor.Redact(label)
 	scope = t.String()
 	it := &workItem{kind: itemPrompt, label: label, content: []agent.Content{agent.Text(prompt)}}
